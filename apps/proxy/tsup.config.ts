@@ -1,0 +1,12 @@
+import { defineConfig } from "tsup";
+
+export default defineConfig({
+  entry: ["src/index.ts", "src/main.ts", "src/cli.ts"],
+  format: ["esm"],
+  target: "node22",
+  platform: "node",
+  sourcemap: true,
+  clean: true,
+  dts: false,
+  splitting: true,
+});

@@ -1,0 +1,91 @@
+/**
+ * The closed set of failures the gateway reports. Each carries the OpenAI error `type`/`code`
+ * clients key on and whether retrying the same request may succeed. HTTP status mapping is
+ * deliberately absent: only the composition root (apps/proxy) turns a kind into a status.
+ */
+export type GatewayErrorKind =
+  | "invalid_request" // the client's request is malformed or unsupported (names `param`)
+  | "not_found"
+  | "unauthorized" // missing/wrong gateway key
+  | "backend_auth" // the backend has no usable credentials
+  | "overloaded" // in-flight + queue limits reached
+  | "rate_limited" // the upstream model provider throttled us
+  | "context_length_exceeded"
+  | "timeout"
+  | "cancelled" // the client went away
+  | "tool_call_validation_failed" // a strict tool call stayed invalid after corrective retries
+  | "tool_choice_not_satisfied" // required/forced tool choice unmet after corrective retries
+  | "backend_unavailable" // the backend process is down/restarting
+  | "backend_error"; // anything else the backend reported
+
+const RETRYABLE: ReadonlySet<GatewayErrorKind> = new Set([
+  "overloaded",
+  "rate_limited",
+  "timeout",
+  "backend_unavailable",
+  "backend_error",
+]);
+
+const OPENAI_TYPE: Record<GatewayErrorKind, string> = {
+  invalid_request: "invalid_request_error",
+  not_found: "invalid_request_error",
+  unauthorized: "invalid_request_error",
+  backend_auth: "authentication_error",
+  overloaded: "server_error",
+  rate_limited: "rate_limit_error",
+  context_length_exceeded: "invalid_request_error",
+  timeout: "server_error",
+  cancelled: "server_error",
+  tool_call_validation_failed: "invalid_response_error",
+  tool_choice_not_satisfied: "invalid_response_error",
+  backend_unavailable: "server_error",
+  backend_error: "server_error",
+};
+
+export interface GatewayErrorOptions {
+  readonly param?: string | undefined;
+  readonly code?: string | undefined;
+  readonly retryAfterSeconds?: number | undefined;
+  readonly cause?: unknown;
+}
+
+export class GatewayError extends Error {
+  readonly _tag = "GatewayError" as const;
+  readonly kind: GatewayErrorKind;
+  readonly param: string | null;
+  readonly code: string;
+  readonly retryAfterSeconds: number | undefined;
+
+  constructor(kind: GatewayErrorKind, message: string, options: GatewayErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = "GatewayError";
+    this.kind = kind;
+    this.param = options.param ?? null;
+    this.code = options.code ?? kind;
+    this.retryAfterSeconds = options.retryAfterSeconds;
+  }
+
+  get retryable(): boolean {
+    return RETRYABLE.has(this.kind);
+  }
+
+  /** The `error` object of OpenAI's error body: `{message, type, param, code}`. */
+  toOpenAI(): { message: string; type: string; param: string | null; code: string } {
+    return { message: this.message, type: OPENAI_TYPE[this.kind], param: this.param, code: this.code };
+  }
+}
+
+export const isGatewayError = (u: unknown): u is GatewayError =>
+  typeof u === "object" && u !== null && (u as { _tag?: unknown })._tag === "GatewayError";
+
+/** Anything thrown by a backend or a bug becomes a GatewayError without losing the cause. */
+export const toGatewayError = (u: unknown): GatewayError => {
+  if (isGatewayError(u)) return u;
+  if (u instanceof Error && u.name === "AbortError")
+    return new GatewayError("cancelled", "request cancelled", { cause: u });
+  const message = u instanceof Error ? u.message : String(u);
+  return new GatewayError("backend_error", message, { cause: u });
+};
+
+export const invalidRequest = (message: string, param?: string, code?: string): GatewayError =>
+  new GatewayError("invalid_request", message, { param, code: code ?? "invalid_request" });

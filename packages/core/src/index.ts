@@ -1,0 +1,12 @@
+export * from "./errors/gateway-error.js";
+export type * from "./events/assistant-event.js";
+export type * from "./events/backend-event.js";
+export type * from "./model/conversation.js";
+export * from "./model/finish-reason.js";
+export * from "./model/tool-spec.js";
+export * from "./model/usage.js";
+export type * from "./parser/parser-types.js";
+export * from "./ports/clock.js";
+export * from "./ports/id-generator.js";
+export type * from "./ports/text-backend.js";
+export * from "./turn/turn-settings.js";

@@ -1,0 +1,40 @@
+/** Content a message can carry. Images are URLs (data: URLs for the codex backend). */
+export type ContentPart =
+  | { readonly type: "text"; readonly text: string }
+  | { readonly type: "image"; readonly url: string; readonly detail?: "auto" | "low" | "high" | undefined };
+
+export type MessageRole = "system" | "developer" | "user" | "assistant";
+
+/**
+ * One item of the client's conversation, decoded from Chat `messages` or Responses `input`.
+ * Order is significant: items are rendered for the backend in this order.
+ */
+export type ConversationItem =
+  | { readonly type: "message"; readonly role: MessageRole; readonly content: ReadonlyArray<ContentPart> }
+  /** An earlier assistant tool call (Chat `tool_calls`, Responses echoed `function_call`, D3). */
+  | { readonly type: "tool-call"; readonly callId: string; readonly name: string; readonly arguments: string }
+  /** A tool result (Chat `role:"tool"`, Responses `function_call_output`). */
+  | {
+      readonly type: "tool-result";
+      readonly callId: string;
+      readonly name?: string | undefined;
+      readonly output: string;
+    }
+  /** Reasoning echoed back by the client; accepted and (by default) not shown to the backend. */
+  | { readonly type: "reasoning"; readonly text: string };
+
+export type ReasoningEffort = "none" | "minimal" | "low" | "medium" | "high" | "xhigh";
+
+/** Everything one client request asks of a turn, independent of the HTTP surface it came from. */
+export interface TurnRequest {
+  readonly model: string;
+  /** Client-level instructions (Responses `instructions`); system/developer messages stay in `items`. */
+  readonly instructions?: string | undefined;
+  readonly items: ReadonlyArray<ConversationItem>;
+  readonly reasoningEffort?: ReasoningEffort | undefined;
+  /** JSON Schema the final text must satisfy (`response_format` / `text.format` json_schema). */
+  readonly outputSchema?: { readonly [key: string]: unknown } | undefined;
+  /** `response_format: json_object`: answer with a JSON object (prompted; no schema). */
+  readonly jsonObject?: boolean | undefined;
+  readonly maxOutputTokens?: number | undefined;
+}

@@ -1,0 +1,26 @@
+/** A JSON Schema object as sent by clients; treated as opaque data except by the validator. */
+export type JsonSchema = { readonly [key: string]: unknown };
+
+/** The canonical function tool, whatever wire shape it arrived in (Responses, Chat, legacy functions). */
+export interface ToolSpec {
+  readonly name: string;
+  readonly description?: string | undefined;
+  readonly parameters?: JsonSchema | undefined;
+  /** `strict: true` only; `false`, `null` (LangChain/Copilot) and absent all mean soft validation. */
+  readonly strict: boolean;
+}
+
+export type ToolChoice =
+  | { readonly type: "auto" }
+  | { readonly type: "none" }
+  | { readonly type: "required" }
+  | { readonly type: "tool"; readonly name: string };
+
+export interface ToolPolicy {
+  readonly tools: ReadonlyArray<ToolSpec>;
+  readonly choice: ToolChoice;
+  /** `parallel_tool_calls`; false means at most one call per turn. */
+  readonly parallel: boolean;
+}
+
+export const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;

@@ -1,0 +1,62 @@
+import type { ToolSpec } from "../model/tool-spec.js";
+
+/** Checks parsed arguments against a tool's JSON Schema (compiled once per request). */
+export interface ArgumentsValidator {
+  validate(
+    toolName: string,
+    args: unknown,
+  ): { readonly ok: true } | { readonly ok: false; readonly message: string };
+}
+
+export interface SentinelParserOptions {
+  /** Tools the model may call in this turn. A block naming any other tool is rejected. */
+  readonly tools: ReadonlyMap<string, ToolSpec>;
+  /** Schema validation for strict tools (hard) and soft tools (warning only). */
+  readonly validator?: ArgumentsValidator | undefined;
+  /** Max bytes one open block may buffer before it fails (default 1 MiB). */
+  readonly maxBlockBytes?: number | undefined;
+}
+
+export type RejectReason =
+  | "unknown-tool" // name not in `tools`
+  | "invalid-json" // block or arguments unparsable even after one repair pass
+  | "schema-mismatch" // strict tool whose arguments fail its schema
+  | "block-too-large" // exceeded maxBlockBytes
+  | "unterminated"; // stream ended inside a block that could not be recovered
+
+/**
+ * Output of the sentinel parser. Per call: `call-start`, `call-delta`*, `call-end`, never
+ * interleaved with text or other calls. A `call-rejected` that is not strict is followed by a
+ * `text` event carrying the raw block (D5a: an unusable block is plain text).
+ */
+export type ParserEvent =
+  | { readonly type: "text"; readonly text: string }
+  | { readonly type: "call-start"; readonly index: number; readonly name: string }
+  | { readonly type: "call-delta"; readonly index: number; readonly delta: string }
+  | {
+      readonly type: "call-end";
+      readonly index: number;
+      readonly name: string;
+      /** Exactly the concatenation of this call's deltas; a JSON object text. */
+      readonly arguments: string;
+      readonly format: "json" | "xml";
+      /** True when jsonrepair (or closing a truncated prefix) was needed. */
+      readonly repaired: boolean;
+      /** Soft tools: the schema mismatch that was tolerated (D5a). */
+      readonly schemaWarning?: string | undefined;
+      /** The block as the model wrote it, sentinels included. */
+      readonly raw: string;
+    }
+  | {
+      readonly type: "call-rejected";
+      readonly reason: RejectReason;
+      readonly name?: string | undefined;
+      readonly strict: boolean;
+      readonly detail: string;
+      readonly raw: string;
+    };
+
+export interface SentinelParser {
+  push(chunk: string): ParserEvent[];
+  flush(): ParserEvent[];
+}

@@ -1,0 +1,40 @@
+/** Output modes: `openai-json` (plain OpenAI shapes) or `obsidian-xml` (also echo `<use_tool>` text). */
+export type OutputMode = "openai-json" | "obsidian-xml";
+
+export const OUTPUT_MODES: ReadonlyArray<OutputMode> = ["openai-json", "obsidian-xml"];
+
+/** Per-deployment turn policy, shared by every HTTP surface. */
+export interface TurnSettings {
+  readonly outputMode: OutputMode;
+  /** After the last tool block of a burst, forward no more text and stop the backend turn. */
+  readonly stopAfterTools: boolean;
+  /** `burst`: stop when text follows the calls; `first`: stop after the first call. */
+  readonly stopAfterToolsMode: "burst" | "first";
+  /** Cap on calls per turn (0 = no cap); enforced even when stopAfterTools is off. */
+  readonly toolBlockMax: number;
+  /** Drop a block identical (name + arguments) to an earlier one in the same turn. */
+  readonly dedupToolBlocks: boolean;
+  /** Corrective backend turns for strict / tool_choice violations before failing. */
+  readonly correctiveRetries: number;
+  /** Max bytes of one open sentinel block. */
+  readonly maxBlockBytes: number;
+  /** How long to wait for the backend's usage after stopping it early. */
+  readonly stopGraceMs: number;
+}
+
+export const DEFAULT_TURN_SETTINGS: TurnSettings = {
+  outputMode: "openai-json",
+  stopAfterTools: true,
+  stopAfterToolsMode: "burst",
+  toolBlockMax: 0,
+  dedupToolBlocks: true,
+  correctiveRetries: 1,
+  maxBlockBytes: 1024 * 1024,
+  stopGraceMs: 250,
+};
+
+/** Header value (`x-proxy-output-mode`) first, then the configured default. */
+export const resolveOutputMode = (header: string | null | undefined, fallback: OutputMode): OutputMode => {
+  const v = header?.trim().toLowerCase();
+  return v === "openai-json" || v === "obsidian-xml" ? v : fallback;
+};

@@ -1,0 +1,86 @@
+#!/usr/bin/env node
+// Zero-dependency bootstrap: runs on any Node >= 18, brings Node 24 and the pinned pnpm
+// from the npm registry when the machine lacks them, installs with the frozen lockfile,
+// then runs `pnpm run <script>` on Node 24. Used by `npm start` / `npm test` and `.ci/run`.
+import { spawnSync } from "node:child_process";
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+const cache = join(root, ".cache", "toolchain");
+const TARGET_NODE_MAJOR = 24;
+const [script, ...rest] = process.argv.slice(2);
+if (!script) {
+  console.error("usage: bootstrap.mjs <pnpm script> [args...]");
+  process.exit(2);
+}
+
+const log = (msg) => process.stderr.write(`[bootstrap] ${msg}\n`);
+const run = (cmd, args, opts = {}) => {
+  const r = spawnSync(cmd, args, { stdio: "inherit", cwd: root, ...opts });
+  if (r.error) throw r.error;
+  return r.status ?? 1;
+};
+const npmInstall = (prefix, spec) => {
+  mkdirSync(prefix, { recursive: true });
+  log(`installing ${spec} from the npm registry into ${prefix}`);
+  const npm = process.platform === "win32" ? "npm.cmd" : "npm";
+  const code = run(npm, [
+    "install",
+    "--prefix",
+    prefix,
+    "--no-save",
+    "--no-package-lock",
+    "--no-audit",
+    "--no-fund",
+    "--loglevel=error",
+    spec,
+  ]);
+  if (code !== 0) throw new Error(`npm install ${spec} failed (${code})`);
+};
+
+function nodeBinary() {
+  const major = Number(process.versions.node.split(".")[0]);
+  if (major >= TARGET_NODE_MAJOR) return process.execPath;
+  const pkg = `node-${process.platform}-${process.arch === "x64" ? "x64" : process.arch}`;
+  const prefix = join(cache, `node-${TARGET_NODE_MAJOR}`);
+  const bin = join(prefix, "node_modules", pkg, "bin", "node");
+  if (!existsSync(bin)) npmInstall(prefix, `${pkg}@${TARGET_NODE_MAJOR}`);
+  return bin;
+}
+
+function pnpmEntry() {
+  const spec = JSON.parse(readFileSync(join(root, "package.json"), "utf8")).packageManager; // "pnpm@x.y.z"
+  const version = spec.split("@")[1].split("+")[0];
+  const prefix = join(cache, `pnpm-${version}`);
+  const entry = join(prefix, "node_modules", "pnpm", "bin", "pnpm.cjs");
+  if (!existsSync(entry)) npmInstall(prefix, `pnpm@${version}`);
+  return entry;
+}
+
+// turbo and nested scripts look for `pnpm` and `node` on PATH: put shims for both first.
+function shimDir(node, pnpm) {
+  const dir = join(cache, "bin");
+  mkdirSync(dir, { recursive: true });
+  const shim = join(dir, "pnpm");
+  writeFileSync(shim, `#!/bin/sh\nexec "${node}" "${pnpm}" "$@"\n`);
+  chmodSync(shim, 0o755);
+  return dir;
+}
+
+const node = nodeBinary();
+const pnpm = pnpmEntry();
+const sep = process.platform === "win32" ? ";" : ":";
+const env = {
+  ...process.env,
+  PATH: `${shimDir(node, pnpm)}${sep}${dirname(node)}${sep}${process.env.PATH ?? ""}`,
+  TURBO_TELEMETRY_DISABLED: "1",
+  DO_NOT_TRACK: "1",
+  COREPACK_ENABLE_STRICT: "0",
+};
+const frozen = process.env.PROXY_BOOTSTRAP_NO_FROZEN ? [] : ["--frozen-lockfile"];
+let code = run(node, [pnpm, "install", ...frozen, "--reporter=append-only"], { env });
+if (code !== 0) process.exit(code);
+code = run(node, [pnpm, "run", script, ...rest], { env });
+process.exit(code);
