@@ -1,1 +1,13 @@
-export const placeholder = 1;
+export {
+  type CodexAuthStatus,
+  type CodexBackend,
+  type CodexBackendOptions,
+  createCodexBackend,
+} from "./codex-backend.js";
+export { resolveCodexCommand } from "./codex-binary.js";
+export { type Logger, silentLogger } from "./logger.js";
+export { type CodexTurnError, mapCodexTurnError, mapRpcError } from "./map-codex-error.js";
+export { mapCodexFinishReason } from "./map-codex-finish-reason.js";
+export { sealCatalog, sealModel, writeSealedCatalog } from "./sealing/sealed-catalog.js";
+export { sealedThreadConfig, sealedThreadParams } from "./sealing/sealed-thread-config.js";
+export { type CodexTurnInput, toCodexTurnInput } from "./turn/codex-input.js";

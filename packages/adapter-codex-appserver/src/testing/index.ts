@@ -1,1 +1,8 @@
-export const placeholder = 1;
+export { type CodexHome, makeCodexHome } from "./make-codex-home.js";
+export {
+  type ProviderScript,
+  type RecordedRequest,
+  type ScriptedModelProvider,
+  type ScriptedResponse,
+  startScriptedModelProvider,
+} from "./scripted-model-provider.js";

@@ -1,0 +1,190 @@
+import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { BackendReadiness, ModelInfo, TextBackend } from "@proxy/core";
+import { resolveCodexCommand } from "./codex-binary.js";
+import { type Logger, silentLogger } from "./logger.js";
+import { mapRpcError } from "./map-codex-error.js";
+import { createAdmission } from "./pool/admission.js";
+import { createProcessPool } from "./pool/process-pool.js";
+import { writeSealedCatalog } from "./sealing/sealed-catalog.js";
+import { sealedThreadParams } from "./sealing/sealed-thread-config.js";
+import { type Spawn, startAppServer } from "./transport/app-server-process.js";
+import { runCodexTurn } from "./turn/run-turn.js";
+
+export interface CodexBackendOptions {
+  /** The codex executable (or a `.js` entry run with this Node). Default: `CODEX_BIN`, else the pinned `@openai/codex`. */
+  readonly codexBin?: string | undefined;
+  /** The child's environment (default `process.env`, so CODEX_HOME and the user's login apply). */
+  readonly env?: NodeJS.ProcessEnv | undefined;
+  readonly logger?: Logger | undefined;
+  /** Long-lived app-server processes (default 1). */
+  readonly poolSize?: number | undefined;
+  /** Turns running at once across the pool (default 16). */
+  readonly maxInFlight?: number | undefined;
+  /** Turns waiting for a slot before requests are refused as `overloaded` (default 64). */
+  readonly maxQueue?: number | undefined;
+  /** Per JSON-RPC request to the app-server (default 30 s). */
+  readonly requestTimeoutMs?: number | undefined;
+  /** Handshake limit, and how long a request waits for a (re)starting app-server (default 30 s). */
+  readonly startTimeoutMs?: number | undefined;
+  /** Whole-turn limit in ms; 0 (default) leaves it to codex's own stream idle timeout. */
+  readonly turnTimeoutMs?: number | undefined;
+  /** `thread_unload_delay_secs` for the app-server: how soon finished threads are freed (default 5). */
+  readonly threadUnloadDelaySecs?: number | undefined;
+  /** Pass non-`data:` image URLs through to the model provider instead of rejecting them. */
+  readonly allowRemoteImages?: boolean | undefined;
+  readonly restartBackoffMs?: { readonly initial: number; readonly max: number } | undefined;
+  readonly shutdownGraceMs?: { readonly stdin: number; readonly term: number } | undefined;
+  /** Max bytes (chars) of one stdout line; longer lines are dropped and logged (default 16 MiB). */
+  readonly maxLineLength?: number | undefined;
+  /** `clientInfo.name`: becomes codex's `originator` header upstream (default "codex_tool_gateway"). */
+  readonly clientName?: string | undefined;
+  readonly spawn?: Spawn | undefined;
+}
+
+export interface CodexAuthStatus {
+  /** False when codex needs an OpenAI login and has none: turns will fail until `codex login`. */
+  readonly authenticated: boolean;
+  readonly requiresOpenaiAuth: boolean;
+  /** `chatgpt`, `apiKey`, … when logged in. */
+  readonly accountType?: string | undefined;
+  readonly detail: string;
+}
+
+export type CodexBackend = TextBackend & {
+  close(): Promise<void>;
+  checkAuth(): Promise<CodexAuthStatus>;
+  /** Resolves once the sealed catalog exists and an app-server is ready (startup check / tests). */
+  warmup(): Promise<void>;
+};
+
+/** `TextBackend` over sealed, supervised, concurrent `codex app-server` processes. */
+export const createCodexBackend = (options: CodexBackendOptions = {}): CodexBackend => {
+  const logger = options.logger ?? silentLogger;
+  const env = options.env ?? process.env;
+  const command = resolveCodexCommand(options.codexBin, env);
+  const requestTimeoutMs = options.requestTimeoutMs ?? 30_000;
+  const startTimeoutMs = options.startTimeoutMs ?? 30_000;
+  const admission = createAdmission({
+    maxInFlight: options.maxInFlight ?? 16,
+    maxQueue: options.maxQueue ?? 64,
+  });
+
+  // The sealed catalog and the throwaway cwd live in one private (0700) temp dir per backend.
+  const privateDir = mkdtemp(join(tmpdir(), "codex-backend-"));
+  const sealed = privateDir.then(async (dir) => {
+    const cwd = join(dir, "empty-cwd");
+    await mkdir(cwd, { mode: 0o700 });
+    const catalog = await writeSealedCatalog({ command, env, dir });
+    logger.info({ catalog, command }, "codex: sealed model catalog written");
+    return sealedThreadParams(catalog, cwd) as unknown as Record<string, unknown>;
+  });
+  sealed.catch((err) => logger.error({ err, command }, "codex: could not build the sealed model catalog"));
+
+  const pool = createProcessPool({
+    size: Math.max(1, options.poolSize ?? 1),
+    logger,
+    initialBackoffMs: options.restartBackoffMs?.initial ?? 250,
+    maxBackoffMs: options.restartBackoffMs?.max ?? 30_000,
+    start: async () => {
+      await sealed; // never serve a turn before the seal exists
+      return startAppServer({
+        command,
+        args: ["app-server", "-c", `thread_unload_delay_secs=${options.threadUnloadDelaySecs ?? 5}`],
+        env,
+        logger,
+        spawn: options.spawn,
+        clientName: options.clientName ?? "codex_tool_gateway",
+        clientVersion: "0.1.0",
+        startTimeoutMs,
+        maxLineLength: options.maxLineLength,
+        stdinGraceMs: options.shutdownGraceMs?.stdin,
+        termGraceMs: options.shutdownGraceMs?.term,
+      });
+    },
+  });
+
+  /** Runs one control request on any ready app-server. */
+  const control = async <T>(method: string, params: unknown): Promise<T> => {
+    const lease = await pool.acquire(AbortSignal.timeout(startTimeoutMs), startTimeoutMs);
+    try {
+      return await lease.process.connection.request<T>(method, params, { timeoutMs: requestTimeoutMs });
+    } catch (e) {
+      throw mapRpcError(e, method);
+    } finally {
+      lease.release();
+    }
+  };
+
+  return {
+    specificationVersion: "v1",
+    name: "codex-app-server",
+    stream(request, { signal }) {
+      return runCodexTurn(
+        {
+          pool,
+          admission,
+          logger,
+          sealedParams: () => sealed,
+          allowRemoteImages: options.allowRemoteImages ?? false,
+          requestTimeoutMs,
+          startWaitMs: startTimeoutMs,
+          turnTimeoutMs: options.turnTimeoutMs ?? 0,
+        },
+        request,
+        signal,
+      );
+    },
+    async listModels() {
+      const models: ModelInfo[] = [];
+      let cursor: string | null = null;
+      for (let page = 0; page < 20; page++) {
+        type Page = { data?: Array<Record<string, unknown>>; nextCursor?: string | null };
+        const result: Page = await control<Page>("model/list", cursor ? { cursor } : {});
+        for (const m of result.data ?? []) {
+          if (m.hidden === true || typeof m.id !== "string") continue;
+          const description = typeof m.description === "string" ? m.description : undefined;
+          models.push({ id: m.id, description, ownedBy: "codex" });
+        }
+        cursor = result.nextCursor ?? null;
+        if (!cursor) break;
+      }
+      return models;
+    },
+    readiness(): BackendReadiness {
+      const inFlight = admission.inFlight();
+      const readySlots = pool.readySlots();
+      return {
+        ready: readySlots > 0 && inFlight < admission.capacity,
+        inFlight,
+        queued: admission.queued(),
+        capacity: admission.capacity,
+        restarts: pool.restarts(),
+        detail: readySlots > 0 ? `${readySlots} app-server(s) ready` : pool.detail(),
+      };
+    },
+    async checkAuth() {
+      type Account = { account?: { type?: string } | null; requiresOpenaiAuth?: boolean };
+      const result = await control<Account>("account/read", { refreshToken: false });
+      const requiresOpenaiAuth = result.requiresOpenaiAuth === true;
+      const accountType = result.account?.type;
+      const authenticated = accountType !== undefined || !requiresOpenaiAuth;
+      const detail = authenticated
+        ? accountType
+          ? `codex is logged in (${accountType})`
+          : "the configured model provider needs no OpenAI login"
+        : "codex has no credentials: run `codex login` on the gateway host (same user and CODEX_HOME)";
+      return { authenticated, requiresOpenaiAuth, accountType, detail };
+    },
+    async warmup() {
+      await sealed;
+      const lease = await pool.acquire(AbortSignal.timeout(startTimeoutMs), startTimeoutMs);
+      lease.release();
+    },
+    async close() {
+      await pool.close();
+      await rm(await privateDir, { recursive: true, force: true });
+    },
+  };
+};

@@ -1,0 +1,78 @@
+import { GatewayError, isGatewayError } from "@proxy/core";
+import {
+  ConnectionClosedError,
+  JsonRpcError,
+  RequestAbortedError,
+  RequestTimeoutError,
+} from "./transport/rpc-errors.js";
+
+/** `turn.error` / `error` notification payload (`TurnError` in the v2 protocol). */
+export interface CodexTurnError {
+  readonly message?: unknown;
+  readonly codexErrorInfo?: unknown;
+  readonly additionalDetails?: unknown;
+}
+
+const LOGIN_HINT =
+  "The codex backend has no usable credentials: run `codex login` on the gateway host (same user and CODEX_HOME).";
+
+/** `codexErrorInfo` is either a bare string (`"contextWindowExceeded"`) or `{variant: {httpStatusCode}}`. */
+const variantOf = (info: unknown): { name: string; status: number | undefined } => {
+  if (typeof info === "string") return { name: info, status: undefined };
+  if (typeof info === "object" && info !== null) {
+    const [name, body] = Object.entries(info)[0] ?? ["other", undefined];
+    const status = (body as { httpStatusCode?: unknown } | null)?.httpStatusCode;
+    return { name, status: typeof status === "number" ? status : undefined };
+  }
+  return { name: "other", status: undefined };
+};
+
+/** A failed turn (its `turn.error`, or the last non-retrying `error` notification) as a GatewayError. */
+export const mapCodexTurnError = (error: CodexTurnError | undefined): GatewayError => {
+  const message =
+    typeof error?.message === "string" && error.message !== "" ? error.message : "codex turn failed";
+  const { name, status } = variantOf(error?.codexErrorInfo);
+  const cause = error;
+  if (name === "contextWindowExceeded")
+    return new GatewayError("context_length_exceeded", message, { code: "context_length_exceeded", cause });
+  if (name === "unauthorized" || status === 401 || status === 403)
+    return new GatewayError("backend_auth", `${LOGIN_HINT} (${message})`, { cause });
+  if (name === "usageLimitExceeded")
+    return new GatewayError("rate_limited", message, { code: "insufficient_quota", cause });
+  if (status === 429)
+    return new GatewayError("rate_limited", message, {
+      code: "rate_limit_exceeded",
+      retryAfterSeconds: 5,
+      cause,
+    });
+  return new GatewayError("backend_error", message, {
+    code: name === "other" ? "backend_error" : name,
+    cause,
+  });
+};
+
+/** A failed JSON-RPC exchange with the app-server as a GatewayError. */
+export const mapRpcError = (e: unknown, method: string): GatewayError => {
+  if (isGatewayError(e)) return e;
+  if (e instanceof JsonRpcError) {
+    if (e.code === -32600) return new GatewayError("invalid_request", e.message, { cause: e });
+    if (e.code === -32001)
+      return new GatewayError("overloaded", `codex app-server overloaded: ${e.message}`, {
+        retryAfterSeconds: 1,
+        cause: e,
+      });
+    return new GatewayError("backend_error", `codex ${method} failed: ${e.message}`, { cause: e });
+  }
+  if (e instanceof ConnectionClosedError)
+    return new GatewayError(
+      "backend_unavailable",
+      `codex app-server went away during ${method}: ${e.message}`,
+      {
+        retryAfterSeconds: 1,
+        cause: e,
+      },
+    );
+  if (e instanceof RequestTimeoutError) return new GatewayError("timeout", e.message, { cause: e });
+  if (e instanceof RequestAbortedError) return new GatewayError("cancelled", e.message, { cause: e });
+  return new GatewayError("backend_error", e instanceof Error ? e.message : String(e), { cause: e });
+};

@@ -1,0 +1,170 @@
+import { GatewayError } from "@proxy/core";
+import type { Logger } from "../logger.js";
+import { type AppServerProcess, describe } from "../transport/app-server-process.js";
+
+export interface PoolLease {
+  readonly process: AppServerProcess;
+  release(): void;
+}
+
+export interface ProcessPool {
+  /** The least-loaded initialized process; waits (up to `waitMs`) while every slot is (re)starting. */
+  acquire(signal: AbortSignal, waitMs: number): Promise<PoolLease>;
+  readySlots(): number;
+  restarts(): number;
+  /** Why no slot is ready, if none is. */
+  detail(): string | undefined;
+  close(): Promise<void>;
+}
+
+export interface ProcessPoolOptions {
+  readonly size: number;
+  readonly start: () => Promise<AppServerProcess>;
+  readonly logger: Logger;
+  readonly initialBackoffMs: number;
+  readonly maxBackoffMs: number;
+  /** A process that lived this long resets the backoff. */
+  readonly stableAfterMs?: number;
+}
+
+interface Slot {
+  process: AppServerProcess | undefined;
+  leases: number;
+  failures: number;
+  lastError: string | undefined;
+}
+
+/**
+ * N long-lived app-servers, each under a supervisor loop: start → serve until exit → back off
+ * exponentially → start again. Turns on a process that dies see its connection close (their
+ * pending requests reject), so they end cleanly; new turns wait for the restart.
+ */
+export const createProcessPool = (options: ProcessPoolOptions): ProcessPool => {
+  const { logger } = options;
+  const slots: Slot[] = Array.from({ length: options.size }, () => ({
+    process: undefined,
+    leases: 0,
+    failures: 0,
+    lastError: undefined,
+  }));
+  const waiters = new Set<() => void>();
+  const wakeTimers = new Set<() => void>();
+  let restarts = 0;
+  let closed = false;
+
+  const wakeWaiters = () => {
+    for (const w of [...waiters]) w();
+  };
+  const sleep = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        wakeTimers.delete(done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      wakeTimers.add(done);
+    });
+
+  const supervise = async (slot: Slot, index: number) => {
+    while (!closed) {
+      let startedAt: number | undefined;
+      try {
+        const proc = await options.start();
+        if (closed) {
+          await proc.close();
+          return;
+        }
+        slot.process = proc;
+        slot.lastError = undefined;
+        startedAt = Date.now();
+        logger.info({ slot: index, pid: proc.pid }, "codex app-server ready");
+        wakeWaiters();
+        const exit = await proc.exited;
+        slot.process = undefined;
+        if (closed) return;
+        slot.lastError = `app-server exited (${describe(exit)})`;
+        logger.error({ slot: index, pid: proc.pid, ...exit }, "codex app-server died; restarting");
+      } catch (e) {
+        slot.lastError = `app-server failed to start: ${e instanceof Error ? e.message : String(e)}`;
+        logger.error({ slot: index, err: e }, "codex app-server failed to start");
+      }
+      if (closed) return;
+      if (startedAt !== undefined && Date.now() - startedAt >= (options.stableAfterMs ?? 30_000))
+        slot.failures = 0;
+      slot.failures++;
+      restarts++;
+      const delay = Math.min(options.initialBackoffMs * 2 ** (slot.failures - 1), options.maxBackoffMs);
+      await sleep(delay);
+    }
+  };
+  const loops = slots.map((slot, i) => supervise(slot, i));
+
+  const pick = (): Slot | undefined => {
+    let best: Slot | undefined;
+    for (const s of slots) {
+      if (s.process?.isAlive() && (best === undefined || s.leases < best.leases)) best = s;
+    }
+    return best;
+  };
+  const lease = (slot: Slot): PoolLease => {
+    const proc = slot.process as AppServerProcess;
+    slot.leases++;
+    let done = false;
+    return {
+      process: proc,
+      release: () => {
+        if (done) return;
+        done = true;
+        slot.leases--;
+      },
+    };
+  };
+  const unavailable = (why: string) =>
+    new GatewayError("backend_unavailable", `codex app-server unavailable: ${why}`, { retryAfterSeconds: 1 });
+
+  return {
+    acquire(signal, waitMs) {
+      if (closed) return Promise.reject(unavailable("backend closed"));
+      const ready = pick();
+      if (ready) return Promise.resolve(lease(ready));
+      return new Promise((resolve, reject) => {
+        const finish = () => {
+          waiters.delete(check);
+          clearTimeout(timer);
+          signal.removeEventListener("abort", onAbort);
+        };
+        const check = () => {
+          const slot = pick();
+          if (slot) {
+            finish();
+            resolve(lease(slot));
+          } else if (closed) {
+            finish();
+            reject(unavailable("backend closed"));
+          }
+        };
+        function onAbort() {
+          finish();
+          reject(new GatewayError("cancelled", "request cancelled while waiting for codex"));
+        }
+        const timer = setTimeout(() => {
+          finish();
+          reject(unavailable(slots.find((s) => s.lastError)?.lastError ?? "still starting"));
+        }, waitMs);
+        signal.addEventListener("abort", onAbort, { once: true });
+        waiters.add(check);
+      });
+    },
+    readySlots: () => slots.filter((s) => s.process?.isAlive()).length,
+    restarts: () => restarts,
+    detail: () => (pick() ? undefined : (slots.find((s) => s.lastError)?.lastError ?? "starting")),
+    async close() {
+      closed = true;
+      for (const wake of [...wakeTimers]) wake();
+      wakeWaiters();
+      await Promise.all(slots.map((s) => s.process?.close()));
+      await Promise.all(loops);
+    },
+  };
+};

@@ -1,0 +1,168 @@
+import { type ChildProcessWithoutNullStreams, spawn as nodeSpawn } from "node:child_process";
+import { commandLine } from "../codex-binary.js";
+import type { Logger } from "../logger.js";
+import { createJsonRpcConnection, type JsonRpcConnection } from "./json-rpc-connection.js";
+import { createLineDecoder } from "./line-decoder.js";
+import { ConnectionClosedError } from "./rpc-errors.js";
+import { answerServerRequest } from "./server-requests.js";
+
+export type Spawn = (
+  command: string,
+  args: ReadonlyArray<string>,
+  options: { env: NodeJS.ProcessEnv; stdio: ["pipe", "pipe", "pipe"] },
+) => ChildProcessWithoutNullStreams;
+
+export interface ExitInfo {
+  readonly code: number | null;
+  readonly signal: NodeJS.Signals | null;
+}
+
+/** Notification params as routed to a thread's listener. */
+export type ThreadListener = (method: string, params: Record<string, unknown>) => void;
+
+export interface AppServerProcess {
+  readonly pid: number | undefined;
+  readonly connection: JsonRpcConnection;
+  /** Resolves once the child has exited (crash or close). */
+  readonly exited: Promise<ExitInfo>;
+  isAlive(): boolean;
+  /** Call `listener` when the child exits; returns an unsubscribe function. */
+  onExit(listener: (info: ExitInfo) => void): () => void;
+  /** Route notifications carrying `threadId` to `listener` until the returned function is called. */
+  subscribe(threadId: string, listener: ThreadListener): () => void;
+  /** Escalating shutdown: stdin EOF → SIGTERM → SIGKILL, each after a grace period. */
+  close(): Promise<void>;
+}
+
+export interface AppServerOptions {
+  readonly command: string;
+  readonly args: ReadonlyArray<string>;
+  readonly env: NodeJS.ProcessEnv;
+  readonly logger: Logger;
+  readonly spawn?: Spawn | undefined;
+  readonly clientName: string;
+  readonly clientVersion: string;
+  readonly startTimeoutMs: number;
+  readonly maxLineLength?: number | undefined;
+  readonly stdinGraceMs?: number | undefined;
+  readonly termGraceMs?: number | undefined;
+}
+
+const ANSI = new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, "g");
+
+const isObject = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null;
+
+/** Spawns one `codex app-server`, wires stdio to a JSON-RPC connection and completes the handshake. */
+export const startAppServer = async (options: AppServerOptions): Promise<AppServerProcess> => {
+  const { logger } = options;
+  const [command, args] = commandLine(options.command, options.args);
+  const spawn: Spawn = options.spawn ?? ((c, a, o) => nodeSpawn(c, [...a], o));
+  const child = spawn(command, args, { env: options.env, stdio: ["pipe", "pipe", "pipe"] });
+  const log = logger;
+  let alive = true;
+
+  const exited = new Promise<ExitInfo>((resolve) => {
+    child.once("exit", (code, signal) => {
+      alive = false;
+      resolve({ code, signal });
+    });
+    child.once("error", (err) => {
+      log.error({ err, command }, "app-server: spawn failed");
+      alive = false;
+      resolve({ code: null, signal: null });
+    });
+  });
+
+  // stderr is diagnostics only: never parsed as protocol, always routed to the logger.
+  const stderrLines = createLineDecoder({ maxLineLength: 64 * 1024 });
+  child.stderr.on("data", (chunk: Buffer) => {
+    for (const raw of stderrLines.push(chunk)) {
+      const line = raw.replace(ANSI, "");
+      if (/\b(ERROR|WARN)\b/.test(line)) log.warn({ pid: child.pid, stderr: line }, "app-server stderr");
+      else log.debug({ pid: child.pid, stderr: line }, "app-server stderr");
+    }
+  });
+
+  const threads = new Map<string, ThreadListener>();
+  const exitListeners = new Set<(info: ExitInfo) => void>();
+  void exited.then((info) => {
+    for (const listener of [...exitListeners]) listener(info);
+    exitListeners.clear();
+  });
+  const connection = createJsonRpcConnection({
+    input: child.stdout,
+    output: child.stdin,
+    logger: log,
+    maxLineLength: options.maxLineLength,
+    onNotification: (method, params) => {
+      const threadId = isObject(params) ? params.threadId : undefined;
+      const listener = typeof threadId === "string" ? threads.get(threadId) : undefined;
+      if (listener && isObject(params)) listener(method, params);
+      else log.debug({ method }, "app-server notification");
+    },
+    onServerRequest: (method) => {
+      log.warn({ method }, "app-server asked the client for something; declining");
+      return answerServerRequest(method);
+    },
+  });
+  void exited.then((info) =>
+    connection.close(new ConnectionClosedError(`app-server exited (${describe(info)})`)),
+  );
+
+  const close = async () => {
+    const grace = (ms: number) =>
+      Promise.race([
+        exited.then(() => true),
+        new Promise<boolean>((r) => setTimeout(() => r(false), ms).unref()),
+      ]);
+    if (!alive) return;
+    connection.close(new ConnectionClosedError("app-server is shutting down"));
+    child.stdin.end();
+    if (await grace(options.stdinGraceMs ?? 2_000)) return;
+    child.kill("SIGTERM");
+    if (await grace(options.termGraceMs ?? 2_000)) return;
+    log.warn({ pid: child.pid }, "app-server ignored SIGTERM; sending SIGKILL");
+    child.kill("SIGKILL");
+    await exited;
+  };
+
+  try {
+    await connection.request(
+      "initialize",
+      {
+        clientInfo: { name: options.clientName, title: options.clientName, version: options.clientVersion },
+        capabilities: null,
+      },
+      { timeoutMs: options.startTimeoutMs },
+    );
+    await connection.notify("initialized");
+  } catch (e) {
+    await close();
+    throw e;
+  }
+
+  return {
+    pid: child.pid,
+    connection,
+    exited,
+    isAlive: () => alive,
+    onExit(listener) {
+      if (!alive) {
+        void exited.then(listener);
+        return () => {};
+      }
+      exitListeners.add(listener);
+      return () => exitListeners.delete(listener);
+    },
+    subscribe(threadId, listener) {
+      threads.set(threadId, listener);
+      return () => {
+        if (threads.get(threadId) === listener) threads.delete(threadId);
+      };
+    },
+    close,
+  };
+};
+
+export const describe = (info: ExitInfo): string =>
+  info.signal ? `signal ${info.signal}` : `code ${info.code === null ? "unknown" : info.code}`;

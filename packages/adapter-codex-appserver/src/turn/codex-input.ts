@@ -1,0 +1,76 @@
+import { type BackendRequest, type ContentPart, GatewayError, type PromptMessage } from "@proxy/core";
+
+type ImagePart = Extract<ContentPart, { type: "image" }>;
+
+/** A raw Responses `message` item as `thread/inject_items` takes it. */
+export interface ResponsesMessageItem {
+  readonly type: "message";
+  readonly role: "user" | "assistant" | "developer";
+  readonly content: ReadonlyArray<Record<string, unknown>>;
+}
+
+/** What to send for one request: history to inject, and the `turn/start` input. */
+export interface CodexTurnInput {
+  readonly inject: ReadonlyArray<ResponsesMessageItem>;
+  readonly input: ReadonlyArray<Record<string, unknown>>;
+}
+
+const isDataUrl = (url: string) => /^data:/i.test(url);
+
+const checkImage = (part: ImagePart, allowRemoteImages: boolean) => {
+  if (isDataUrl(part.url) || allowRemoteImages) return;
+  throw new GatewayError(
+    "invalid_request",
+    "The codex backend only accepts inline images (data: URLs); fetch the image and send it base64-encoded.",
+    { param: "image_url", code: "invalid_image_url" },
+  );
+};
+
+const toInjectedMessage = (message: PromptMessage): ResponsesMessageItem | undefined => {
+  if (message.role === "assistant") {
+    // Responses input allows only text for assistant turns; an image there has no wire form.
+    const content = message.content.flatMap((p) =>
+      p.type === "text" ? [{ type: "output_text", text: p.text }] : [],
+    );
+    return content.length === 0 ? undefined : { type: "message", role: "assistant", content };
+  }
+  const content = message.content.map((p) =>
+    p.type === "text"
+      ? { type: "input_text", text: p.text }
+      : { type: "input_image", image_url: p.url, ...(p.detail ? { detail: p.detail } : {}) },
+  );
+  return content.length === 0 ? undefined : { type: "message", role: message.role, content };
+};
+
+const toUserInput = (part: ContentPart): Record<string, unknown> =>
+  part.type === "text"
+    ? { type: "text", text: part.text, text_elements: [] }
+    : { type: "image", url: part.url, ...(part.detail ? { detail: part.detail } : {}) };
+
+/**
+ * Splits a request into codex calls. History goes in through `thread/inject_items` as raw
+ * Responses `message` items, so every message keeps its own role (user/developer/assistant)
+ * upstream — instead of being flattened into one user text that the model would have to
+ * re-parse, and that a client could forge role markers inside. The new input goes to
+ * `turn/start`, except when it holds a remote image (only with `allowRemoteImages`): the
+ * app-server rejects non-data URLs in `turn/start`, but passes injected items through verbatim,
+ * so such input is injected too and the turn starts with an empty input (verified: codex adds
+ * no empty user message).
+ */
+export const toCodexTurnInput = (
+  request: Pick<BackendRequest, "history" | "input">,
+  options: { readonly allowRemoteImages: boolean },
+): CodexTurnInput => {
+  for (const message of request.history) {
+    for (const part of message.content)
+      if (part.type === "image" && message.role !== "assistant") checkImage(part, options.allowRemoteImages);
+  }
+  for (const part of request.input) if (part.type === "image") checkImage(part, options.allowRemoteImages);
+  const inject = request.history.flatMap((m) => toInjectedMessage(m) ?? []);
+  const remoteInInput = request.input.some((p) => p.type === "image" && !isDataUrl(p.url));
+  if (remoteInInput) {
+    const last = toInjectedMessage({ role: "user", content: request.input });
+    return { inject: last ? [...inject, last] : inject, input: [] };
+  }
+  return { inject, input: request.input.map(toUserInput) };
+};

@@ -1,0 +1,201 @@
+import { type BackendEvent, type BackendRequest, GatewayError } from "@proxy/core";
+import type { Logger } from "../logger.js";
+import { mapRpcError } from "../map-codex-error.js";
+import type { Admission } from "../pool/admission.js";
+import type { ProcessPool } from "../pool/process-pool.js";
+import type { ExitInfo } from "../transport/app-server-process.js";
+import { describe } from "../transport/app-server-process.js";
+import { createAsyncQueue } from "./async-queue.js";
+import { toCodexTurnInput } from "./codex-input.js";
+import { createTurnMapper } from "./turn-mapper.js";
+
+export interface TurnContext {
+  readonly pool: ProcessPool;
+  readonly admission: Admission;
+  readonly logger: Logger;
+  /** The sealed `thread/start` params (waits for the sealed catalog on first use). */
+  readonly sealedParams: () => Promise<Record<string, unknown>>;
+  readonly allowRemoteImages: boolean;
+  /** Per JSON-RPC request (thread/start, inject_items, turn/start). */
+  readonly requestTimeoutMs: number;
+  /** How long a request waits for a (re)starting app-server. */
+  readonly startWaitMs: number;
+  /** Whole-turn limit; 0 = none. */
+  readonly turnTimeoutMs: number;
+}
+
+type Signal =
+  | { readonly kind: "note"; readonly method: string; readonly params: Record<string, unknown> }
+  | { readonly kind: "exit"; readonly info: ExitInfo }
+  | { readonly kind: "abort" }
+  | { readonly kind: "timeout" };
+
+interface ThreadStartResult {
+  readonly thread: { readonly id: string };
+  readonly model?: string;
+}
+interface TurnStartResult {
+  readonly turn: { readonly id: string };
+}
+
+/** Resolves with `promise`'s value, or `undefined` as soon as `signal` aborts. */
+const unlessAborted = <T>(promise: Promise<T>, signal: AbortSignal): Promise<T | undefined> =>
+  new Promise((resolve, reject) => {
+    if (signal.aborted) return resolve(undefined);
+    const onAbort = () => resolve(undefined);
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+  });
+
+/**
+ * One request = one ephemeral, sealed thread: `thread/start` → `thread/inject_items` (history) →
+ * `turn/start` → notifications until `turn/completed` → `thread/unsubscribe`. Aborting `signal`
+ * sends `turn/interrupt` at once (from the abort listener, not when the consumer next pulls) and
+ * ends the iterable. Failures before `stream-start` are thrown, after it they are `error` events.
+ */
+export async function* runCodexTurn(
+  ctx: TurnContext,
+  request: BackendRequest,
+  signal: AbortSignal,
+): AsyncGenerator<BackendEvent> {
+  const plan = toCodexTurnInput(request, { allowRemoteImages: ctx.allowRemoteImages });
+  const { logger } = ctx;
+  let releaseAdmission: (() => void) | undefined;
+  try {
+    releaseAdmission = await ctx.admission.acquire(signal);
+  } catch (e) {
+    if (signal.aborted) return;
+    throw e;
+  }
+  const queue = createAsyncQueue<Signal>();
+  const cleanups: Array<() => void> = [releaseAdmission];
+  let phase = "thread/start";
+  let streamStarted = false;
+  let completed = false;
+  const onAbort = () => queue.push({ kind: "abort" });
+  signal.addEventListener("abort", onAbort, { once: true });
+  cleanups.push(() => signal.removeEventListener("abort", onAbort));
+  if (ctx.turnTimeoutMs > 0) {
+    const timer = setTimeout(() => queue.push({ kind: "timeout" }), ctx.turnTimeoutMs);
+    cleanups.push(() => clearTimeout(timer));
+  }
+
+  try {
+    const sealed = await ctx.sealedParams();
+    const lease = await ctx.pool.acquire(signal, ctx.startWaitMs);
+    cleanups.push(lease.release);
+    const proc = lease.process;
+    const rpc = proc.connection;
+    cleanups.push(proc.onExit((info) => queue.push({ kind: "exit", info })));
+    const call = <T>(method: string, params: unknown) => {
+      phase = method;
+      return rpc.request<T>(method, params, { signal, timeoutMs: ctx.requestTimeoutMs });
+    };
+
+    // Not cancelled by the signal either: a thread codex creates after we stopped waiting would
+    // stay loaded, so a late answer is unsubscribed instead.
+    const threadStart = rpc.request<ThreadStartResult>(
+      "thread/start",
+      {
+        ...sealed,
+        ...(request.model ? { model: request.model } : {}),
+        baseInstructions: request.instructions,
+      },
+      { timeoutMs: ctx.requestTimeoutMs },
+    );
+    const started = await unlessAborted(threadStart, signal);
+    if (started === undefined) {
+      threadStart
+        .then((r) =>
+          rpc.request("thread/unsubscribe", { threadId: r.thread.id }, { timeoutMs: ctx.requestTimeoutMs }),
+        )
+        .catch(() => {});
+      return;
+    }
+    const threadId = started.thread.id;
+    cleanups.push(proc.subscribe(threadId, (method, params) => queue.push({ kind: "note", method, params })));
+
+    // Interrupt (once a turn exists and has not completed), then unsubscribe — in the
+    // background, so neither the abort listener nor the generator's exit waits on codex.
+    let turnStart: Promise<TurnStartResult> | undefined;
+    let turnId: string | undefined;
+    let interrupt: Promise<unknown> | undefined;
+    const quiet = (what: string) => (e: unknown) =>
+      logger.debug({ err: e, threadId }, `codex ${what} failed`);
+    const sendInterrupt = () => {
+      if (interrupt || completed || turnId === undefined) return;
+      interrupt = rpc.request("turn/interrupt", { threadId, turnId }, { timeoutMs: ctx.requestTimeoutMs });
+      interrupt.catch(quiet("turn/interrupt"));
+    };
+    signal.addEventListener("abort", sendInterrupt, { once: true });
+    cleanups.push(() => signal.removeEventListener("abort", sendInterrupt));
+    cleanups.push(() => {
+      void (async () => {
+        await turnStart?.catch(() => {});
+        sendInterrupt();
+        await interrupt?.catch(() => {});
+        await rpc
+          .request("thread/unsubscribe", { threadId }, { timeoutMs: ctx.requestTimeoutMs })
+          .catch(quiet("unsubscribe"));
+      })();
+    });
+
+    if (plan.inject.length > 0) await call("thread/inject_items", { threadId, items: plan.inject });
+    phase = "turn/start";
+    // Not cancelled by the signal: if the client aborts meanwhile, the turn still starts inside
+    // codex and must be interrupted as soon as its id is known.
+    turnStart = rpc.request<TurnStartResult>(
+      "turn/start",
+      {
+        threadId,
+        input: plan.input,
+        ...(request.reasoningEffort ? { effort: request.reasoningEffort } : {}),
+        ...(request.outputSchema ? { outputSchema: request.outputSchema } : {}),
+      },
+      { timeoutMs: ctx.requestTimeoutMs },
+    );
+    turnStart.then((r) => {
+      turnId = r.turn.id;
+      if (signal.aborted) sendInterrupt();
+    }, quiet("turn/start"));
+    const ack = await unlessAborted(turnStart, signal);
+    if (ack === undefined) return;
+    turnId = ack.turn.id;
+    streamStarted = true;
+    yield { type: "stream-start", model: started.model ?? request.model, turnId };
+
+    const mapper = createTurnMapper(logger);
+    for (;;) {
+      const next = await queue.next();
+      if (next === undefined || next.kind === "abort") return;
+      if (next.kind === "exit") {
+        const why = `codex app-server died mid-turn (${describe(next.info)})`;
+        yield {
+          type: "error",
+          error: new GatewayError("backend_unavailable", why, { retryAfterSeconds: 1 }),
+        };
+        return;
+      }
+      if (next.kind === "timeout") {
+        const why = `codex turn exceeded ${ctx.turnTimeoutMs} ms`;
+        yield { type: "error", error: new GatewayError("timeout", why) };
+        return;
+      }
+      const noteTurn = next.params.turnId ?? (next.params.turn as { id?: unknown } | undefined)?.id;
+      if (noteTurn !== undefined && noteTurn !== turnId) continue;
+      for (const event of mapper.map(next.method, next.params)) yield event;
+      if (mapper.done()) {
+        completed = true;
+        return;
+      }
+    }
+  } catch (e) {
+    if (signal.aborted) return;
+    const error = mapRpcError(e, phase);
+    if (!streamStarted) throw error;
+    yield { type: "error", error };
+  } finally {
+    queue.end();
+    for (const cleanup of cleanups.reverse()) cleanup();
+  }
+}

@@ -1,0 +1,56 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { createLineDecoder, type DroppedLine } from "../src/transport/line-decoder.js";
+
+const bytes = (s: string) => new TextEncoder().encode(s);
+
+describe("line decoder", () => {
+  it("splits on \\n and \\r\\n, skips blank lines, keeps the unterminated tail for flush", () => {
+    const d = createLineDecoder({ maxLineLength: 100 });
+    expect(d.push('{"a":1}\r\n\n{"b"')).toEqual(['{"a":1}']);
+    expect(d.push(':2}\n{"c":')).toEqual(['{"b":2}']);
+    expect(d.flush()).toEqual(['{"c":']);
+  });
+
+  it("reassembles multi-byte UTF-8 split across chunks", () => {
+    const d = createLineDecoder({ maxLineLength: 100 });
+    const all = bytes("héllo → wörld\n");
+    expect([...d.push(all.slice(0, 2)), ...d.push(all.slice(2, 9)), ...d.push(all.slice(9))]).toEqual([
+      "héllo → wörld",
+    ]);
+  });
+
+  it("drops an oversized line whole, reports it, and resynchronises on the next newline", () => {
+    const dropped: DroppedLine[] = [];
+    const d = createLineDecoder({ maxLineLength: 10, onDrop: (x) => dropped.push(x) });
+    const out = [...d.push("short\n0123456789"), ...d.push("ABCDEF"), ...d.push("GHI\nnext\n")];
+    expect(out).toEqual(["short", "next"]);
+    expect(dropped).toEqual([{ reason: "oversized", length: 19 }]);
+    expect(d.push("0123456789X\nok\n")).toEqual(["ok"]);
+    expect(dropped).toHaveLength(2);
+  });
+
+  it("yields the same lines whatever the chunking (property)", () => {
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.string({ unit: "grapheme", maxLength: 12 }).filter((s) => !/[\r\n]/.test(s) && s.trim() !== ""),
+        ),
+        fc.array(fc.nat(), { maxLength: 8 }),
+        (lines, cuts) => {
+          const data = bytes(lines.map((l) => `${l}\n`).join(""));
+          const points = [...new Set(cuts.map((c) => c % (data.length + 1)))].sort((a, b) => a - b);
+          const d = createLineDecoder({ maxLineLength: 1_000 });
+          const out: string[] = [];
+          let from = 0;
+          for (const p of [...points, data.length]) {
+            out.push(...d.push(data.slice(from, p)));
+            from = p;
+          }
+          out.push(...d.flush());
+          expect(out).toEqual(lines);
+        },
+      ),
+    );
+  });
+});
