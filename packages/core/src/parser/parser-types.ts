@@ -46,6 +46,11 @@ export type ParserEvent =
       readonly schemaWarning?: string | undefined;
       /** The block as the model wrote it, sentinels included. */
       readonly raw: string;
+      /**
+       * The block outgrew `maxBlockBytes` after the call had started streaming: the arguments
+       * were closed at the limit and the rest of the block was dropped.
+       */
+      readonly truncated?: boolean | undefined;
     }
   | {
       readonly type: "call-rejected";

@@ -1,0 +1,113 @@
+import type { ToolSpec } from "../model/tool-spec.js";
+import { closeJsonPrefix } from "./json-syntax-validator.js";
+import type { ArgumentsValidator, ParserEvent, RejectReason } from "./parser-types.js";
+import { createTextBuffer } from "./text-buffer.js";
+
+/** What a block handler needs from the parser around it. */
+export interface BlockContext {
+  readonly tools: ReadonlyMap<string, ToolSpec>;
+  readonly validator: ArgumentsValidator | undefined;
+  readonly maxBlockBytes: number;
+  /** Appends an event to the current batch (text is merged by the parser). */
+  emit(event: ParserEvent): void;
+  /** Index for the next started call (0, 1, 2 … per parser). */
+  nextIndex(): number;
+}
+
+/** How the parser treats what follows a block. */
+export type AfterBlock =
+  | "drop-whitespace" // a call (or a strict rejection) vanished from the text: no stray whitespace
+  | "text" // the block was given back as text: what follows is ordinary text
+  | "passthrough" // oversized soft block given back as text: forward the rest of it up to its close tag
+  | "discard"; // oversized strict/started block: drop the rest of it up to its close tag
+
+export interface FinishedCall {
+  readonly arguments: string;
+  readonly repaired: boolean;
+  readonly raw: string;
+  readonly format: "json" | "xml";
+  readonly truncated?: boolean;
+}
+
+/**
+ * One call's event lifecycle: `call-start` with the first fragment, append-only deltas, and a
+ * `call-end` whose arguments are exactly the concatenation of the deltas. If the final arguments
+ * do not extend what was already streamed, the streamed prefix is closed minimally instead.
+ */
+export interface CallStream {
+  started(): boolean;
+  /** Emits `call-start` now (XML blocks announce the call as soon as the name is known). */
+  begin(): void;
+  delta(fragment: string): void;
+  finish(call: FinishedCall): void;
+}
+
+export function createCallStream(ctx: BlockContext, name: string): CallStream {
+  let index = -1;
+  const sent = createTextBuffer(false);
+  const start = () => {
+    if (index >= 0) return;
+    index = ctx.nextIndex();
+    ctx.emit({ type: "call-start", index, name });
+  };
+  const delta = (fragment: string) => {
+    if (fragment.length === 0) return;
+    start();
+    sent.append(fragment);
+    ctx.emit({ type: "call-delta", index, delta: fragment });
+  };
+  return {
+    started: () => index >= 0,
+    begin: start,
+    delta,
+    finish(call) {
+      const prefix = sent.toString();
+      let args = call.arguments;
+      let repaired = call.repaired;
+      if (!args.startsWith(prefix)) {
+        args = closeJsonPrefix(prefix);
+        repaired = true;
+      }
+      start();
+      delta(args.slice(prefix.length));
+      const schemaWarning = schemaProblem(ctx, name, args);
+      ctx.emit({
+        type: "call-end",
+        index,
+        name,
+        arguments: args,
+        format: call.format,
+        repaired,
+        raw: call.raw,
+        ...(schemaWarning === undefined ? {} : { schemaWarning }),
+        ...(call.truncated ? { truncated: true } : {}),
+      });
+    },
+  };
+}
+
+/** The validator's complaint about final arguments, if any (undefined when they conform). */
+export function schemaProblem(ctx: BlockContext, name: string, args: string): string | undefined {
+  if (!ctx.validator) return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(args);
+  } catch {
+    return "arguments are not valid JSON";
+  }
+  const result = ctx.validator.validate(name, value);
+  return result.ok ? undefined : result.message;
+}
+
+/** Emits a rejection; a soft one is followed by the raw block as text (D5a). */
+export function rejectBlock(
+  ctx: BlockContext,
+  reason: RejectReason,
+  strict: boolean,
+  detail: string,
+  raw: string,
+  name: string | undefined,
+): void {
+  ctx.emit({ type: "call-rejected", reason, strict, detail, raw, ...(name === undefined ? {} : { name }) });
+  if (!strict) ctx.emit({ type: "text", text: raw });
+}

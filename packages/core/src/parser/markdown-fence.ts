@@ -1,0 +1,67 @@
+/**
+ * Tracks Markdown code fences in the text stream, one character at a time. A line whose first
+ * non-space characters (at most 3 spaces of indent) are a run of 3+ backticks or tildes opens a
+ * fence; a run of the same character at least as long closes it. Sentinel blocks inside a fence,
+ * or on a fence line itself (its info string), are plain text.
+ */
+export interface MarkdownFence {
+  feed(code: number): void;
+  /** Whether a sentinel tag may start at the character just fed. */
+  blocksAllowed(): boolean;
+  /** A sentinel block was consumed: the current line is no longer at its start. */
+  midLine(): void;
+}
+
+const BACKTICK = 96;
+const TILDE = 126;
+
+export function createMarkdownFence(): MarkdownFence {
+  let atLineStart = true;
+  let indent = 0;
+  let runChar = 0;
+  let runLength = 0;
+  let fenceChar = 0; // 0 = not inside a fence
+  let fenceLength = 0;
+  let onFenceLine = false;
+
+  const endRun = () => {
+    if (runLength >= 3) {
+      onFenceLine = true;
+      if (fenceChar === 0) {
+        fenceChar = runChar;
+        fenceLength = runLength;
+      } else if (runChar === fenceChar && runLength >= fenceLength) fenceChar = 0;
+    }
+    atLineStart = false;
+    runLength = 0;
+  };
+
+  return {
+    feed(c) {
+      if (c === 10) {
+        if (atLineStart) endRun();
+        atLineStart = true;
+        indent = 0;
+        runLength = 0;
+        onFenceLine = false;
+        return;
+      }
+      if (!atLineStart) return;
+      if (c === 32 && runLength === 0 && indent < 3) {
+        indent += 1;
+        return;
+      }
+      if ((c === BACKTICK || c === TILDE) && (runLength === 0 || c === runChar)) {
+        runChar = c;
+        runLength += 1;
+        return;
+      }
+      endRun();
+    },
+    blocksAllowed: () => fenceChar === 0 && !onFenceLine,
+    midLine() {
+      atLineStart = false;
+      runLength = 0;
+    },
+  };
+}
