@@ -20,9 +20,10 @@ module.exports = {
     },
     {
       name: "core-only-allowed-deps",
-      comment: "packages/core may depend on effect, jsonrepair, ajv (pure libraries) and itself only.",
+      comment:
+        "packages/core may depend on effect, jsonrepair, ajv (pure libraries) and itself only; its test kit (src/testing) may also use vitest.",
       severity: "error",
-      from: { path: "^packages/core/src" },
+      from: { path: "^packages/core/src", pathNot: "^packages/core/src/testing/" },
       to: {
         dependencyTypes: ["npm", "npm-dev", "npm-optional", "npm-peer", "npm-no-pkg", "npm-unknown"],
         pathNot:

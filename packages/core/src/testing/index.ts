@@ -1,1 +1,2 @@
+export * from "./backend-contract.js";
 export * from "./scripted-backend.js";

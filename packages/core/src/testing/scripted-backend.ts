@@ -18,6 +18,8 @@ export interface ScriptedTurn {
   readonly error?: GatewayError | undefined;
   /** Milliseconds to wait before each chunk (a slow model). */
   readonly delayMs?: number | undefined;
+  /** After this many chunks, stall until aborted (a model that never finishes). */
+  readonly hangAfterChunks?: number | undefined;
 }
 
 export type Script =
@@ -69,6 +71,7 @@ export const createScriptedBackend = (
     const chunks = typeof turn.chunks === "string" ? [turn.chunks] : turn.chunks;
     let played = 0;
     for (const delta of chunks) {
+      if (turn.hangAfterChunks === played) await sleep(2 ** 31 - 1, signal);
       if (turn.delayMs) await sleep(turn.delayMs, signal);
       if (signal.aborted) {
         aborts++;

@@ -20,6 +20,10 @@ export interface TurnSettings {
   readonly maxBlockBytes: number;
   /** How long to wait for the backend's usage after stopping it early. */
   readonly stopGraceMs: number;
+  /** Whole-turn deadline in ms (0 = none); on expiry the backend turn is stopped. */
+  readonly requestTimeoutMs: number;
+  /** Max silence between backend events in ms (0 = none). */
+  readonly idleTimeoutMs: number;
 }
 
 export const DEFAULT_TURN_SETTINGS: TurnSettings = {
@@ -31,6 +35,8 @@ export const DEFAULT_TURN_SETTINGS: TurnSettings = {
   correctiveRetries: 1,
   maxBlockBytes: 1024 * 1024,
   stopGraceMs: 250,
+  requestTimeoutMs: 0,
+  idleTimeoutMs: 0,
 };
 
 /** Header value (`x-proxy-output-mode`) first, then the configured default. */

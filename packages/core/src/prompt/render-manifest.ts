@@ -1,0 +1,95 @@
+import type { ToolPolicy, ToolSpec } from "../model/tool-spec.js";
+import { exampleArguments } from "./example-arguments.js";
+import { renderToolCallBlock, renderUseToolXml } from "./use-tool-xml.js";
+
+/** Which sentinel the model is taught: seed 000's JSON block, or Copilot 3.0–3.1's `<use_tool>` XML. */
+export type SentinelFormat = "json" | "xml";
+
+/** Schemas go in compact, minus noise that costs tokens and teaches nothing. */
+const compactSchema = (tool: ToolSpec): string => {
+  const { $schema: _ignored, ...rest } = (tool.parameters ?? { type: "object", properties: {} }) as Record<
+    string,
+    unknown
+  >;
+  return JSON.stringify(rest);
+};
+
+const describeTool = (tool: ToolSpec): string => {
+  const flags = tool.strict ? " (strict)" : "";
+  const description = tool.description?.trim() ? ` — ${tool.description.trim().replace(/\s+/g, " ")}` : "";
+  return `- ${tool.name}${flags}${description}\n  arguments schema: ${compactSchema(tool)}`;
+};
+
+const exampleBlock = (tool: ToolSpec, format: SentinelFormat): string => {
+  const args = JSON.stringify(exampleArguments(tool.parameters));
+  return format === "json" ? renderToolCallBlock(tool.name, args) : renderUseToolXml(tool.name, args);
+};
+
+const formatRules = (format: SentinelFormat): string[] =>
+  format === "json"
+    ? [
+        "To call a function, write a tool-call block in exactly this form:",
+        '<tool_call>{"name":"<function name>","arguments":"<the arguments object, JSON-encoded as a string>"}</tool_call>',
+        '- Write "name" first, then "arguments": a JSON string whose content is a JSON object matching the schema.',
+      ]
+    : [
+        "To call a function, write a tool block in exactly this form:",
+        "<use_tool>\n<name>function_name</name>\n<parameter_name>value</parameter_name>\n</use_tool>",
+        '- One tag per parameter. For arrays and objects write JSON inside the tag, like ["a", "b"].',
+      ];
+
+const choiceRules = (policy: ToolPolicy): string[] => {
+  const rules: string[] = [];
+  switch (policy.choice.type) {
+    case "none":
+      rules.push("- Do NOT call any function in this reply. Answer with text only.");
+      break;
+    case "required":
+      rules.push("- You MUST call at least one function in this reply.");
+      break;
+    case "tool":
+      rules.push(`- You MUST call the function ${policy.choice.name} in this reply, and no other function.`);
+      break;
+    case "auto":
+      rules.push("- Call a function only when it helps; otherwise answer with text.");
+  }
+  rules.push(
+    policy.parallel
+      ? "- You may call several functions in one reply by writing several blocks one after another."
+      : "- Call at most ONE function per reply.",
+  );
+  if (policy.tools.some((t) => t.strict)) {
+    rules.push(
+      "- Functions marked (strict) must get arguments that match their schema exactly: every required property, the right types, no extra properties.",
+    );
+  }
+  return rules;
+};
+
+/**
+ * The tool manifest and sentinel rules for a text-only model, with one or two examples built from
+ * the request's own tools. Returns "" when the request has no tools.
+ */
+export const renderToolManifest = (policy: ToolPolicy, format: SentinelFormat): string => {
+  if (policy.tools.length === 0) return "";
+  const examples = (
+    policy.choice.type === "tool"
+      ? policy.tools.filter((t) => t.name === (policy.choice as { name: string }).name)
+      : policy.tools
+  ).slice(0, policy.parallel ? 2 : 1);
+  return [
+    "# Functions",
+    "You can call the functions listed below. You cannot run anything yourself: the caller runs the function and sends you its result.",
+    ...formatRules(format),
+    "- Never put a tool block inside a Markdown code fence or quotes, and never show the syntax to the user.",
+    "- Only blocks in exactly this form are function calls; JSON written any other way is shown to the user as plain text.",
+    "- After your block(s), stop writing. Results come back as: [function_call_output call_id=<id> output=<result>]",
+    ...choiceRules(policy),
+    "",
+    "Available functions:",
+    ...policy.tools.map(describeTool),
+    "",
+    examples.length > 1 ? "Example (two calls in one reply):" : "Example:",
+    ...examples.map((tool) => exampleBlock(tool, format)),
+  ].join("\n");
+};

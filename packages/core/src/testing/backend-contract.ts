@@ -1,0 +1,142 @@
+import { describe, expect, it } from "vitest";
+import { isGatewayError } from "../errors/gateway-error.js";
+import type { BackendEvent } from "../events/backend-event.js";
+import type { BackendRequest, TextBackend } from "../ports/text-backend.js";
+
+/** A backend-agnostic description of what the model behind a backend should do for one turn. */
+export interface ContractTurn {
+  readonly text: string;
+  /** How the model streams `text` (concatenation must equal `text`). */
+  readonly chunks?: ReadonlyArray<string> | undefined;
+  readonly reasoning?: string | undefined;
+  readonly usage?: { readonly inputTokens: number; readonly outputTokens: number } | undefined;
+  /** The model provider fails the turn. */
+  readonly failWith?: "server_error" | undefined;
+  /** The model streams its first chunk, then never finishes. */
+  readonly hang?: boolean | undefined;
+  /** Route: serve this turn to the request whose input text contains `match` (else in queue order). */
+  readonly match?: string | undefined;
+}
+
+/** What each adapter provides to run the shared suite against its real backend. */
+export interface ContractHarness {
+  readonly backend: TextBackend;
+  script(turn: ContractTurn): void;
+  close(): Promise<void>;
+}
+
+export interface ContractOptions {
+  /** Case names to skip, each with the reason in a comment at the call site. */
+  readonly skip?: ReadonlyArray<string>;
+  readonly timeoutMs?: number;
+}
+
+const request = (text: string): BackendRequest => ({
+  model: "contract-model",
+  instructions: "You are the contract suite's model.",
+  history: [{ role: "user", content: [{ type: "text", text: "Earlier question." }] }],
+  input: [{ type: "text", text }],
+});
+
+const collect = async (backend: TextBackend, req: BackendRequest, signal = new AbortController().signal) => {
+  const events: BackendEvent[] = [];
+  try {
+    for await (const e of backend.stream(req, { signal })) events.push(e);
+  } catch (error) {
+    events.push({ type: "error", error: isGatewayError(error) ? error : (error as never) });
+  }
+  return events;
+};
+
+const textOf = (events: ReadonlyArray<BackendEvent>, type: "text-delta" | "reasoning-delta") =>
+  events.flatMap((e) => (e.type === type ? [e.delta] : [])).join("");
+
+/**
+ * The `TextBackend` contract every adapter runs (hono router-suite style): event order, text
+ * fidelity, reasoning, usage, abort, concurrency isolation, failures, models and readiness.
+ */
+export const describeTextBackendContract = (
+  name: string,
+  makeHarness: () => Promise<ContractHarness>,
+  options: ContractOptions = {},
+): void => {
+  const test = (title: string, fn: (h: ContractHarness) => Promise<void>) =>
+    (options.skip?.includes(title) ? it.skip : it)(
+      title,
+      async () => {
+        const harness = await makeHarness();
+        try {
+          await fn(harness);
+        } finally {
+          await harness.close();
+        }
+      },
+      options.timeoutMs ?? 60_000,
+    );
+
+  describe(`TextBackend contract: ${name}`, () => {
+    test("streams stream-start, the exact text, usage, then one stop finish", async (h) => {
+      const text = 'Hello from the contract suite: <tool_call>{"a":1}</tool_call> ünïcødé 🚀.';
+      h.script({
+        text,
+        chunks: ["Hello from ", "the contract suite: <tool_", 'call>{"a":1}</tool_call> ünïcødé 🚀.'],
+        usage: { inputTokens: 42, outputTokens: 7 },
+      });
+      const events = await collect(h.backend, request("say hello"));
+      expect(events[0]?.type).toBe("stream-start");
+      expect(textOf(events, "text-delta")).toBe(text);
+      const finishes = events.filter((e) => e.type === "finish");
+      expect(finishes).toHaveLength(1);
+      expect(events.at(-1)).toEqual({ type: "finish", finish: expect.objectContaining({ reason: "stop" }) });
+      const usage = events.find((e) => e.type === "usage");
+      expect(usage).toMatchObject({ usage: { inputTokens: 42, outputTokens: 7, totalTokens: 49 } });
+    });
+
+    test("streams reasoning before the text", async (h) => {
+      h.script({ text: "The answer is 4.", reasoning: "Two plus two is four." });
+      const events = await collect(h.backend, request("what is 2+2"));
+      expect(textOf(events, "reasoning-delta")).toBe("Two plus two is four.");
+      const firstText = events.findIndex((e) => e.type === "text-delta");
+      const lastReasoning = events.findLastIndex((e) => e.type === "reasoning-delta");
+      expect(lastReasoning).toBeLessThan(firstText);
+    });
+
+    test("abort ends a hanging turn promptly without a stop finish", async (h) => {
+      h.script({ text: "I will never finish", hang: true });
+      const controller = new AbortController();
+      const events: BackendEvent[] = [];
+      for await (const e of h.backend.stream(request("hang please"), { signal: controller.signal })) {
+        events.push(e);
+        if (e.type === "text-delta") controller.abort();
+      }
+      expect(textOf(events, "text-delta").length).toBeGreaterThan(0);
+      expect(events.some((e) => e.type === "finish" && e.finish.reason === "length")).toBe(false);
+    });
+
+    test("concurrent turns do not cross-talk", async (h) => {
+      const names = ["alpha", "bravo", "charlie", "delta"];
+      for (const n of names) h.script({ text: `answer for ${n}`, match: `ask-${n}` });
+      const results = await Promise.all(names.map((n) => collect(h.backend, request(`ask-${n}`))));
+      results.forEach((events, i) => {
+        expect(textOf(events, "text-delta")).toBe(`answer for ${names[i]}`);
+      });
+    });
+
+    test("a failing model provider ends the turn with a GatewayError", async (h) => {
+      h.script({ text: "", failWith: "server_error" });
+      const events = await collect(h.backend, request("fail please"));
+      const error = events.find((e) => e.type === "error");
+      expect(error && isGatewayError(error.error)).toBe(true);
+      expect(events.some((e) => e.type === "finish" && e.finish.reason === "stop")).toBe(false);
+    });
+
+    test("lists models and reports readiness", async (h) => {
+      const models = await h.backend.listModels();
+      expect(models.length).toBeGreaterThan(0);
+      expect(typeof models[0]?.id).toBe("string");
+      const readiness = h.backend.readiness();
+      expect(readiness.ready).toBe(true);
+      expect(readiness.capacity).toBeGreaterThan(0);
+    });
+  });
+};

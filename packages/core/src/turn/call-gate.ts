@@ -1,0 +1,210 @@
+import type { AssistantEvent } from "../events/assistant-event.js";
+import type { ToolPolicy } from "../model/tool-spec.js";
+import type { ParserEvent } from "../parser/parser-types.js";
+import type { IdGenerator } from "../ports/id-generator.js";
+import type { TurnSettings } from "./turn-settings.js";
+import type { TurnTelemetry } from "./turn-telemetry.js";
+
+export interface GateResult {
+  readonly events: AssistantEvent[];
+  /** Stop the backend turn: nothing more of it will be forwarded. */
+  readonly stop?: boolean;
+  /** The attempt broke tool_choice / strict rules: run a corrective turn or fail. */
+  readonly violation?: Violation;
+}
+
+export interface Violation {
+  readonly kind: "tool_call_validation_failed" | "tool_choice_not_satisfied";
+  /** Says what went wrong, addressed to the model ("it called X, but …"). */
+  readonly message: string;
+}
+
+interface PendingCall {
+  readonly name: string;
+  readonly id: string;
+  readonly callId: string;
+  index: number;
+  args: string;
+  forwarded: boolean;
+  dropped: boolean;
+  /** Arguments of earlier same-name calls this one may still duplicate. */
+  readonly duplicates: string[];
+  readonly heldDeltas: string[];
+}
+
+const NONE: GateResult = { events: [] };
+
+/**
+ * Applies the turn's tool policy to parser events: tool_choice none/required/forced, the per-turn
+ * call cap (parallel_tool_calls:false ⇒ 1), dedup of identical blocks and stop-after-tools. It only
+ * holds events when policy demands it (text under required/forced, possible duplicates).
+ */
+export const createCallGate = (deps: {
+  readonly policy: ToolPolicy;
+  readonly settings: TurnSettings;
+  readonly ids: IdGenerator;
+  readonly telemetry: TurnTelemetry;
+}) => {
+  const { policy, settings, ids, telemetry } = deps;
+  const cap = policy.parallel ? settings.toolBlockMax : 1;
+  const mustCall = policy.choice.type === "required" || policy.choice.type === "tool";
+  const known = new Set(policy.tools.map((t) => t.name));
+  const emitted: Array<{ name: string; args: string }> = [];
+  const heldText: string[] = [];
+  let pending: PendingCall | undefined;
+  let swallowNextText = false;
+
+  const capReached = () => cap > 0 && emitted.length >= cap;
+
+  const forwardStart = (call: PendingCall): AssistantEvent[] => {
+    call.forwarded = true;
+    call.index = emitted.length;
+    const out: AssistantEvent[] = heldText.splice(0).map((delta) => ({ type: "text-delta", delta }));
+    out.push({
+      type: "tool-call-start",
+      index: call.index,
+      id: call.id,
+      callId: call.callId,
+      name: call.name,
+    });
+    for (const delta of call.heldDeltas.splice(0))
+      out.push({ type: "tool-call-delta", index: call.index, delta });
+    return out;
+  };
+
+  const onText = (text: string): GateResult => {
+    if (swallowNextText) {
+      swallowNextText = false;
+      return NONE;
+    }
+    if (emitted.length > 0 && settings.stopAfterTools && text.trim() !== "") {
+      telemetry.stoppedEarly = true;
+      return { events: [], stop: true };
+    }
+    if (mustCall && emitted.length === 0) {
+      heldText.push(text);
+      return NONE;
+    }
+    return { events: [{ type: "text-delta", delta: text }] };
+  };
+
+  const onStart = (name: string): GateResult => {
+    const dropped = policy.choice.type === "none" || capReached();
+    if (capReached()) telemetry.truncated = true;
+    const duplicates = settings.dedupToolBlocks
+      ? emitted.filter((c) => c.name === name).map((c) => c.args)
+      : [];
+    pending = {
+      name,
+      id: ids.next("fc"),
+      callId: ids.next("call"),
+      index: -1,
+      args: "",
+      forwarded: false,
+      dropped,
+      duplicates,
+      heldDeltas: [],
+    };
+    if (dropped || duplicates.length > 0) return NONE;
+    return { events: forwardStart(pending) };
+  };
+
+  const onDelta = (call: PendingCall, delta: string): GateResult => {
+    call.args += delta;
+    if (call.dropped) return NONE;
+    if (call.forwarded) return { events: [{ type: "tool-call-delta", index: call.index, delta }] };
+    call.heldDeltas.push(delta);
+    const args = call.args;
+    return call.duplicates.some((d) => d.startsWith(args)) ? NONE : { events: forwardStart(call) };
+  };
+
+  const onEnd = (call: PendingCall, e: Extract<ParserEvent, { type: "call-end" }>): GateResult => {
+    pending = undefined;
+    telemetry.callsDetected++;
+    if (e.repaired) telemetry.repairs++;
+    if (e.schemaWarning !== undefined) telemetry.schemaWarnings++;
+    if (call.dropped) return NONE;
+    if (!call.forwarded && call.duplicates.includes(call.args)) {
+      telemetry.deduped++;
+      return NONE;
+    }
+    const events = call.forwarded ? [] : forwardStart(call);
+    events.push({
+      type: "tool-call-end",
+      index: call.index,
+      id: call.id,
+      callId: call.callId,
+      name: call.name,
+      arguments: call.args,
+    });
+    emitted.push({ name: call.name, args: call.args });
+    telemetry.callsEmitted = emitted.length;
+    const stop = settings.stopAfterTools && settings.stopAfterToolsMode === "first";
+    if (stop) telemetry.stoppedEarly = true;
+    return { events, stop };
+  };
+
+  const onRejected = (e: Extract<ParserEvent, { type: "call-rejected" }>): GateResult => {
+    if (e.strict) {
+      telemetry.strictFailures++;
+      return {
+        events: [],
+        violation: {
+          kind: "tool_call_validation_failed",
+          message: `the call to ${e.name ?? "a function"} was invalid (${e.detail})`,
+        },
+      };
+    }
+    if (e.reason !== "unknown-tool") telemetry.parseFailures++;
+    const forced = policy.choice.type === "tool" ? policy.choice.name : undefined;
+    if (forced !== undefined && e.reason === "unknown-tool" && e.name !== undefined && known.has(e.name)) {
+      swallowNextText = true;
+      return {
+        events: [],
+        violation: {
+          kind: "tool_choice_not_satisfied",
+          message: `it called ${e.name}, but only ${forced} may be called`,
+        },
+      };
+    }
+    return NONE;
+  };
+
+  return {
+    accept(e: ParserEvent): GateResult {
+      switch (e.type) {
+        case "text":
+          return onText(e.text);
+        case "call-start":
+          return onStart(e.name);
+        case "call-delta":
+          return pending ? onDelta(pending, e.delta) : NONE;
+        case "call-end":
+          return pending ? onEnd(pending, e) : NONE;
+        case "call-rejected":
+          return onRejected(e);
+      }
+    },
+    /** A new backend attempt starts with a new parser: forget half-seen blocks. */
+    beginAttempt(): void {
+      pending = undefined;
+      swallowNextText = false;
+    },
+    /** At the end of a backend attempt: was tool_choice required/forced satisfied? */
+    endAttempt(): Violation | undefined {
+      if (!mustCall || emitted.length > 0) return undefined;
+      const message =
+        policy.choice.type === "tool"
+          ? `it did not call the function ${policy.choice.name}, which is required`
+          : "it did not call any function, and a function call is required";
+      return { kind: "tool_choice_not_satisfied", message };
+    },
+    /** Text held for a required call that never came is dropped with the failed attempt. */
+    discardHeld(): void {
+      heldText.length = 0;
+    },
+    emittedCount: () => emitted.length,
+  };
+};
+
+export type CallGate = ReturnType<typeof createCallGate>;

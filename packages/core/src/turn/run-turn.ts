@@ -1,0 +1,203 @@
+import { GatewayError } from "../errors/gateway-error.js";
+import type { AssistantEvent } from "../events/assistant-event.js";
+import type { TurnRequest } from "../model/conversation.js";
+import { type Finish, resolveFinishReason } from "../model/finish-reason.js";
+import type { ToolPolicy } from "../model/tool-spec.js";
+import { addUsage, type Usage } from "../model/usage.js";
+import { createSentinelParser } from "../parser/index.js";
+import { type Clock, systemClock } from "../ports/clock.js";
+import type { IdGenerator } from "../ports/id-generator.js";
+import type { BackendRequest, TextBackend } from "../ports/text-backend.js";
+import { renderBackendRequest } from "../prompt/render-history.js";
+import { createArgumentsValidator } from "../tools/index.js";
+import { createCallGate, type Violation } from "./call-gate.js";
+import { nextEvent } from "./next-event.js";
+import type { TurnSettings } from "./turn-settings.js";
+import { createTelemetry, type TurnTelemetry } from "./turn-telemetry.js";
+
+export interface TurnDeps {
+  readonly backend: TextBackend;
+  readonly ids: IdGenerator;
+  readonly clock?: Clock | undefined;
+}
+
+export interface TurnInput {
+  readonly request: TurnRequest;
+  readonly tools: ToolPolicy;
+  readonly settings: TurnSettings;
+  readonly signal: AbortSignal;
+}
+
+export interface TurnHandle {
+  readonly events: AsyncIterable<AssistantEvent>;
+  telemetry(): TurnTelemetry;
+}
+
+interface AttemptOutcome {
+  readonly rawText: string;
+  readonly finish?: Finish | undefined;
+  readonly usage?: Usage | undefined;
+  readonly stopped: boolean;
+  readonly violation?: Violation | undefined;
+  readonly error?: GatewayError | undefined;
+}
+
+const correctiveRequest = (
+  request: BackendRequest,
+  rawText: string,
+  violation: Violation,
+): BackendRequest => ({
+  ...request,
+  history: [
+    ...request.history,
+    { role: "user", content: request.input },
+    { role: "assistant", content: [{ type: "text", text: rawText }] },
+  ],
+  input: [
+    {
+      type: "text",
+      text: `Your previous reply broke the function-calling rules: ${violation.message}. Write your reply again from the start, following the rules exactly.`,
+    },
+  ],
+});
+
+/**
+ * Runs one client turn against a text-only backend: renders tools and history, streams the
+ * backend, parses sentinel blocks, applies the tool policy (gate), retries once with a corrective
+ * turn on tool_choice/strict violations, and yields the canonical assistant event stream.
+ */
+export const runTurn = (deps: TurnDeps, input: TurnInput): TurnHandle => {
+  const { request, tools, settings, signal } = input;
+  const clock = deps.clock ?? systemClock;
+  const telemetry = createTelemetry(tools.tools.map((t) => t.name));
+  const format = settings.outputMode === "obsidian-xml" ? "xml" : "json";
+  const rendered = renderBackendRequest(request, tools, format);
+  telemetry.echoedCalls = rendered.echoedCalls;
+  const allowed =
+    tools.choice.type === "tool"
+      ? tools.tools.filter((t) => t.name === (tools.choice as { name: string }).name)
+      : tools.tools;
+  const toolMap = new Map(allowed.map((t) => [t.name, t]));
+  const validator = tools.tools.length > 0 ? createArgumentsValidator(tools.tools) : undefined;
+  const gate = createCallGate({ policy: tools, settings, ids: deps.ids, telemetry });
+  const deadlineAt = settings.requestTimeoutMs > 0 ? clock.now() + settings.requestTimeoutMs : 0;
+  let started = false;
+
+  async function* attempt(backendRequest: BackendRequest): AsyncGenerator<AssistantEvent, AttemptOutcome> {
+    const controller = new AbortController();
+    const abort = () => controller.abort();
+    signal.addEventListener("abort", abort, { once: true });
+    gate.beginAttempt();
+    const parser = createSentinelParser({ tools: toolMap, validator, maxBlockBytes: settings.maxBlockBytes });
+    const iterator = deps.backend
+      .stream(backendRequest, { signal: controller.signal })
+      [Symbol.asyncIterator]();
+    let rawText = "";
+    let finish: Finish | undefined;
+    let usage: Usage | undefined;
+    try {
+      for (;;) {
+        const next = await nextEvent(iterator, settings.idleTimeoutMs, deadlineAt, clock.now);
+        if (next.kind === "failed") return { rawText, stopped: false, error: next.error };
+        if (next.kind === "done") break;
+        const event = next.event;
+        switch (event.type) {
+          case "stream-start":
+            if (event.turnId !== undefined) telemetry.backendTurnId = event.turnId;
+            if (!started) {
+              started = true;
+              yield event;
+            }
+            break;
+          case "reasoning-delta":
+            yield event;
+            break;
+          case "usage":
+            usage = event.usage;
+            break;
+          case "finish":
+            finish = event.finish;
+            break;
+          case "error":
+            return { rawText, stopped: false, error: event.error };
+          case "text-delta":
+            rawText += event.delta;
+            for (const parsed of parser.push(event.delta)) {
+              const result = gate.accept(parsed);
+              yield* result.events;
+              if (result.violation !== undefined)
+                return { rawText, stopped: true, violation: result.violation };
+              if (result.stop) {
+                controller.abort();
+                return { rawText, stopped: true, usage: await drainUsage(iterator, usage) };
+              }
+            }
+        }
+      }
+      for (const parsed of parser.flush()) {
+        const result = gate.accept(parsed);
+        yield* result.events;
+        if (result.violation !== undefined) return { rawText, stopped: false, violation: result.violation };
+        if (result.stop) break;
+      }
+      return { rawText, finish, usage, stopped: false, violation: gate.endAttempt() };
+    } finally {
+      signal.removeEventListener("abort", abort);
+      controller.abort();
+      void iterator.return?.()?.catch(() => undefined);
+    }
+  }
+
+  /** After stopping the backend early, give it a moment to report real usage. */
+  async function drainUsage(
+    iterator: AsyncIterator<unknown>,
+    known: Usage | undefined,
+  ): Promise<Usage | undefined> {
+    let usage = known;
+    const graceAt = clock.now() + settings.stopGraceMs;
+    for (;;) {
+      const left = graceAt - clock.now();
+      if (left <= 0) return usage;
+      const next = await nextEvent(iterator as AsyncIterator<never>, left, 0, clock.now);
+      if (next.kind !== "event") return usage;
+      const event = next.event as { type: string; usage?: Usage };
+      if (event.type === "usage" && event.usage) usage = event.usage;
+    }
+  }
+
+  async function* events(): AsyncGenerator<AssistantEvent> {
+    let backendRequest = rendered.request;
+    let usage: Usage | undefined;
+    for (let attemptNo = 0; ; attemptNo++) {
+      const outcome = yield* attempt(backendRequest);
+      if (outcome.usage) usage = addUsage(usage, outcome.usage);
+      if (outcome.error) {
+        yield { type: "error", error: outcome.error };
+        return;
+      }
+      if (outcome.violation !== undefined) {
+        gate.discardHeld();
+        if (attemptNo < settings.correctiveRetries && !signal.aborted) {
+          telemetry.retries++;
+          backendRequest = correctiveRequest(backendRequest, outcome.rawText, outcome.violation);
+          continue;
+        }
+        const message = `The model's reply broke the tool rules after ${telemetry.retries} corrective turn(s): ${outcome.violation.message}.`;
+        yield { type: "error", error: new GatewayError(outcome.violation.kind, message) };
+        return;
+      }
+      if (!outcome.stopped && outcome.finish === undefined && gate.emittedCount() === 0) {
+        yield {
+          type: "error",
+          error: new GatewayError("backend_error", "The backend ended the turn without finishing it."),
+        };
+        return;
+      }
+      if (usage) yield { type: "usage", usage };
+      yield { type: "finish", finish: resolveFinishReason(outcome.finish, gate.emittedCount()) };
+      return;
+    }
+  }
+
+  return { events: events(), telemetry: () => ({ ...telemetry }) };
+};
