@@ -1,1 +1,2 @@
-export const placeholder = 1;
+export { type ChatCompletionsDeps, createChatCompletionsApp } from "./app.js";
+export { type ChatTurnPlan, decodeChatRequest } from "./decode-request.js";

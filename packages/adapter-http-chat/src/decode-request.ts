@@ -1,0 +1,77 @@
+import {
+  decodeToolPolicy,
+  GatewayError,
+  invalidRequest,
+  issueToGatewayError,
+  type ToolPolicy,
+  type TurnRequest,
+} from "@proxy/core";
+import { Result, SchemaParser } from "effect";
+import { messagesToItems } from "./messages-to-items.js";
+import { ChatCompletionRequest } from "./request-schema.js";
+
+/** Everything one Chat Completions request asks for, ready for `runTurn` and the encoders. */
+export interface ChatTurnPlan {
+  readonly request: TurnRequest;
+  readonly tools: ToolPolicy;
+  readonly stream: boolean;
+  readonly includeUsage: boolean;
+  /** The request used legacy `functions`: answer with `function_call` and `finish_reason:"function_call"`. */
+  readonly legacyFunctions: boolean;
+}
+
+const decodeBody = SchemaParser.decodeUnknownResult(ChatCompletionRequest);
+
+const parseJson = (text: string): unknown => {
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    const detail = e instanceof Error ? e.message : String(e);
+    throw new GatewayError("invalid_request", `We could not parse the JSON body of your request: ${detail}`, {
+      code: "invalid_json",
+    });
+  }
+};
+
+/** Decodes a raw request body; every failure is a GatewayError("invalid_request") naming its `param`. */
+export const decodeChatRequest = (bodyText: string): ChatTurnPlan => {
+  const json = parseJson(bodyText);
+  const decoded = decodeBody(json);
+  if (Result.isFailure(decoded)) throw issueToGatewayError(decoded.failure);
+  const body = decoded.success;
+  if (body.n != null && body.n !== 1) {
+    throw invalidRequest(
+      `n=${body.n} is not supported: this gateway returns exactly one choice.`,
+      "n",
+      "unsupported_value",
+    );
+  }
+  const legacyFunctions = body.tools == null && body.functions != null;
+  const policy = decodeToolPolicy({
+    tools: body.tools,
+    tool_choice: body.tool_choice,
+    parallel_tool_calls: body.parallel_tool_calls,
+    functions: body.functions,
+    function_call: body.function_call,
+  });
+  const format = body.response_format;
+  const schema = format?.type === "json_schema" ? (format.json_schema.schema ?? undefined) : undefined;
+  const request: TurnRequest = {
+    model: body.model,
+    items: messagesToItems(body.messages),
+    reasoningEffort: body.reasoning_effort ?? undefined,
+    outputSchema: schema,
+    // A json_schema format without a schema still asks for JSON.
+    jsonObject:
+      format?.type === "json_object" || (format?.type === "json_schema" && schema === undefined) || undefined,
+    maxOutputTokens: body.max_completion_tokens ?? body.max_tokens ?? undefined,
+  };
+  return {
+    request,
+    // A legacy `function_call` answer holds exactly one call.
+    tools: legacyFunctions ? { tools: policy.tools, choice: policy.choice, parallel: false } : policy,
+    stream: body.stream === true,
+    includeUsage: body.stream === true && body.stream_options?.include_usage === true,
+    legacyFunctions,
+  };
+};

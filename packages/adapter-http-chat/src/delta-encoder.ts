@@ -1,0 +1,88 @@
+import { type AssistantEvent, type OutputMode, renderUseToolXml } from "@proxy/core";
+
+export interface ToolCallDelta {
+  readonly index: number;
+  readonly id?: string;
+  readonly type?: "function";
+  readonly function: { readonly name?: string; readonly arguments: string };
+}
+
+/** One `choices[0].delta` of a Chat Completions chunk. */
+export interface ChatDelta {
+  readonly role?: "assistant";
+  readonly content?: string;
+  /** Reasoning text, under the field vLLM/DeepSeek/LiteLLM use; clients that do not know it ignore it. */
+  readonly reasoning_content?: string;
+  readonly tool_calls?: ReadonlyArray<ToolCallDelta>;
+  /** Legacy `functions` requests only. */
+  readonly function_call?: { readonly name?: string; readonly arguments: string };
+}
+
+export interface DeltaEncoderOptions {
+  readonly outputMode: OutputMode;
+  readonly legacyFunctions: boolean;
+}
+
+/**
+ * Turns one turn's assistant events into Chat deltas: the single translation both the SSE stream and
+ * the non-stream message (folded from the same deltas) are built from. Names, ids and `type` go in a
+ * call's first delta only (Copilot concatenates repeated names); later deltas carry `index` + argument
+ * fragments. In `obsidian-xml` mode each finished call is also written as `<use_tool>` content text.
+ */
+export const createDeltaEncoder = (options: DeltaEncoderOptions) => {
+  const argumentLengths = new Map<number, number>();
+  let lastContent = "";
+
+  const content = (text: string): ChatDelta => {
+    lastContent = text;
+    return { content: text };
+  };
+
+  const callDelta = (index: number, args: string): ChatDelta =>
+    options.legacyFunctions
+      ? { function_call: { arguments: args } }
+      : { tool_calls: [{ index, function: { arguments: args } }] };
+
+  return {
+    encode(event: AssistantEvent): ChatDelta[] {
+      switch (event.type) {
+        case "text-delta":
+          return event.delta === "" ? [] : [content(event.delta)];
+        case "reasoning-delta":
+          return event.delta === "" ? [] : [{ reasoning_content: event.delta }];
+        case "tool-call-start":
+          argumentLengths.set(event.index, 0);
+          return options.legacyFunctions
+            ? [{ function_call: { name: event.name, arguments: "" } }]
+            : [
+                {
+                  tool_calls: [
+                    {
+                      index: event.index,
+                      id: event.callId,
+                      type: "function",
+                      function: { name: event.name, arguments: "" },
+                    },
+                  ],
+                },
+              ];
+        case "tool-call-delta":
+          if (event.delta === "") return [];
+          argumentLengths.set(event.index, (argumentLengths.get(event.index) ?? 0) + event.delta.length);
+          return [callDelta(event.index, event.delta)];
+        case "tool-call-end": {
+          // A parameterless call must still carry `{}` (vllm#28806): clients JSON.parse the arguments.
+          const out = argumentLengths.get(event.index) === 0 ? [callDelta(event.index, "{}")] : [];
+          if (options.outputMode === "obsidian-xml") {
+            const separator = lastContent === "" || lastContent.endsWith("\n") ? "" : "\n";
+            const args = event.arguments === "" ? "{}" : event.arguments;
+            out.push(content(`${separator}${renderUseToolXml(event.name, args)}\n`));
+          }
+          return out;
+        }
+        default:
+          return [];
+      }
+    },
+  };
+};
