@@ -1,1 +1,33 @@
-export const placeholder = 1;
+#!/usr/bin/env node
+// `proxy`: flags mirror the environment options one to one (see docs/configuration.md).
+import { parseArgs } from "node:util";
+import { helpText } from "./config/help.js";
+import { OPTIONS } from "./config/options.js";
+import { main } from "./gateway.js";
+
+const parse = () => {
+  try {
+    return parseArgs({
+      options: {
+        help: { type: "boolean", short: "h" },
+        ...Object.fromEntries(OPTIONS.map((o) => [o.flag.slice(2), { type: "string" as const }])),
+      },
+      strict: true,
+    }).values as Record<string, string | boolean | undefined>;
+  } catch (error) {
+    process.stderr.write(`proxy: ${(error as Error).message}\nRun 'proxy --help' for the options.\n`);
+    process.exit(2);
+  }
+};
+
+const values = parse();
+if (values.help) {
+  process.stdout.write(helpText());
+} else {
+  const flags: Record<string, string> = {};
+  for (const o of OPTIONS) {
+    const v = values[o.flag.slice(2)];
+    if (typeof v === "string") flags[o.key] = v;
+  }
+  await main(flags);
+}

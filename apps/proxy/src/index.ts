@@ -1,1 +1,9 @@
-export const placeholder = 1;
+export { createGatewayBackend, type GatewayBackend } from "./backend/gateway-backend.js";
+export { ConfigError, type GatewayConfig, resolveConfig } from "./config/config.js";
+export { configurationTable, helpText } from "./config/help.js";
+export { OPTIONS } from "./config/options.js";
+export { type AppDeps, createApp } from "./create-app.js";
+export { main, type RunningGateway, startGateway, turnSettingsFrom, VERSION } from "./gateway.js";
+export { createLogger } from "./observability/logger.js";
+export { createMetrics } from "./observability/metrics.js";
+export { Backend } from "./runtime.js";

@@ -1,1 +1,4 @@
-export const placeholder = 1;
+// Entry point of `npm start` / `node dist/main.js`: configuration from the environment.
+import { main } from "./gateway.js";
+
+await main();

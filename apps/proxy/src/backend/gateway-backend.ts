@@ -1,0 +1,95 @@
+import { type BackendEvent, GatewayError, type TextBackend } from "@proxy/core";
+
+/**
+ * Decorates the chosen backend with what only the deployment knows: model aliases, and a drain
+ * for graceful shutdown (new turns are refused; turns still running at the deadline end with a
+ * proper error event, which the HTTP adapters turn into a terminal SSE event).
+ */
+export interface GatewayBackend extends TextBackend {
+  /** Refuse new turns, wait up to `graceMs` for running ones, then end the rest cleanly. */
+  drain(graceMs: number): Promise<void>;
+  activeTurns(): number;
+}
+
+export const createGatewayBackend = (
+  inner: TextBackend,
+  aliases: Readonly<Record<string, string>> = {},
+): GatewayBackend => {
+  const active = new Set<(error: GatewayError) => void>();
+  let draining = false;
+  const idle: Array<() => void> = [];
+  const settle = () => {
+    if (active.size === 0) for (const resolve of idle.splice(0)) resolve();
+  };
+
+  async function* guarded(
+    request: Parameters<TextBackend["stream"]>[0],
+    signal: AbortSignal,
+  ): AsyncGenerator<BackendEvent> {
+    if (draining)
+      throw new GatewayError("backend_unavailable", "The gateway is shutting down.", {
+        retryAfterSeconds: 5,
+      });
+    const controller = new AbortController();
+    const forward = () => controller.abort();
+    signal.addEventListener("abort", forward, { once: true });
+    let stopWith: GatewayError | undefined;
+    let wake: (() => void) | undefined;
+    const stop = (error: GatewayError) => {
+      stopWith = error;
+      controller.abort();
+      wake?.();
+    };
+    active.add(stop);
+    const iterator = inner
+      .stream({ ...request, model: aliases[request.model] ?? request.model }, { signal: controller.signal })
+      [Symbol.asyncIterator]();
+    try {
+      for (;;) {
+        const stopped = new Promise<"stopped">((resolve) => {
+          wake = () => resolve("stopped");
+        });
+        if (stopWith) break;
+        const next = await Promise.race([iterator.next(), stopped]);
+        if (next === "stopped" || next.done) break;
+        yield next.value;
+      }
+      if (stopWith) yield { type: "error", error: stopWith };
+    } finally {
+      signal.removeEventListener("abort", forward);
+      active.delete(stop);
+      controller.abort();
+      void iterator.return?.()?.catch(() => undefined);
+      settle();
+    }
+  }
+
+  return {
+    specificationVersion: "v1",
+    name: inner.name,
+    stream: (request, { signal }) => guarded(request, signal),
+    async listModels() {
+      const models = await inner.listModels();
+      const aliased = Object.entries(aliases).map(([id, target]) => ({
+        id,
+        description: `alias of ${target}`,
+        ownedBy: "proxy",
+      }));
+      return [...models, ...aliased.filter((a) => !models.some((m) => m.id === a.id))];
+    },
+    readiness: () => {
+      const r = inner.readiness();
+      return draining ? { ...r, ready: false, detail: "draining" } : r;
+    },
+    activeTurns: () => active.size,
+    async drain(graceMs) {
+      draining = true;
+      if (active.size > 0) {
+        const timer = new Promise<void>((resolve) => setTimeout(resolve, graceMs).unref?.());
+        await Promise.race([new Promise<void>((resolve) => idle.push(resolve)), timer]);
+      }
+      for (const stop of [...active])
+        stop(new GatewayError("backend_unavailable", "The gateway shut down before the turn finished."));
+    },
+  };
+};

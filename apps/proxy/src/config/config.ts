@@ -1,0 +1,110 @@
+import { Result, Schema, SchemaIssue, SchemaParser } from "effect";
+import { OPTIONS, type OptionSpec } from "./options.js";
+
+const PositiveInt = Schema.Number.check(Schema.isInt(), Schema.isGreaterThanOrEqualTo(1));
+const NonNegativeInt = Schema.Number.check(Schema.isInt(), Schema.isGreaterThanOrEqualTo(0));
+
+/** The validated gateway configuration (decoded at startup; a bad value stops startup). */
+export const GatewayConfig = Schema.Struct({
+  port: Schema.Number.check(Schema.isInt(), Schema.isBetween({ minimum: 0, maximum: 65535 })),
+  host: Schema.String.check(Schema.isMinLength(1)),
+  apiKeys: Schema.Array(Schema.String.check(Schema.isMinLength(8))),
+  corsOrigins: Schema.Array(Schema.String),
+  codexBin: Schema.String,
+  codexPoolSize: PositiveInt,
+  maxInFlight: PositiveInt,
+  maxQueue: NonNegativeInt,
+  bodyLimitBytes: PositiveInt,
+  requestTimeoutMs: NonNegativeInt,
+  idleTimeoutMs: NonNegativeInt,
+  outputMode: Schema.Literals(["openai-json", "obsidian-xml"]),
+  stopAfterTools: Schema.Boolean,
+  stopAfterToolsMode: Schema.Literals(["burst", "first"]),
+  toolBlockMax: NonNegativeInt,
+  toolBlockDedup: Schema.Boolean,
+  correctiveRetries: Schema.Number.check(Schema.isInt(), Schema.isBetween({ minimum: 0, maximum: 5 })),
+  modelAliases: Schema.Record(Schema.String, Schema.String),
+  shutdownGraceMs: NonNegativeInt,
+  logLevel: Schema.Literals(["fatal", "error", "warn", "info", "debug", "trace", "silent"]),
+  configFile: Schema.String,
+});
+export type GatewayConfig = typeof GatewayConfig.Type;
+
+export class ConfigError extends Error {
+  override readonly name = "ConfigError";
+}
+
+const parseRaw = (spec: OptionSpec, raw: string): unknown => {
+  const value = raw.trim();
+  switch (spec.kind) {
+    case "int":
+      return value === "" ? Number.NaN : Number(value);
+    case "bool":
+      if (/^(1|true|yes|on)$/i.test(value)) return true;
+      if (/^(0|false|no|off)$/i.test(value)) return false;
+      return value;
+    case "list":
+      return value === ""
+        ? []
+        : value
+            .split(",")
+            .map((s) => s.trim())
+            .filter((s) => s !== "");
+    case "map": {
+      const out: Record<string, string> = {};
+      for (const pair of value
+        .split(",")
+        .map((s) => s.trim())
+        .filter((s) => s !== "")) {
+        const [k, v] = pair.split("=").map((s) => s.trim());
+        if (!k || !v) throw new ConfigError(`${spec.env}: expected alias=model pairs, got '${pair}'`);
+        out[k] = v;
+      }
+      return out;
+    }
+    default:
+      return value;
+  }
+};
+
+const decode = SchemaParser.decodeUnknownResult(GatewayConfig);
+const formatter = SchemaIssue.makeFormatterStandardSchemaV1();
+
+/**
+ * Merges defaults ← config file ← environment ← CLI flags and validates the result. Errors name
+ * the option the way the operator set it (env var or flag) and say what was expected.
+ */
+export const resolveConfig = (sources: {
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly flags?: Readonly<Record<string, string>>;
+  readonly file?: Readonly<Record<string, unknown>>;
+}): GatewayConfig => {
+  const merged: Record<string, unknown> = {};
+  const origin: Record<string, string> = {};
+  for (const spec of OPTIONS) {
+    merged[spec.key] = parseRaw(spec, spec.default);
+    if (sources.file && spec.key in sources.file) {
+      merged[spec.key] = sources.file[spec.key];
+      origin[spec.key] = `config file key '${spec.key}'`;
+    }
+    const env = sources.env[spec.env];
+    if (env !== undefined && env !== "") {
+      merged[spec.key] = parseRaw(spec, env);
+      origin[spec.key] = spec.env;
+    }
+    const flag = sources.flags?.[spec.key];
+    if (flag !== undefined) {
+      merged[spec.key] = parseRaw(spec, flag);
+      origin[spec.key] = spec.flag;
+    }
+  }
+  const result = decode(merged);
+  if (Result.isSuccess(result)) return result.success;
+  const first = formatter(result.failure).issues[0];
+  const key = String((first?.path?.[0] as { key?: unknown } | undefined)?.key ?? first?.path?.[0] ?? "");
+  const spec = OPTIONS.find((o) => o.key === key);
+  const where = origin[key] ?? (spec ? `${spec.env} (default)` : key);
+  throw new ConfigError(
+    `Invalid configuration value for ${where}: ${first?.message ?? "invalid"} (got ${JSON.stringify(merged[key])})`,
+  );
+};

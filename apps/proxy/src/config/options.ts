@@ -1,0 +1,156 @@
+/**
+ * Every gateway option in one table: the env var, the CLI flag, the config-file key, the default
+ * and what it does. `docs/configuration.md` and `proxy --help` are generated from / checked against it.
+ */
+export type OptionKind = "int" | "bool" | "string" | "list" | "map" | "enum";
+
+export interface OptionSpec {
+  readonly key: string;
+  readonly env: string;
+  readonly flag: string;
+  readonly kind: OptionKind;
+  readonly default: string;
+  readonly values?: ReadonlyArray<string>;
+  readonly doc: string;
+}
+
+const opt = (
+  key: string,
+  env: string,
+  kind: OptionKind,
+  def: string,
+  doc: string,
+  values?: string[],
+): OptionSpec => ({
+  key,
+  env,
+  flag: `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`,
+  kind,
+  default: def,
+  doc,
+  ...(values ? { values } : {}),
+});
+
+export const OPTIONS: ReadonlyArray<OptionSpec> = [
+  opt("port", "PORT", "int", "8787", "TCP port to listen on."),
+  opt(
+    "host",
+    "HOST",
+    "string",
+    "127.0.0.1",
+    "Address to bind. Non-loopback without API keys logs a loud warning.",
+  ),
+  opt(
+    "apiKeys",
+    "PROXY_API_KEYS",
+    "list",
+    "",
+    "Comma-separated bearer keys clients must send. Empty = no auth.",
+  ),
+  opt(
+    "corsOrigins",
+    "PROXY_CORS_ORIGINS",
+    "list",
+    "",
+    "Comma-separated allowed CORS origins (`*` for any). Empty = CORS off.",
+  ),
+  opt("codexBin", "CODEX_BIN", "string", "", "Path to the codex binary. Empty = the pinned @openai/codex."),
+  opt(
+    "codexPoolSize",
+    "PROXY_CODEX_POOL_SIZE",
+    "int",
+    "1",
+    "Number of long-lived codex app-server processes.",
+  ),
+  opt("maxInFlight", "PROXY_MAX_IN_FLIGHT", "int", "16", "Backend turns running at once."),
+  opt(
+    "maxQueue",
+    "PROXY_MAX_QUEUE",
+    "int",
+    "64",
+    "Turns waiting for a slot; beyond it requests get 429 + Retry-After.",
+  ),
+  opt(
+    "bodyLimitBytes",
+    "PROXY_BODY_LIMIT_BYTES",
+    "int",
+    String(8 * 1024 * 1024),
+    "Max request body; larger gets 413.",
+  ),
+  opt("requestTimeoutMs", "PROXY_REQUEST_TIMEOUT_MS", "int", "600000", "Whole-turn deadline (0 = none)."),
+  opt(
+    "idleTimeoutMs",
+    "PROXY_IDLE_TIMEOUT_MS",
+    "int",
+    "120000",
+    "Max silence from the backend mid-turn (0 = none).",
+  ),
+  opt(
+    "outputMode",
+    "PROXY_OUTPUT_MODE",
+    "enum",
+    "openai-json",
+    "Default output mode; `x-proxy-output-mode` overrides per request.",
+    ["openai-json", "obsidian-xml"],
+  ),
+  opt(
+    "stopAfterTools",
+    "PROXY_STOP_AFTER_TOOLS",
+    "bool",
+    "true",
+    "Stop the backend turn and drop text after the last tool call of a burst.",
+  ),
+  opt(
+    "stopAfterToolsMode",
+    "PROXY_STOP_AFTER_TOOLS_MODE",
+    "enum",
+    "burst",
+    "`burst`: stop when text follows the calls; `first`: after the first call.",
+    ["burst", "first"],
+  ),
+  opt("toolBlockMax", "PROXY_TOOL_BLOCK_MAX", "int", "0", "Max tool calls per turn (0 = unlimited)."),
+  opt(
+    "toolBlockDedup",
+    "PROXY_TOOL_BLOCK_DEDUP",
+    "bool",
+    "true",
+    "Drop a tool block identical to an earlier one in the same turn.",
+  ),
+  opt(
+    "correctiveRetries",
+    "PROXY_CORRECTIVE_RETRIES",
+    "int",
+    "1",
+    "Corrective backend turns for strict / tool_choice violations.",
+  ),
+  opt(
+    "modelAliases",
+    "PROXY_MODEL_ALIASES",
+    "map",
+    "",
+    "Comma-separated `alias=model` pairs, e.g. `gpt-4o=gpt-5.5`; aliases are listed by /v1/models.",
+  ),
+  opt(
+    "shutdownGraceMs",
+    "PROXY_SHUTDOWN_GRACE_MS",
+    "int",
+    "10000",
+    "On SIGTERM/SIGINT, how long in-flight streams may finish.",
+  ),
+  opt("logLevel", "LOG_LEVEL", "enum", "info", "pino log level.", [
+    "fatal",
+    "error",
+    "warn",
+    "info",
+    "debug",
+    "trace",
+    "silent",
+  ]),
+  opt(
+    "configFile",
+    "PROXY_CONFIG_FILE",
+    "string",
+    "",
+    "Optional JSON config file (keys as in this table); env and flags override it.",
+  ),
+];

@@ -1,0 +1,129 @@
+import { createChatCompletionsApp } from "@proxy/adapter-http-chat";
+import { createResponsesApp } from "@proxy/adapter-http-responses";
+import {
+  type Clock,
+  GatewayError,
+  type IdGenerator,
+  systemClock,
+  type TurnSettings,
+  unixSeconds,
+} from "@proxy/core";
+import { Hono } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import { cors } from "hono/cors";
+import type { GatewayBackend } from "./backend/gateway-backend.js";
+import { bearerAuth } from "./http/auth.js";
+import { methodNotAllowed, notFound, onError } from "./http/errors.js";
+import { openApiDocument } from "./http/openapi.js";
+import { createRequestContext } from "./http/request-context.js";
+import type { Logger } from "./observability/logger.js";
+import type { Metrics } from "./observability/metrics.js";
+
+export interface AppDeps {
+  readonly backend: GatewayBackend;
+  readonly settings: TurnSettings;
+  readonly logger: Logger;
+  readonly metrics: Metrics;
+  readonly apiKeys: ReadonlyArray<string>;
+  readonly corsOrigins: ReadonlyArray<string>;
+  readonly bodyLimitBytes: number;
+  readonly version: string;
+  readonly ids?: IdGenerator;
+  readonly clock?: Clock;
+}
+
+const ROUTES: ReadonlyArray<[string, string]> = [
+  ["/v1/chat/completions", "POST"],
+  ["/v1/responses", "POST"],
+  ["/v1/responses/compact", "POST"],
+  ["/v1/responses/:id", "GET"],
+  ["/v1/models", "GET"],
+  ["/v1/models/:id", "GET"],
+  ["/healthz", "GET"],
+  ["/readyz", "GET"],
+  ["/metrics", "GET"],
+  ["/openapi.json", "GET"],
+];
+
+/** The composition of HTTP concerns around the two API sub-apps; no I/O of its own. */
+export const createApp = (deps: AppDeps): Hono => {
+  const { backend, logger, metrics } = deps;
+  const clock = deps.clock ?? systemClock;
+  const context = createRequestContext({ logger, metrics });
+  const app = new Hono();
+  app.onError(onError(logger));
+  app.notFound(notFound);
+  app.use("*", context.middleware);
+  if (deps.corsOrigins.length > 0) {
+    app.use(
+      "*",
+      cors({
+        origin: deps.corsOrigins.includes("*") ? "*" : [...deps.corsOrigins],
+        exposeHeaders: ["x-request-id"],
+      }),
+    );
+  }
+
+  app.get("/healthz", (c) => c.json({ status: "ok" }));
+  app.get("/readyz", (c) => {
+    const r = backend.readiness();
+    metrics.observeBackend(r);
+    const ready = r.ready && r.inFlight + r.queued < r.capacity + 1;
+    return c.json(
+      {
+        status: ready ? "ready" : "not_ready",
+        ...r,
+        capacity: Number.isFinite(r.capacity) ? r.capacity : null,
+      },
+      ready ? 200 : 503,
+    );
+  });
+  app.get("/metrics", async (c) => {
+    metrics.observeBackend(backend.readiness());
+    return c.text(await metrics.registry.metrics(), 200, { "content-type": metrics.registry.contentType });
+  });
+  app.get("/openapi.json", (c) => c.json(openApiDocument(deps.version)));
+
+  const v1 = new Hono();
+  v1.use("*", bearerAuth(deps.apiKeys));
+  const tooLarge = new GatewayError(
+    "invalid_request",
+    `Request body is larger than ${deps.bodyLimitBytes} bytes.`,
+    {
+      code: "request_too_large",
+    },
+  );
+  v1.use(
+    "*",
+    bodyLimit({ maxSize: deps.bodyLimitBytes, onError: (c) => c.json({ error: tooLarge.toOpenAI() }, 413) }),
+  );
+  v1.get("/models", async (c) => {
+    const created = unixSeconds(clock);
+    const models = await backend.listModels();
+    return c.json({
+      object: "list",
+      data: models.map((m) => ({ id: m.id, object: "model", created, owned_by: m.ownedBy ?? "codex" })),
+    });
+  });
+  v1.get("/models/:id", async (c) => {
+    const model = (await backend.listModels()).find((m) => m.id === c.req.param("id"));
+    if (!model)
+      throw new GatewayError("not_found", `The model '${c.req.param("id")}' does not exist.`, {
+        param: "model",
+        code: "model_not_found",
+      });
+    return c.json({
+      id: model.id,
+      object: "model",
+      created: unixSeconds(clock),
+      owned_by: model.ownedBy ?? "codex",
+    });
+  });
+  const adapterDeps = { backend, ids: deps.ids, clock, settings: deps.settings, observer: context.observer };
+  v1.route("/", createChatCompletionsApp(adapterDeps));
+  v1.route("/", createResponsesApp(adapterDeps));
+  app.route("/v1", v1);
+
+  for (const [path, allow] of ROUTES) app.all(path, methodNotAllowed(allow));
+  return app;
+};

@@ -1,0 +1,103 @@
+import { readFileSync } from "node:fs";
+import { type ServerType, serve } from "@hono/node-server";
+import { DEFAULT_TURN_SETTINGS, type TurnSettings } from "@proxy/core";
+import { Effect, type Layer, ManagedRuntime } from "effect";
+import { ConfigError, type GatewayConfig, resolveConfig } from "./config/config.js";
+import { createApp } from "./create-app.js";
+import { createLogger, type Logger } from "./observability/logger.js";
+import { createMetrics } from "./observability/metrics.js";
+import { Backend } from "./runtime.js";
+
+export const VERSION = "0.1.0";
+
+export const turnSettingsFrom = (config: GatewayConfig): TurnSettings => ({
+  ...DEFAULT_TURN_SETTINGS,
+  outputMode: config.outputMode,
+  stopAfterTools: config.stopAfterTools,
+  stopAfterToolsMode: config.stopAfterToolsMode,
+  toolBlockMax: config.toolBlockMax,
+  dedupToolBlocks: config.toolBlockDedup,
+  correctiveRetries: config.correctiveRetries,
+  requestTimeoutMs: config.requestTimeoutMs,
+  idleTimeoutMs: config.idleTimeoutMs,
+});
+
+const isLoopback = (host: string) => host === "localhost" || host === "::1" || host.startsWith("127.");
+
+export interface RunningGateway {
+  readonly server: ServerType;
+  readonly url: string;
+  shutdown(reason: string): Promise<void>;
+}
+
+/** Starts the gateway with the given backend layer (codex by default) and returns a handle. */
+export const startGateway = async (
+  config: GatewayConfig,
+  options: { readonly logger?: Logger; readonly backendLayer?: Layer.Layer<Backend> } = {},
+): Promise<RunningGateway> => {
+  const logger = options.logger ?? createLogger(config.logLevel);
+  const runtime = ManagedRuntime.make(options.backendLayer ?? Backend.layerCodex(config, logger));
+  const backend = await runtime.runPromise(
+    Effect.gen(function* () {
+      return yield* Backend;
+    }),
+  );
+  const app = createApp({
+    backend,
+    settings: turnSettingsFrom(config),
+    logger,
+    metrics: createMetrics(),
+    apiKeys: config.apiKeys,
+    corsOrigins: config.corsOrigins,
+    bodyLimitBytes: config.bodyLimitBytes,
+    version: VERSION,
+  });
+  if (config.apiKeys.length === 0 && !isLoopback(config.host)) {
+    logger.warn(
+      { host: config.host },
+      "!!! NO API KEYS: the gateway is open to anyone who can reach this address. Set PROXY_API_KEYS.",
+    );
+  }
+  const server = await new Promise<ServerType>((resolve) => {
+    const s = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, () => resolve(s));
+  });
+  const address = server.address();
+  const port = typeof address === "object" && address ? address.port : config.port;
+  const url = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${port}`;
+  logger.info({ url, backend: backend.name, outputMode: config.outputMode }, "gateway listening");
+
+  let closing: Promise<void> | undefined;
+  const shutdown = (reason: string) =>
+    (closing ??= (async () => {
+      logger.info({ reason, activeTurns: backend.activeTurns() }, "shutting down: no new connections");
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      await backend.drain(config.shutdownGraceMs);
+      if ("closeIdleConnections" in server) server.closeIdleConnections();
+      await Promise.race([closed, new Promise((r) => setTimeout(r, 1000).unref())]);
+      if ("closeAllConnections" in server) server.closeAllConnections();
+      await runtime.dispose();
+      logger.info("stopped");
+    })());
+  return { server, url, shutdown };
+};
+
+/** Process entry: config from env (+ optional file and CLI flags), signals, exit codes. */
+export const main = async (flags: Readonly<Record<string, string>> = {}): Promise<void> => {
+  let config: GatewayConfig;
+  try {
+    const file = flags.configFile ?? process.env.PROXY_CONFIG_FILE;
+    const fileValues = file ? (JSON.parse(readFileSync(file, "utf8")) as Record<string, unknown>) : undefined;
+    config = resolveConfig({ env: process.env, flags, ...(fileValues ? { file: fileValues } : {}) });
+  } catch (error) {
+    process.stderr.write(
+      `proxy: ${error instanceof ConfigError || error instanceof Error ? error.message : String(error)}\n`,
+    );
+    process.exit(2);
+  }
+  const gateway = await startGateway(config);
+  for (const signal of ["SIGTERM", "SIGINT"] as const) {
+    process.once(signal, () => {
+      void gateway.shutdown(signal).then(() => process.exit(0));
+    });
+  }
+};

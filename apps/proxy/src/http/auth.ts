@@ -1,0 +1,29 @@
+import { createHash, timingSafeEqual } from "node:crypto";
+import { GatewayError } from "@proxy/core";
+import type { MiddlewareHandler } from "hono";
+
+const digest = (s: string) => createHash("sha256").update(s).digest();
+
+/**
+ * Bearer-key auth. Keys are compared as SHA-256 digests with timingSafeEqual, against every key
+ * without early exit, so timing reveals neither which key nor how much of it matched.
+ */
+export const bearerAuth = (keys: ReadonlyArray<string>): MiddlewareHandler => {
+  const digests = keys.map(digest);
+  return async (c, next) => {
+    if (digests.length === 0) return next();
+    const header = c.req.header("authorization") ?? "";
+    const match = /^Bearer\s+(.+)$/i.exec(header.trim());
+    const presented = digest(match?.[1] ?? "");
+    let ok = false;
+    for (const d of digests) ok = timingSafeEqual(d, presented) || ok;
+    if (!ok) {
+      throw new GatewayError(
+        "unauthorized",
+        match ? "Incorrect API key provided." : "Missing bearer authentication in the Authorization header.",
+        { code: "invalid_api_key" },
+      );
+    }
+    return next();
+  };
+};

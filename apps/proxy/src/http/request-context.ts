@@ -1,0 +1,89 @@
+import { AsyncLocalStorage } from "node:async_hooks";
+import { randomUUID } from "node:crypto";
+import type { Transformer } from "node:stream/web";
+import type { TurnObserver, TurnSummary } from "@proxy/core";
+import type { MiddlewareHandler } from "hono";
+import { routePath } from "hono/route";
+import type { Logger } from "../observability/logger.js";
+import type { Metrics } from "../observability/metrics.js";
+
+interface RequestStore {
+  summary?: TurnSummary;
+}
+
+/**
+ * Per-request context without globals in handlers: the adapters' TurnObserver drops its summary
+ * into this request's AsyncLocalStorage slot, and the log line is written when the body has been
+ * fully sent (streams included), with time to first byte measured on the way out.
+ */
+export const createRequestContext = (deps: {
+  readonly logger: Logger;
+  readonly metrics: Metrics;
+  readonly now?: () => number;
+}) => {
+  const storage = new AsyncLocalStorage<RequestStore>();
+  const now = deps.now ?? (() => performance.now());
+
+  const observer: TurnObserver = {
+    onTurnEnd(summary) {
+      const store = storage.getStore();
+      if (store) store.summary = summary;
+      deps.metrics.observeTurn(summary);
+    },
+  };
+
+  const middleware: MiddlewareHandler = async (c, next) => {
+    const started = now();
+    const incoming = c.req.header("x-request-id");
+    const requestId = incoming && /^[\w.:-]{1,128}$/.test(incoming) ? incoming : randomUUID();
+    const store: RequestStore = {};
+    const log = deps.logger.child({ requestId });
+    c.set("requestId" as never, requestId as never);
+    await storage.run(store, next);
+    c.header("x-request-id", requestId);
+    const route = routePath(c) || c.req.path;
+    const finish = (ttfb: number | undefined) => {
+      const duration = now() - started;
+      const s = store.summary;
+      deps.metrics.observeRequest(
+        route,
+        c.req.method,
+        c.res.status,
+        duration / 1000,
+        ttfb === undefined ? undefined : ttfb / 1000,
+      );
+      log.info(
+        {
+          route,
+          method: c.req.method,
+          status: c.res.status,
+          durationMs: Math.round(duration),
+          ttfbMs: ttfb === undefined ? undefined : Math.round(ttfb),
+          model: s?.model,
+          stream: s?.stream,
+          toolCalls: s?.telemetry.callsEmitted,
+          outputMode: s?.outputMode,
+          finish: s?.finish,
+          error: s?.error?.kind,
+          backendTurnId: s?.telemetry.backendTurnId,
+        },
+        "request",
+      );
+    };
+    const body = c.res.body;
+    if (!body) return finish(now() - started);
+    let first: number | undefined;
+    const tap = new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk: Uint8Array, controller: TransformStreamDefaultController<Uint8Array>) {
+        first ??= now() - started;
+        controller.enqueue(chunk);
+      },
+      flush: () => finish(first),
+      // A client that hangs up cancels the body; the request still gets its log line.
+      cancel: () => finish(first),
+    } as Transformer<Uint8Array, Uint8Array>);
+    c.res = new Response(body.pipeThrough(tap), c.res);
+  };
+
+  return { middleware, observer };
+};

@@ -1,0 +1,96 @@
+import type { TurnSummary } from "@proxy/core";
+import { Counter, Gauge, Histogram, Registry } from "prom-client";
+
+/** One registry per gateway instance (never prom-client's global), so tests can run many. */
+export const createMetrics = () => {
+  const registry = new Registry();
+  const requests = new Counter({
+    name: "proxy_http_requests_total",
+    help: "HTTP requests by route and status.",
+    labelNames: ["route", "method", "status"] as const,
+    registers: [registry],
+  });
+  const latency = new Histogram({
+    name: "proxy_http_request_duration_seconds",
+    help: "Time from request to response end.",
+    labelNames: ["route"] as const,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120],
+    registers: [registry],
+  });
+  const ttfb = new Histogram({
+    name: "proxy_time_to_first_byte_seconds",
+    help: "Time from request to the first response byte.",
+    labelNames: ["route"] as const,
+    buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [registry],
+  });
+  const toolCalls = new Counter({
+    name: "proxy_tool_calls_emitted_total",
+    help: "Tool calls emitted to clients.",
+    labelNames: ["api"] as const,
+    registers: [registry],
+  });
+  const parseFailures = new Counter({
+    name: "proxy_tool_parse_failures_total",
+    help: "Sentinel blocks that could not be parsed.",
+    registers: [registry],
+  });
+  const strictFailures = new Counter({
+    name: "proxy_tool_strict_failures_total",
+    help: "Strict tool calls that failed validation.",
+    registers: [registry],
+  });
+  const retries = new Counter({
+    name: "proxy_corrective_retries_total",
+    help: "Corrective backend turns.",
+    registers: [registry],
+  });
+  const turns = new Counter({
+    name: "proxy_turns_total",
+    help: "Turns by API and outcome.",
+    labelNames: ["api", "outcome"] as const,
+    registers: [registry],
+  });
+  const backendRestarts = new Gauge({
+    name: "proxy_backend_restarts",
+    help: "Backend process restarts since start.",
+    registers: [registry],
+  });
+  const inFlight = new Gauge({
+    name: "proxy_backend_in_flight_turns",
+    help: "Backend turns running now.",
+    registers: [registry],
+  });
+  const queueDepth = new Gauge({
+    name: "proxy_backend_queue_depth",
+    help: "Turns waiting for a backend slot.",
+    registers: [registry],
+  });
+
+  return {
+    registry,
+    observeRequest(route: string, method: string, status: number, seconds: number, ttfbSeconds?: number) {
+      requests.inc({ route, method, status: String(status) });
+      latency.observe({ route }, seconds);
+      if (ttfbSeconds !== undefined) ttfb.observe({ route }, ttfbSeconds);
+    },
+    observeTurn(summary: TurnSummary) {
+      const t = summary.telemetry;
+      if (t.callsEmitted > 0) toolCalls.inc({ api: summary.api }, t.callsEmitted);
+      if (t.parseFailures > 0) parseFailures.inc(t.parseFailures);
+      if (t.strictFailures > 0) strictFailures.inc(t.strictFailures);
+      if (t.retries > 0) retries.inc(t.retries);
+      turns.inc({
+        api: summary.api,
+        outcome: summary.error ? summary.error.kind : (summary.finish ?? "unknown"),
+      });
+    },
+    observeBackend(readiness: { inFlight: number; queued: number; restarts: number }) {
+      inFlight.set(readiness.inFlight);
+      queueDepth.set(readiness.queued);
+      backendRestarts.set(readiness.restarts);
+    },
+  };
+};
+
+export type Metrics = ReturnType<typeof createMetrics>;

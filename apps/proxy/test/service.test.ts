@@ -1,0 +1,124 @@
+import { createScriptedBackend } from "@proxy/core/testing";
+import { afterEach, describe, expect, it } from "vitest";
+import { serveApp } from "./support/serve-app.js";
+
+const chat = (body: object) => ({
+  method: "POST",
+  headers: { "content-type": "application/json" },
+  body: JSON.stringify(body),
+});
+const hello = { model: "m", messages: [{ role: "user", content: "hi" }] };
+
+describe("gateway service routes", () => {
+  const closers: Array<() => Promise<void>> = [];
+  afterEach(async () => {
+    for (const close of closers.splice(0)) await close();
+  });
+  const start = async (options: Parameters<typeof serveApp>[1] = {}) => {
+    const served = await serveApp(
+      createScriptedBackend([{ chunks: ["Hello!"] }], { models: [{ id: "gpt-5.5" }] }),
+      options,
+    );
+    closers.push(served.close);
+    return served;
+  };
+
+  it("answers health, readiness, OpenAPI and model listing (with aliases)", async () => {
+    const { url } = await start({ aliases: { "gpt-4o": "gpt-5.5" } });
+    expect(await (await fetch(`${url}/healthz`)).json()).toEqual({ status: "ok" });
+    const ready = await fetch(`${url}/readyz`);
+    expect(ready.status).toBe(200);
+    expect(await ready.json()).toMatchObject({ status: "ready", ready: true });
+    const openapi = (await (await fetch(`${url}/openapi.json`)).json()) as { openapi: string; paths: object };
+    expect(openapi.openapi).toBe("3.1.0");
+    expect(Object.keys(openapi.paths)).toContain("/v1/chat/completions");
+    const models = (await (await fetch(`${url}/v1/models`)).json()) as {
+      object: string;
+      data: Array<{ id: string; object: string }>;
+    };
+    expect(models.object).toBe("list");
+    expect(models.data.map((m) => m.id)).toEqual(["gpt-5.5", "gpt-4o"]);
+    expect(models.data[0]?.object).toBe("model");
+  });
+
+  it("answers unknown routes with 404 and wrong methods with 405, both in OpenAI's error shape", async () => {
+    const { url } = await start();
+    const missing = await fetch(`${url}/v1/nope`);
+    expect(missing.status).toBe(404);
+    expect(missing.headers.get("content-type")).toContain("application/json");
+    expect(await missing.json()).toMatchObject({
+      error: { type: "invalid_request_error", code: "unknown_url" },
+    });
+    const wrong = await fetch(`${url}/v1/chat/completions`);
+    expect(wrong.status).toBe(405);
+    expect(wrong.headers.get("allow")).toBe("POST");
+    expect(await wrong.json()).toMatchObject({ error: { code: "method_not_allowed" } });
+  });
+
+  it("enforces bearer keys with 401 in OpenAI shape and lets the right key through", async () => {
+    const { url, logs } = await start({ apiKeys: ["sk-test-key-1", "sk-test-key-2"] });
+    const none = await fetch(`${url}/v1/chat/completions`, chat(hello));
+    expect(none.status).toBe(401);
+    expect(await none.json()).toMatchObject({
+      error: { type: "invalid_request_error", code: "invalid_api_key" },
+    });
+    const bad = await fetch(`${url}/v1/models`, { headers: { authorization: "Bearer sk-wrong-key" } });
+    expect(bad.status).toBe(401);
+    const good = await fetch(`${url}/v1/chat/completions`, {
+      ...chat(hello),
+      headers: { "content-type": "application/json", authorization: "Bearer sk-test-key-2" },
+    });
+    expect(good.status).toBe(200);
+    expect(JSON.stringify(logs)).not.toContain("sk-test-key");
+    expect((await fetch(`${url}/healthz`)).status).toBe(200);
+  });
+
+  it("rejects bodies over the limit with 413", async () => {
+    const { url } = await start({ bodyLimitBytes: 1024 });
+    const res = await fetch(
+      `${url}/v1/chat/completions`,
+      chat({ ...hello, messages: [{ role: "user", content: "x".repeat(5000) }] }),
+    );
+    expect(res.status).toBe(413);
+    expect(await res.json()).toMatchObject({ error: { code: "request_too_large" } });
+  });
+
+  it("echoes x-request-id, logs one summary line per request and counts it in /metrics", async () => {
+    const { url, logs } = await start();
+    const res = await fetch(`${url}/v1/chat/completions`, {
+      ...chat(hello),
+      headers: { "content-type": "application/json", "x-request-id": "req-abc" },
+    });
+    expect(res.headers.get("x-request-id")).toBe("req-abc");
+    await res.text();
+    await new Promise((r) => setTimeout(r, 20));
+    const line = logs.find((l) => l.requestId === "req-abc" && l.msg === "request");
+    expect(line).toMatchObject({
+      route: "/v1/chat/completions",
+      status: 200,
+      model: "m",
+      toolCalls: 0,
+      outputMode: "openai-json",
+    });
+    const metrics = await (await fetch(`${url}/metrics`)).text();
+    expect(metrics).toMatch(
+      /proxy_http_requests_total\{route="\/v1\/chat\/completions",method="POST",status="200"\} 1/,
+    );
+    expect(metrics).toContain("proxy_backend_in_flight_turns");
+  });
+
+  it("answers CORS preflights only when configured", async () => {
+    const off = await start();
+    const pre = await fetch(`${off.url}/v1/chat/completions`, {
+      method: "OPTIONS",
+      headers: { origin: "app://obsidian.md", "access-control-request-method": "POST" },
+    });
+    expect(pre.headers.get("access-control-allow-origin")).toBeNull();
+    const on = await start({ corsOrigins: ["app://obsidian.md"] });
+    const pre2 = await fetch(`${on.url}/v1/chat/completions`, {
+      method: "OPTIONS",
+      headers: { origin: "app://obsidian.md", "access-control-request-method": "POST" },
+    });
+    expect(pre2.headers.get("access-control-allow-origin")).toBe("app://obsidian.md");
+  });
+});

@@ -1,0 +1,50 @@
+import type { AddressInfo } from "node:net";
+import { serve } from "@hono/node-server";
+import {
+  createCountingIdGenerator,
+  DEFAULT_TURN_SETTINGS,
+  fixedClock,
+  type TextBackend,
+  type TurnSettings,
+} from "@proxy/core";
+import { pino } from "pino";
+import { createGatewayBackend } from "../../src/backend/gateway-backend.js";
+import { createApp } from "../../src/create-app.js";
+import { createMetrics } from "../../src/observability/metrics.js";
+
+/** The real app (all middleware, both adapters) on a real loopback HTTP server over any backend. */
+export const serveApp = async (
+  inner: TextBackend,
+  options: {
+    readonly apiKeys?: string[];
+    readonly corsOrigins?: string[];
+    readonly bodyLimitBytes?: number;
+    readonly aliases?: Record<string, string>;
+    readonly settings?: Partial<TurnSettings>;
+  } = {},
+) => {
+  const lines: Array<Record<string, unknown>> = [];
+  const logger = pino({ level: "info" }, { write: (line: string) => void lines.push(JSON.parse(line)) });
+  const backend = createGatewayBackend(inner, options.aliases ?? {});
+  const app = createApp({
+    backend,
+    settings: { ...DEFAULT_TURN_SETTINGS, ...options.settings },
+    logger,
+    metrics: createMetrics(),
+    apiKeys: options.apiKeys ?? [],
+    corsOrigins: options.corsOrigins ?? [],
+    bodyLimitBytes: options.bodyLimitBytes ?? 8 * 1024 * 1024,
+    version: "test",
+    ids: createCountingIdGenerator(),
+    clock: fixedClock(1_700_000_000_000),
+  });
+  const server = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" });
+  await new Promise<void>((resolve) => server.once("listening", () => resolve()));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    backend,
+    logs: lines,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+};
