@@ -1,1 +1,5 @@
-export const placeholder = 1;
+export { createResponsesApp } from "./app.js";
+export type { ResponsesAppDeps } from "./http/deps.js";
+export { decodeResponsesRequest, type ParsedResponsesRequest } from "./request/decode-request.js";
+export { createResponsesEncoder, type ResponsesEvent } from "./response/encoder.js";
+export { toFunctionCallItem } from "./response/output-items.js";

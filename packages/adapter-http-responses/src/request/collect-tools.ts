@@ -1,0 +1,121 @@
+import type { ToolSource } from "./map-input.js";
+
+/**
+ * Function tools the backend can call, gathered from `tools`, from `namespace` tools and from
+ * codex's `additional_tools` input items. Everything else (`custom`, `web_search`, `tool_search`,
+ * `file_search`, `mcp`, …) is set aside: accepted, documented as unsupported, never rendered.
+ */
+export interface CollectedTools {
+  /** Raw function tools (either wire shape, D4) for core's `decodeToolPolicy`. */
+  readonly raw: ReadonlyArray<unknown>;
+  /** Where each raw tool came from, e.g. `tools[4].tools[1]` or `input[0].tools[0].tools[2]`. */
+  readonly paths: ReadonlyArray<string>;
+  /** Tool name → namespace, for tools exposed from inside a `namespace` tool. */
+  readonly namespaces: ReadonlyMap<string, string>;
+}
+
+const isRecord = (u: unknown): u is Record<string, unknown> =>
+  typeof u === "object" && u !== null && !Array.isArray(u);
+
+const nameOf = (tool: Record<string, unknown>): unknown =>
+  tool.name ?? (isRecord(tool.function) ? tool.function.name : undefined);
+
+export const collectFunctionTools = (
+  topLevel: ReadonlyArray<unknown> | null | undefined,
+  extra: ReadonlyArray<ToolSource>,
+): CollectedTools => {
+  const raw: unknown[] = [];
+  const paths: string[] = [];
+  const namespaces = new Map<string, string>();
+  const seen = new Set<unknown>();
+
+  const add = (tool: unknown, path: string, namespace: string | undefined, dedup: boolean): void => {
+    const name = isRecord(tool) ? nameOf(tool) : undefined;
+    // Tools from namespaces and input carriers may repeat a top-level tool: first one wins.
+    if (dedup && seen.has(name)) return;
+    seen.add(name);
+    raw.push(tool);
+    paths.push(path);
+    if (namespace !== undefined && typeof name === "string") namespaces.set(name, namespace);
+  };
+
+  const walk = (tools: ReadonlyArray<unknown>, base: string, fromCarrier: boolean): void => {
+    for (const [i, tool] of tools.entries()) {
+      const path = `${base}[${i}]`;
+      if (!isRecord(tool)) {
+        // Non-objects go to decodeToolPolicy, which reports them with their path.
+        add(tool, path, undefined, false);
+      } else if (tool.type === "function" || (tool.type === undefined && isRecord(tool.function))) {
+        add(tool, path, undefined, fromCarrier);
+      } else if (tool.type === "namespace" && Array.isArray(tool.tools)) {
+        const namespace = typeof tool.name === "string" ? tool.name : undefined;
+        for (const [j, inner] of tool.tools.entries())
+          if (isRecord(inner) && inner.type === "function")
+            add(inner, `${path}.tools[${j}]`, namespace, true);
+      }
+    }
+  };
+
+  walk(topLevel ?? [], "tools", false);
+  for (const source of extra) walk(source.tools, source.path, true);
+  return { raw, paths, namespaces };
+};
+
+/** `decodeToolPolicy` names `tools[k]…` of the list we gave it; point back at the client's path. */
+export const rewriteToolParam = (param: string | null, paths: ReadonlyArray<string>): string | null => {
+  if (param === null) return null;
+  return param.replace(/^tools\[(\d+)\]/, (whole, k: string) => paths[Number(k)] ?? whole);
+};
+
+/** Tool choices naming hosted tools we do not run; degrade to `auto` rather than fail the client. */
+const HOSTED_CHOICES = new Set([
+  "web_search",
+  "web_search_preview",
+  "web_search_preview_2025_03_11",
+  "file_search",
+  "computer_use_preview",
+  "computer_use",
+  "image_generation",
+  "code_interpreter",
+  "mcp",
+  "shell",
+  "apply_patch",
+  "tool_search",
+]);
+
+export interface NormalizedChoice {
+  readonly toolChoice: unknown;
+  /** `allowed_tools`: only these names are exposed. */
+  readonly allowed?: ReadonlySet<string> | undefined;
+}
+
+/** Responses-only `tool_choice` shapes → what `decodeToolPolicy` understands. */
+export const normalizeToolChoice = (choice: unknown): NormalizedChoice => {
+  if (!isRecord(choice)) return { toolChoice: choice };
+  if (choice.type === "allowed_tools" && Array.isArray(choice.tools)) {
+    const allowed = new Set<string>();
+    for (const tool of choice.tools)
+      if (isRecord(tool) && typeof tool.name === "string") allowed.add(tool.name);
+    return { toolChoice: choice.mode ?? "auto", allowed };
+  }
+  if (choice.type === "custom") return { toolChoice: { type: "function", name: choice.name } };
+  if (typeof choice.type === "string" && HOSTED_CHOICES.has(choice.type)) return { toolChoice: "auto" };
+  return { toolChoice: choice };
+};
+
+export const filterAllowed = (
+  tools: CollectedTools,
+  allowed: ReadonlySet<string> | undefined,
+): CollectedTools => {
+  if (allowed === undefined) return tools;
+  const raw: unknown[] = [];
+  const paths: string[] = [];
+  tools.raw.forEach((tool, i) => {
+    const name = isRecord(tool) ? nameOf(tool) : undefined;
+    if (typeof name === "string" && allowed.has(name)) {
+      raw.push(tool);
+      paths.push(tools.paths[i] ?? "tools");
+    }
+  });
+  return { raw, paths, namespaces: tools.namespaces };
+};

@@ -1,0 +1,110 @@
+import type { ToolPolicy, TurnRequest } from "@proxy/core";
+import { decodeToolPolicy, invalidRequest, isGatewayError, issueToGatewayError } from "@proxy/core";
+import { Result, SchemaParser } from "effect";
+import {
+  collectFunctionTools,
+  filterAllowed,
+  normalizeToolChoice,
+  rewriteToolParam,
+} from "./collect-tools.js";
+import { decodeInput } from "./decode-input.js";
+import { mapInput } from "./map-input.js";
+import { ResponsesRequest, type TextFormat } from "./request-schema.js";
+
+/**
+ * What the turn must produce: ordinary output, or (codex remote compaction v2) exactly one
+ * `compaction` item holding a summary of the input.
+ */
+export type TurnPurpose = "answer" | "compaction";
+
+export interface ParsedResponsesRequest {
+  /** The decoded body, echoed in the Response object. */
+  readonly body: ResponsesRequest;
+  readonly turn: TurnRequest;
+  readonly tools: ToolPolicy;
+  /** Tool name → namespace for tools exposed from `namespace` tools (set on function_call items). */
+  readonly namespaces: ReadonlyMap<string, string>;
+  readonly stream: boolean;
+  readonly purpose: TurnPurpose;
+}
+
+/** codex's inline compaction request: `tools: []` plus this phrase in the last user message. */
+const CODEX_COMPACTION_MARKER = "CONTEXT CHECKPOINT COMPACTION";
+
+const decodeBody = SchemaParser.decodeUnknownResult(ResponsesRequest);
+
+const NO_TOOLS: ToolPolicy = { tools: [], choice: { type: "none" }, parallel: false };
+
+const outputFormat = (
+  format: TextFormat | null | undefined,
+): Pick<TurnRequest, "outputSchema" | "jsonObject"> => {
+  if (format?.type === "json_schema") return { outputSchema: format.schema };
+  if (format?.type === "json_object") return { jsonObject: true };
+  return {};
+};
+
+/** Decodes and checks a `POST /v1/responses` body; throws GatewayError("invalid_request") naming `param`. */
+export const decodeResponsesRequest = (json: unknown): ParsedResponsesRequest => {
+  const decoded = decodeBody(json);
+  if (Result.isFailure(decoded)) throw issueToGatewayError(decoded.failure);
+  const body = decoded.success;
+
+  if (body.previous_response_id !== undefined && body.previous_response_id !== null)
+    throw invalidRequest(
+      `Previous response with id '${body.previous_response_id}' not found: this gateway does not store responses; send the full conversation in 'input' instead.`,
+      "previous_response_id",
+      "previous_response_not_found",
+    );
+  if (body.conversation !== undefined && body.conversation !== null)
+    throw invalidRequest(
+      "'conversation' is not supported: this gateway does not store conversations.",
+      "conversation",
+      "unsupported_parameter",
+    );
+  if (body.background === true)
+    throw invalidRequest(
+      "'background' mode is not supported: use stream:true instead.",
+      "background",
+      "unsupported_parameter",
+    );
+
+  const input = mapInput(body.input === undefined ? undefined : decodeInput(body.input));
+  const purpose: TurnPurpose = input.compactionTrigger ? "compaction" : "answer";
+  const codexCompaction =
+    Array.isArray(body.tools) &&
+    body.tools.length === 0 &&
+    input.lastUserText.includes(CODEX_COMPACTION_MARKER);
+
+  const turn: TurnRequest = {
+    model: body.model,
+    instructions: body.instructions ?? undefined,
+    items: input.items,
+    reasoningEffort: body.reasoning?.effort ?? undefined,
+    maxOutputTokens: body.max_output_tokens ?? undefined,
+    ...outputFormat(body.text?.format),
+  };
+
+  // Compaction answers must be text: a tool call there makes codex loop (reference §3.4).
+  if (purpose === "compaction" || codexCompaction)
+    return { body, turn, tools: NO_TOOLS, namespaces: new Map(), stream: body.stream === true, purpose };
+
+  const { toolChoice, allowed } = normalizeToolChoice(body.tool_choice);
+  const collected = filterAllowed(collectFunctionTools(body.tools, input.additionalTools), allowed);
+  let tools: ToolPolicy;
+  try {
+    tools = decodeToolPolicy({
+      tools: collected.raw,
+      tool_choice: toolChoice,
+      parallel_tool_calls: body.parallel_tool_calls,
+    });
+  } catch (error) {
+    if (!isGatewayError(error)) throw error;
+    const param = rewriteToolParam(error.param, collected.paths);
+    throw invalidRequest(
+      error.message.replaceAll(error.param ?? "\u0000", param ?? ""),
+      param ?? undefined,
+      error.code,
+    );
+  }
+  return { body, turn, tools, namespaces: collected.namespaces, stream: body.stream === true, purpose };
+};

@@ -1,0 +1,135 @@
+import type { ContentPart, ConversationItem } from "@proxy/core";
+import { invalidRequest } from "@proxy/core";
+import type { Input, InputItem, MessageContentPart } from "./input-schema.js";
+
+/** Tools carried inside the input (codex `additional_tools`), with the path they came from. */
+export interface ToolSource {
+  readonly tools: ReadonlyArray<unknown>;
+  readonly path: string;
+}
+
+export interface MappedInput {
+  readonly items: ReadonlyArray<ConversationItem>;
+  readonly additionalTools: ReadonlyArray<ToolSource>;
+  /** codex remote compaction v2: the answer must be exactly one `compaction` item. */
+  readonly compactionTrigger: boolean;
+  /** Text of the last user message (compaction-prompt detection). */
+  readonly lastUserText: string;
+}
+
+/** How a compaction we issued is shown to the backend when the client sends it back. */
+export const renderCompactionSummary = (summary: string): string =>
+  `Summary of the earlier part of this conversation (the full history was compacted):\n\n${summary}`;
+
+const IMAGE_DETAILS = new Set(["auto", "low", "high"]);
+
+const toContentPart = (part: MessageContentPart): ContentPart => {
+  switch (part.type) {
+    case "input_text":
+    case "output_text":
+      return { type: "text", text: part.text };
+    case "refusal":
+      return { type: "text", text: part.refusal };
+    case "input_image": {
+      const detail = part.detail;
+      return detail !== undefined && detail !== null && IMAGE_DETAILS.has(detail)
+        ? { type: "image", url: part.image_url, detail: detail as "auto" | "low" | "high" }
+        : { type: "image", url: part.image_url };
+    }
+  }
+};
+
+type ToolOutput = Extract<InputItem, { type: "function_call_output" }>["output"];
+
+/** Tool results are text for the backend; non-text parts leave a visible placeholder. */
+const toolOutputText = (output: ToolOutput): string =>
+  typeof output === "string"
+    ? output
+    : output
+        .map((part) =>
+          part.type === "input_text" || part.type === "output_text" ? part.text : `[${part.type} omitted]`,
+        )
+        .join("\n");
+
+const textOf = (content: ReadonlyArray<ContentPart>): string =>
+  content.map((part) => (part.type === "text" ? part.text : "")).join("\n");
+
+/** Responses `input` → the core's conversation items, in order. */
+export const mapInput = (input: Input | undefined): MappedInput => {
+  if (input === undefined) throw invalidRequest("Missing required parameter: 'input'.", "input");
+  if (typeof input === "string") {
+    const items = [{ type: "message", role: "user", content: [{ type: "text", text: input }] } as const];
+    return { items, additionalTools: [], compactionTrigger: false, lastUserText: input };
+  }
+  const items: ConversationItem[] = [];
+  const additionalTools: ToolSource[] = [];
+  const callNames = new Map<string, string>();
+  let compactionTrigger = false;
+  let lastUserText = "";
+  input.forEach((item, i) => {
+    switch (item.type) {
+      case undefined:
+      case "message": {
+        const content =
+          typeof item.content === "string"
+            ? [{ type: "text", text: item.content } as const]
+            : item.content.map(toContentPart);
+        if (item.role === "user") lastUserText = textOf(content);
+        items.push({ type: "message", role: item.role, content });
+        return;
+      }
+      case "function_call":
+        callNames.set(item.call_id, item.name);
+        items.push({ type: "tool-call", callId: item.call_id, name: item.name, arguments: item.arguments });
+        return;
+      case "custom_tool_call":
+        callNames.set(item.call_id, item.name);
+        items.push({
+          type: "tool-call",
+          callId: item.call_id,
+          name: item.name,
+          arguments: JSON.stringify({ input: item.input }),
+        });
+        return;
+      case "function_call_output":
+      case "custom_tool_call_output":
+        items.push({
+          type: "tool-result",
+          callId: item.call_id,
+          name: callNames.get(item.call_id),
+          output: toolOutputText(item.output),
+        });
+        return;
+      case "reasoning": {
+        const text = [...(item.summary ?? []), ...(item.content ?? [])].map((e) => e.text).join("\n");
+        if (text !== "") items.push({ type: "reasoning", text });
+        return;
+      }
+      case "additional_tools":
+        additionalTools.push({ tools: item.tools, path: `input[${i}].tools` });
+        return;
+      case "compaction":
+        items.push({
+          type: "message",
+          role: "user",
+          content: [{ type: "text", text: renderCompactionSummary(item.encrypted_content) }],
+        });
+        return;
+      case "compaction_trigger":
+        compactionTrigger = true;
+        return;
+      case "item_reference":
+        throw invalidRequest(
+          "item_reference is not supported: this gateway does not store items; send the full item instead.",
+          `input[${i}]`,
+          "unsupported_value",
+        );
+      default:
+        // Hosted-tool items (web_search_call, …) from another provider's history: not rendered.
+        return;
+    }
+  });
+  if (items.length === 0 && !compactionTrigger)
+    throw invalidRequest("'input' must contain at least one message or item.", "input");
+  return { items, additionalTools, compactionTrigger, lastUserText };
+};

@@ -1,0 +1,106 @@
+/**
+ * The Responses output items we emit, each rendered by exactly one function used by both the
+ * streaming and the non-streaming paths (seed 000's "finalization step", D1).
+ */
+
+export type ItemStatus = "in_progress" | "completed" | "incomplete";
+
+export interface OutputText {
+  readonly type: "output_text";
+  readonly text: string;
+  readonly annotations: [];
+  readonly logprobs: [];
+}
+
+export interface MessageOutputItem {
+  readonly type: "message";
+  readonly id: string;
+  readonly status: ItemStatus;
+  readonly role: "assistant";
+  readonly content: ReadonlyArray<OutputText>;
+}
+
+export interface FunctionCallOutputItem {
+  readonly type: "function_call";
+  readonly id: string;
+  readonly call_id: string;
+  readonly name: string;
+  readonly arguments: string;
+  readonly status: ItemStatus;
+  readonly namespace?: string;
+}
+
+export interface SummaryText {
+  readonly type: "summary_text";
+  readonly text: string;
+}
+
+export interface ReasoningOutputItem {
+  readonly type: "reasoning";
+  readonly id: string;
+  readonly summary: ReadonlyArray<SummaryText>;
+}
+
+export interface CompactionOutputItem {
+  readonly type: "compaction";
+  readonly id: string;
+  readonly encrypted_content: string;
+}
+
+export type OutputItem =
+  | MessageOutputItem
+  | FunctionCallOutputItem
+  | ReasoningOutputItem
+  | CompactionOutputItem;
+
+export const outputText = (text: string): OutputText => ({
+  type: "output_text",
+  text,
+  annotations: [],
+  logprobs: [],
+});
+
+export const toMessageItem = (
+  id: string,
+  text: string | undefined,
+  status: ItemStatus,
+): MessageOutputItem => ({
+  type: "message",
+  id,
+  status,
+  role: "assistant",
+  content: text === undefined ? [] : [outputText(text)],
+});
+
+/** D1: `id` (fc_…) and `call_id` (call_…) always both present; `arguments` always a JSON string. */
+export const toFunctionCallItem = (call: {
+  readonly id: string;
+  readonly callId: string;
+  readonly name: string;
+  readonly arguments: string;
+  readonly status: ItemStatus;
+  readonly namespace?: string | undefined;
+}): FunctionCallOutputItem => ({
+  type: "function_call",
+  id: call.id,
+  call_id: call.callId,
+  name: call.name,
+  arguments: call.arguments,
+  status: call.status,
+  ...(call.namespace === undefined ? {} : { namespace: call.namespace }),
+});
+
+export const summaryText = (text: string): SummaryText => ({ type: "summary_text", text });
+
+export const toReasoningItem = (id: string, text: string | undefined): ReasoningOutputItem => ({
+  type: "reasoning",
+  id,
+  summary: text === undefined ? [] : [summaryText(text)],
+});
+
+/** Our compaction "blob" is the summary text itself: opaque to clients, readable by us when echoed. */
+export const toCompactionItem = (id: string, summary: string): CompactionOutputItem => ({
+  type: "compaction",
+  id,
+  encrypted_content: summary,
+});
