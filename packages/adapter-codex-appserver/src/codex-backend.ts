@@ -1,7 +1,7 @@
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { BackendReadiness, ModelInfo, TextBackend } from "@proxy/core";
+import { type BackendReadiness, GatewayError, type ModelInfo, type TextBackend } from "@proxy/core";
 import { resolveCodexCommand } from "./codex-binary.js";
 import { type Logger, silentLogger } from "./logger.js";
 import { mapRpcError } from "./map-codex-error.js";
@@ -105,6 +105,13 @@ export const createCodexBackend = (options: CodexBackendOptions = {}): CodexBack
     },
   });
 
+  const unavailable = (e: unknown): never => {
+    const why = e instanceof Error ? e.message : String(e);
+    throw new GatewayError("backend_unavailable", `codex could not be started (${command}): ${why}`, {
+      cause: e,
+    });
+  };
+
   /** Runs one control request on any ready app-server. */
   const control = async <T>(method: string, params: unknown): Promise<T> => {
     const lease = await pool.acquire(AbortSignal.timeout(startTimeoutMs), startTimeoutMs);
@@ -126,7 +133,7 @@ export const createCodexBackend = (options: CodexBackendOptions = {}): CodexBack
           pool,
           admission,
           logger,
-          sealedParams: () => sealed,
+          sealedParams: () => sealed.catch(unavailable),
           allowRemoteImages: options.allowRemoteImages ?? false,
           requestTimeoutMs,
           startWaitMs: startTimeoutMs,
@@ -178,7 +185,7 @@ export const createCodexBackend = (options: CodexBackendOptions = {}): CodexBack
       return { authenticated, requiresOpenaiAuth, accountType, detail };
     },
     async warmup() {
-      await sealed;
+      await sealed.catch(unavailable);
       const lease = await pool.acquire(AbortSignal.timeout(startTimeoutMs), startTimeoutMs);
       lease.release();
     },

@@ -18,6 +18,10 @@ export interface ScriptedResponse {
   };
   /** Milliseconds to wait before each text chunk. */
   readonly delayMs?: number;
+  /** Hold the response (headers included) until this settles: lets a test line up concurrent turns. */
+  readonly gate?: Promise<unknown>;
+  /** After streaming the chunks, end the stream without `response.completed` (codex retries that). */
+  readonly truncate?: boolean;
   /** After streaming the chunks, keep the connection open without ever completing. */
   readonly hang?: boolean;
   /** Fail with an HTTP status (and JSON body), or with a `response.failed` event. */
@@ -68,6 +72,8 @@ const usageJson = (usage: ScriptedResponse["usage"]) => {
 
 /** Streams one scripted response as Responses SSE, stopping early if the client goes away. */
 const playResponse = async (res: ServerResponse, step: ScriptedResponse, id: string, gone: () => boolean) => {
+  if (step.gate) await step.gate.catch(() => {});
+  if (gone()) return;
   if (step.fail && "status" in step.fail) {
     res.writeHead(step.fail.status, { "content-type": "application/json" });
     res.end(JSON.stringify(step.fail.body ?? { error: { message: `scripted ${step.fail.status}` } }));
@@ -118,13 +124,17 @@ const playResponse = async (res: ServerResponse, step: ScriptedResponse, id: str
         delta,
       });
     }
-    if (!step.hang) {
+    if (!step.hang && !step.truncate) {
       const content = [{ type: "output_text", text, annotations: [] }];
       const item = { ...empty, status: "completed", content };
       send({ type: "response.output_item.done", output_index: index++, item });
     }
   }
   if (step.hang) return; // leave the stream open; the server's close() or the client ends it
+  if (step.truncate) {
+    res.end();
+    return;
+  }
   if (step.fail && "event" in step.fail) {
     send({
       type: "response.failed",

@@ -185,7 +185,7 @@ export async function* runCodexTurn(
       if (noteTurn !== undefined && noteTurn !== turnId) continue;
       for (const event of mapper.map(next.method, next.params)) yield event;
       if (mapper.done()) {
-        completed = true;
+        completed = next.method === "turn/completed"; // otherwise the closer interrupts it
         return;
       }
     }

@@ -1,4 +1,4 @@
-import type { BackendEvent, Usage } from "@proxy/core";
+import { type BackendEvent, GatewayError, type Usage } from "@proxy/core";
 import type { Logger } from "../logger.js";
 import { type CodexTurnError, mapCodexTurnError } from "../map-codex-error.js";
 import { mapCodexFinishReason } from "../map-codex-finish-reason.js";
@@ -32,7 +32,7 @@ const toUsage = (u: Params): Usage => ({
 export interface TurnMapper {
   /** The events one notification of this thread produces (possibly none). */
   map(method: string, params: Params): BackendEvent[];
-  /** True once `turn/completed` was seen. */
+  /** True once the turn is over for the client (`turn/completed`, or a failure codex would retry). */
   done(): boolean;
 }
 
@@ -47,6 +47,7 @@ export const createTurnMapper = (logger: Logger): TurnMapper => {
   let lastError: CodexTurnError | undefined;
   let summaryIndex = 0;
   let finished = false;
+  let emitted = false;
 
   const terminal = (turn: Params): BackendEvent[] => {
     finished = true;
@@ -64,14 +65,15 @@ export const createTurnMapper = (logger: Logger): TurnMapper => {
       if (finished) return [];
       switch (method) {
         case "item/agentMessage/delta":
-          return typeof params.delta === "string" && params.delta !== ""
-            ? [{ type: "text-delta", delta: params.delta }]
-            : [];
+          if (typeof params.delta !== "string" || params.delta === "") return [];
+          emitted = true;
+          return [{ type: "text-delta", delta: params.delta }];
         case "item/reasoning/summaryTextDelta": {
           if (typeof params.delta !== "string" || params.delta === "") return [];
           const index = num(params.summaryIndex);
           const separator = index !== summaryIndex ? "\n\n" : "";
           summaryIndex = index;
+          emitted = true;
           return [{ type: "reasoning-delta", delta: separator + params.delta }];
         }
         case "thread/tokenUsage/updated": {
@@ -84,9 +86,20 @@ export const createTurnMapper = (logger: Logger): TurnMapper => {
           const error = params.error as CodexTurnError | undefined;
           const text = typeof error?.message === "string" ? error.message : "";
           if (PHANTOM_MCP.test(text)) logger.debug({ message: text }, "codex: phantom MCP error ignored");
-          else if (params.willRetry === true)
-            logger.info({ message: text }, "codex: upstream retry in progress");
-          else lastError = error;
+          else if (params.willRetry !== true) lastError = error;
+          else if (!emitted) logger.info({ message: text }, "codex: upstream retry in progress");
+          else {
+            // codex would re-request and stream the answer again after what we already sent:
+            // the client would get the partial text twice. Fail the turn instead.
+            finished = true;
+            const why = `the model provider's stream broke after partial output (${text})`;
+            return [
+              {
+                type: "error",
+                error: new GatewayError("backend_error", why, { code: "stream_interrupted" }),
+              },
+            ];
+          }
           return [];
         }
         case "turn/completed":

@@ -1,0 +1,170 @@
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { resolveCodexCommand, sealCatalog, sealedThreadConfig } from "../src/index.js";
+import { silentLogger } from "../src/logger.js";
+import type { RecordedRequest, ScriptedResponse } from "../src/testing/index.js";
+import { startAppServer } from "../src/transport/app-server-process.js";
+import { collect, type RealHarness, realEnv, request, startRealHarness, textOf } from "./helpers.js";
+
+const patch = (file: string) => `*** Begin Patch\n*** Add File: ${file}\n+pwned\n*** End Patch\n`;
+
+/** A model that tries every way codex 0.169 has to touch the host, each aimed at its own marker file. */
+const attack = (dir: string): ScriptedResponse => ({
+  items: [
+    fn("call_exec", "exec_command", { cmd: `touch ${join(dir, "exec_command")}` }),
+    fn("call_shell", "shell", { command: ["touch", join(dir, "shell")] }),
+    fn("call_shell_command", "shell_command", { command: `touch ${join(dir, "shell_command")}` }),
+    fn("call_patch_fn", "apply_patch", { input: patch(join(dir, "apply_patch_function")) }),
+    {
+      type: "custom_tool_call",
+      id: "ctc_exec",
+      call_id: "call_code_mode",
+      name: "exec",
+      input: [
+        `await tools.exec_command({ cmd: "touch ${join(dir, "code_mode_exec")}" });`,
+        `await tools.apply_patch(${JSON.stringify(patch(join(dir, "code_mode_patch")))});`,
+      ].join("\n"),
+    },
+    {
+      type: "custom_tool_call",
+      id: "ctc_patch",
+      call_id: "call_patch_custom",
+      name: "apply_patch",
+      input: patch(join(dir, "apply_patch_custom")),
+    },
+  ],
+});
+const fn = (callId: string, name: string, args: object) => ({
+  type: "function_call",
+  id: `fc_${callId}`,
+  call_id: callId,
+  name,
+  arguments: JSON.stringify(args),
+});
+const CALL_IDS = [
+  "call_exec",
+  "call_shell",
+  "call_shell_command",
+  "call_patch_fn",
+  "call_code_mode",
+  "call_patch_custom",
+];
+
+type Item = { type?: string; call_id?: string; output?: unknown };
+const toolOutputs = (r: RecordedRequest) =>
+  ((r.body.input ?? []) as Item[]).filter(
+    (i) => i.type === "function_call_output" || i.type === "custom_tool_call_output",
+  );
+
+let h: RealHarness;
+let markers: string;
+beforeAll(async () => {
+  markers = mkdtempSync(join(tmpdir(), "seal-markers-"));
+  h = await startRealHarness();
+  // First sampling step: the attack. Once codex has answered the calls: a plain text reply.
+  h.provider.script((r) => (toolOutputs(r).length > 0 ? { text: "nothing happened" } : attack(markers)));
+}, 60_000);
+afterAll(async () => {
+  await h?.close();
+  rmSync(markers, { recursive: true, force: true });
+});
+
+describe("sealing: a model cannot run anything on the gateway host", () => {
+  for (const model of ["scripted-model", "gpt-6.1-sol", "gpt-5.5"]) {
+    it(`every tool call is refused and no marker appears (${model})`, async () => {
+      const before = h.provider.requests.length;
+      const events = await collect(
+        h.backend.stream(request({ model }), { signal: new AbortController().signal }),
+      );
+      expect(textOf(events)).toBe("nothing happened");
+      const followUps = h.provider.requests.slice(before).filter((r) => toolOutputs(r).length > 0);
+      expect(followUps).toHaveLength(1);
+      const outputs = toolOutputs(followUps[0] as RecordedRequest);
+      expect(outputs.map((o) => o.call_id).sort()).toEqual([...CALL_IDS].sort());
+      for (const o of outputs) expect(String(o.output)).toMatch(/^unsupported (custom tool )?call: /);
+      expect(readdirSync(markers)).toEqual([]);
+    });
+  }
+
+  it("control: the same scripted attack does write a marker when codex is not sealed", async () => {
+    const cwd = mkdtempSync(join(tmpdir(), "unsealed-"));
+    const proc = await startAppServer({
+      command: resolveCodexCommand(undefined, realEnv(h.home.path)),
+      args: ["app-server"],
+      env: realEnv(h.home.path),
+      logger: silentLogger,
+      clientName: "seal-control",
+      clientVersion: "0",
+      startTimeoutMs: 30_000,
+    });
+    try {
+      h.provider.script((r) => (toolOutputs(r).length > 0 ? { text: "ran" } : attack(cwd)));
+      // Default config (tools on) and a sandbox that may write only inside `cwd`.
+      const thread = await proc.connection.request<{ thread: { id: string } }>("thread/start", {
+        model: "scripted-model",
+        cwd,
+        sandbox: "workspace-write",
+        approvalPolicy: "never",
+        ephemeral: true,
+      });
+      const completed = new Promise<void>((resolve) =>
+        proc.subscribe(thread.thread.id, (method) => method === "turn/completed" && resolve()),
+      );
+      await proc.connection.request("turn/start", {
+        threadId: thread.thread.id,
+        input: [{ type: "text", text: "go" }],
+      });
+      await completed;
+      expect(existsSync(join(cwd, "exec_command"))).toBe(true);
+    } finally {
+      h.provider.script((r) => (toolOutputs(r).length > 0 ? { text: "nothing happened" } : attack(markers)));
+      await proc.close();
+      rmSync(cwd, { recursive: true, force: true });
+    }
+  });
+
+  it("the sealed catalog strips every tool knob from every bundled model", () => {
+    const command = resolveCodexCommand(undefined, realEnv(h.home.path));
+    const bundled = JSON.parse(execFileSync(command, ["debug", "models", "--bundled"], { encoding: "utf8" }));
+    const sealed = sealCatalog(bundled);
+    expect(sealed.models.map((m) => m.slug)).toContain("gpt-6.1-sol");
+    for (const m of sealed.models) {
+      expect(m).toMatchObject({
+        tool_mode: "direct",
+        multi_agent_version: null,
+        apply_patch_tool_type: null,
+        experimental_supported_tools: [],
+        shell_type: "disabled",
+      });
+    }
+    expect(() => sealCatalog({ models: [] })).toThrow();
+  });
+
+  it("exports the exact no-tools thread config of reference §1.5 plus agents.enabled=false", () => {
+    expect(sealedThreadConfig("/x/models.sealed.json")).toEqual({
+      "features.shell_tool": false,
+      "features.unified_exec": false,
+      "features.view_image": false,
+      web_search: "disabled",
+      "features.multi_agent": false,
+      "features.goals": false,
+      "tools.experimental_request_user_input": { enabled: false },
+      "features.apps": false,
+      "features.plugins": false,
+      "features.skill_search": false,
+      "features.tool_suggest": false,
+      "features.sleep_tool": false,
+      "features.image_generation": false,
+      include_environment_context: false,
+      "skills.include_instructions": false,
+      include_permissions_instructions: false,
+      include_apps_instructions: false,
+      include_collaboration_mode_instructions: false,
+      "agents.enabled": false,
+      model_catalog_json: "/x/models.sealed.json",
+    });
+  });
+});
