@@ -29,6 +29,8 @@ export interface ChatCompletionsDeps {
   readonly settings?: Partial<TurnSettings> | undefined;
   /** Told once per request, when its response ends (logs/metrics live in the composition root). */
   readonly observer?: TurnObserver | undefined;
+  /** Idle time after which a stream gets a `: ping` comment (keeps proxies from closing it); 0 = off. */
+  readonly keepAliveMs?: number | undefined;
 }
 
 /**
@@ -109,6 +111,7 @@ export const createChatCompletionsApp = (deps: ChatCompletionsDeps): Hono => {
       abort: () => controller.abort(),
       cancelled: () => signal.aborted,
       elapsedMs: () => clock.now() - arrivedAt,
+      keepAliveMs: deps.keepAliveMs ?? 15_000,
       end,
     };
     return plan.stream ? streamChatCompletion(c, turn) : completeChatCompletion(c, turn);

@@ -29,6 +29,8 @@ export interface StartedTurn {
   readonly abort: () => void;
   /** The client went away (or the turn was stopped): nothing more can be delivered. */
   readonly cancelled: () => boolean;
+  /** Idle milliseconds before a stream sends a `: ping` comment; 0 = never. */
+  readonly keepAliveMs: number;
   /** Milliseconds since the request arrived, on the injected clock. */
   readonly elapsedMs: () => number;
   /** Report the end of the response to the observer; only the first call counts. */

@@ -20,7 +20,18 @@ export const streamChatCompletion = (c: Context, turn: StartedTurn): Response =>
       outputMode: settings.outputMode,
       legacyFunctions: plan.legacyFunctions,
     });
-    const send = (data: unknown) => stream.writeSSE({ data: JSON.stringify(data) });
+    // Every write re-arms the idle timer, so a silent backend (long reasoning, held text) still shows life.
+    let keepAlive: ReturnType<typeof setTimeout> | undefined;
+    let turnOver = false;
+    const armKeepAlive = () => {
+      clearTimeout(keepAlive);
+      if (turn.keepAliveMs <= 0 || turnOver || stream.aborted) return;
+      keepAlive = setTimeout(() => void stream.write(": ping\n\n").then(armKeepAlive), turn.keepAliveMs);
+    };
+    const send = (data: unknown) => {
+      armKeepAlive();
+      return stream.writeSSE({ data: JSON.stringify(data) });
+    };
 
     await send(chunk(meta, { role: "assistant", content: "" }, null, plan.includeUsage));
     const ttfbMs = turn.elapsedMs();
@@ -43,6 +54,8 @@ export const streamChatCompletion = (c: Context, turn: StartedTurn): Response =>
     } catch (e) {
       error = toGatewayError(e);
     } finally {
+      turnOver = true;
+      clearTimeout(keepAlive);
       await turn.events.return?.();
     }
 

@@ -27,7 +27,7 @@ export interface TestGateway {
  */
 export const startGateway = async (
   script: Script,
-  options: { readonly settings?: Partial<TurnSettings> } = {},
+  options: { readonly settings?: Partial<TurnSettings>; readonly keepAliveMs?: number } = {},
 ): Promise<TestGateway> => {
   const backend = createScriptedBackend(script);
   const summaries: TurnSummary[] = [];
@@ -38,6 +38,7 @@ export const startGateway = async (
     clock: fixedClock(FIXED_EPOCH_MS),
     settings: { stopGraceMs: 0, ...options.settings },
     observer,
+    keepAliveMs: options.keepAliveMs,
   });
   const app = new Hono().route("/v1", chat);
   const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
