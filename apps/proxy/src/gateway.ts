@@ -33,10 +33,17 @@ export interface RunningGateway {
 /** Starts the gateway with the given backend layer (codex by default) and returns a handle. */
 export const startGateway = async (
   config: GatewayConfig,
-  options: { readonly logger?: Logger; readonly backendLayer?: Layer.Layer<Backend> } = {},
+  options: {
+    readonly logger?: Logger;
+    readonly backendLayer?: Layer.Layer<Backend>;
+    /** Environment of the codex child (default: this process's, so CODEX_HOME applies). */
+    readonly env?: NodeJS.ProcessEnv;
+  } = {},
 ): Promise<RunningGateway> => {
   const logger = options.logger ?? createLogger(config.logLevel);
-  const runtime = ManagedRuntime.make(options.backendLayer ?? Backend.layerCodex(config, logger));
+  const runtime = ManagedRuntime.make(
+    options.backendLayer ?? Backend.layerCodex(config, logger, options.env),
+  );
   const backend = await runtime.runPromise(
     Effect.gen(function* () {
       return yield* Backend;

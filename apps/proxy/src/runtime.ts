@@ -8,7 +8,11 @@ import type { Logger } from "./observability/logger.js";
 /** The backend the gateway serves from. Only this file decides which implementation that is. */
 export class Backend extends Context.Service<Backend, GatewayBackend>()("@proxy/gateway/Backend") {
   /** The default: a sealed, supervised codex app-server pool, closed when the runtime is disposed. */
-  static readonly layerCodex = (config: GatewayConfig, logger: Logger) =>
+  static readonly layerCodex = (
+    config: GatewayConfig,
+    logger: Logger,
+    env: NodeJS.ProcessEnv = process.env,
+  ) =>
     Layer.effect(
       Backend,
       Effect.acquireRelease(
@@ -18,6 +22,7 @@ export class Backend extends Context.Service<Backend, GatewayBackend>()("@proxy/
             poolSize: config.codexPoolSize,
             maxInFlight: config.maxInFlight,
             maxQueue: config.maxQueue,
+            env,
             logger: logger.child({ component: "codex" }),
           });
           await codex.warmup();

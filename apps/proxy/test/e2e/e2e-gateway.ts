@@ -1,0 +1,53 @@
+import {
+  makeCodexHome,
+  type ProviderScript,
+  type RecordedRequest,
+  type ScriptedResponse,
+  startScriptedModelProvider,
+} from "@proxy/adapter-codex-appserver/testing";
+import { pino } from "pino";
+import { resolveConfig } from "../../src/config/config.js";
+import { startGateway } from "../../src/gateway.js";
+
+/** All the text codex sent upstream for one request (instructions, history, input). */
+export const transcriptOf = (request: RecordedRequest): string =>
+  JSON.stringify(request.body.input ?? "").replaceAll('\\"', '"');
+
+/** The text of the last user message codex sent upstream (the turn's input). */
+export const lastUserText = (request: RecordedRequest): string => {
+  const items = (request.body.input ?? []) as Array<{
+    role?: string;
+    content?: Array<{ text?: string }> | string;
+  }>;
+  const last = items.filter((i) => i.role === "user").at(-1);
+  if (!last) return "";
+  return typeof last.content === "string"
+    ? last.content
+    : (last.content ?? []).map((c) => c.text ?? "").join("");
+};
+
+export const toolCallText = (name: string, args: object) =>
+  `<tool_call>${JSON.stringify({ name, arguments: JSON.stringify(args) })}</tool_call>`;
+
+/** Real gateway + real codex app-server + scripted model provider, all on loopback. */
+export const startE2E = async (script: ProviderScript, env: Record<string, string> = {}) => {
+  const provider = await startScriptedModelProvider(script);
+  const home = await makeCodexHome(provider.url);
+  const lines: Array<Record<string, unknown>> = [];
+  const logger = pino({ level: "info" }, { write: (l: string) => void lines.push(JSON.parse(l)) });
+  const config = resolveConfig({ env: { LOG_LEVEL: "info", ...env }, flags: { port: "0" } });
+  const gateway = await startGateway(config, { logger, env: { ...process.env, CODEX_HOME: home.path } });
+  return {
+    provider,
+    gateway,
+    url: gateway.url,
+    logs: lines,
+    async close() {
+      await gateway.shutdown("test done");
+      await provider.close();
+      await home.cleanup();
+    },
+  };
+};
+
+export type { RecordedRequest, ScriptedResponse };
