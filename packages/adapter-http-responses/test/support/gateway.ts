@@ -14,6 +14,8 @@ export interface TestGateway {
   readonly backend: ScriptedBackend;
   /** Every summary the observer received, in order. */
   readonly summaries: TurnSummary[];
+  /** Raw JSON bodies of every POST the sub-app received, in order (what real clients sent). */
+  readonly bodies: Array<{ readonly path: string; readonly body: unknown }>;
   close(): Promise<void>;
 }
 
@@ -28,7 +30,19 @@ export const startGateway = async (
   const backend = createScriptedBackend(script);
   const summaries: TurnSummary[] = [];
   const observer: TurnObserver = { onTurnEnd: (summary) => summaries.push(summary) };
+  const bodies: Array<{ path: string; body: unknown }> = [];
   const root = new Hono();
+  root.use(async (c, next) => {
+    if (c.req.method === "POST")
+      bodies.push({
+        path: c.req.path,
+        body: await c.req.raw
+          .clone()
+          .json()
+          .catch(() => null),
+      });
+    await next();
+  });
   root.route(
     "/v1",
     createResponsesApp({
@@ -47,6 +61,7 @@ export const startGateway = async (
     baseURL: `http://127.0.0.1:${port}/v1`,
     backend,
     summaries,
+    bodies,
     close: () =>
       new Promise<void>((resolve, reject) => {
         if ("closeAllConnections" in server) server.closeAllConnections();
