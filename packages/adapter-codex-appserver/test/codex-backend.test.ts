@@ -112,7 +112,7 @@ describe("codex backend over the real app-server", () => {
     expect(h.provider.requests.length).toBe(before);
   });
 
-  it("sends an input data: image as input_image and passes effort and outputSchema per request", async () => {
+  it("sends an input data: image (even detail low) as input_image and passes effort and outputSchema per request", async () => {
     h.provider.script({ text: '{"answer":1}' });
     const schema = {
       type: "object",
@@ -129,7 +129,7 @@ describe("codex backend over the real app-server", () => {
           outputSchema: schema,
           input: [
             { type: "text", text: "describe" },
-            { type: "image", url: PNG },
+            { type: "image", url: PNG, detail: "low" },
           ],
         }),
         { signal: new AbortController().signal },
@@ -145,6 +145,7 @@ describe("codex backend over the real app-server", () => {
     expect(body.reasoning).toMatchObject({ effort: "high" });
     expect(body.text?.format).toMatchObject({ type: "json_schema", schema });
     expect(JSON.stringify(body.input)).toContain(`"image_url":"${PNG}"`);
+    expect(JSON.stringify(body.input)).not.toContain("image content omitted");
   });
 
   it.each([

@@ -104,6 +104,14 @@ describe("supervision and faults (fake app-server via CODEX_BIN)", () => {
     expect(await it.next()).toEqual({ done: true, value: undefined });
   });
 
+  it("turnTimeoutMs ends a turn that never completes with a timeout error and interrupts it", async () => {
+    const { backend, log } = fakeBackend({ turnTimeoutMs: 200 });
+    const events = await run(backend, "hang-turn");
+    expect(events.map((e) => e.type)).toEqual(["stream-start", "error"]);
+    expect(events.at(-1)).toMatchObject({ error: { kind: "timeout" } });
+    await vi.waitFor(() => expect(log()).toContain("turn/interrupt"));
+  });
+
   it("beyond maxInFlight + maxQueue requests are refused as overloaded; a queued request that aborts leaves the queue", async () => {
     const { backend } = fakeBackend({ maxInFlight: 2, maxQueue: 1 });
     const running = [new AbortController(), new AbortController()];

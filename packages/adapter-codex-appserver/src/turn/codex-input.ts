@@ -42,10 +42,18 @@ const toInjectedMessage = (message: PromptMessage): ResponsesMessageItem | undef
   return content.length === 0 ? undefined : { type: "message", role: message.role, content };
 };
 
+/**
+ * codex 0.169 replaces a `turn/start` image whose detail is "low" with the text "image content
+ * omitted because detail 'low' is not supported" (verified), so "low" is sent as codex's default.
+ */
 const toUserInput = (part: ContentPart): Record<string, unknown> =>
   part.type === "text"
     ? { type: "text", text: part.text, text_elements: [] }
-    : { type: "image", url: part.url, ...(part.detail ? { detail: part.detail } : {}) };
+    : {
+        type: "image",
+        url: part.url,
+        ...(part.detail && part.detail !== "low" ? { detail: part.detail } : {}),
+      };
 
 /**
  * Splits a request into codex calls. History goes in through `thread/inject_items` as raw
