@@ -68,6 +68,7 @@ describe("end to end: real clients → gateway → real codex app-server → scr
           type: "function",
           function: {
             name: "get_weather",
+            description: "Current weather for a city",
             parameters: weatherSchema,
             function: (args: { city: string }) => `Sunny in ${args.city}`,
             parse: JSON.parse,
