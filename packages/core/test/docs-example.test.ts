@@ -1,0 +1,51 @@
+import { readFileSync } from "node:fs";
+// --- docs/core.md example: begin ---
+import {
+  createArgumentsValidator,
+  createSentinelParser,
+  decodeToolPolicy,
+  renderToolManifest,
+} from "@proxy/core";
+import { expect, it } from "vitest";
+
+// 1. Decode the client's tools (either OpenAI shape) into one policy; bad input throws a 400-ready error.
+const policy = decodeToolPolicy({
+  tools: [
+    {
+      type: "function",
+      function: {
+        name: "get_weather",
+        parameters: { type: "object", properties: { city: { type: "string" } } },
+      },
+    },
+  ],
+});
+// 2. Teach your text-only model the sentinel format: put this in its system prompt.
+const manifest = renderToolManifest(policy, "json");
+// 3. Feed the model's streamed text through the parser, chunk by chunk, in any chunking.
+const parser = createSentinelParser({
+  tools: new Map(policy.tools.map((t) => [t.name, t])),
+  validator: createArgumentsValidator(policy.tools),
+});
+const events = [
+  ...parser.push('Checking. <tool_call>{"name":"get_weather","argu'),
+  ...parser.push('ments":"{\\"city\\":\\"Paris\\"}"}</tool_call>'),
+  ...parser.flush(),
+];
+// --- docs/core.md example: end ---
+
+it("the docs/core.md example works as documented", () => {
+  expect(manifest).toContain("<tool_call>");
+  expect([...new Set(events.map((e) => e.type))]).toEqual(["text", "call-start", "call-delta", "call-end"]);
+  expect(events.at(-1)).toMatchObject({
+    type: "call-end",
+    name: "get_weather",
+    arguments: '{"city":"Paris"}',
+  });
+  const doc = readFileSync(new URL("../../../docs/core.md", import.meta.url), "utf8");
+  const source = readFileSync(new URL(import.meta.url), "utf8");
+  const example = source
+    .split("// --- docs/core.md example: begin ---\n")[1]
+    ?.split("// --- docs/core.md example: end ---")[0];
+  expect(example && doc.includes(example.trim())).toBe(true);
+});
