@@ -1,0 +1,302 @@
+import { describe, expect, it } from "vitest";
+import { createSentinelParser } from "../../src/parser/index.js";
+import { assertInvariants, normalize, parse, parseChunks, parserOptions } from "./parser-harness.js";
+
+const tc = (body: string) => `<tool_call>${body}</tool_call>`;
+const call = (index: number, name: string, args: string, raw: string, extra: object = {}) => [
+  { type: "call-start", index, name },
+  { type: "call-delta", index, delta: args },
+  { type: "call-end", index, name, arguments: args, format: "json", repaired: false, raw, ...extra },
+];
+
+describe("sentinel parser: golden cases", () => {
+  it("turns a seed-format block (arguments as a JSON string) into a call, text around it untouched", () => {
+    const block = tc('{"name":"search","arguments":"{\\"q\\":\\"cats\\"}"}');
+    expect(parse(`Let me look.\n${block}`)).toEqual([
+      { type: "text", text: "Let me look.\n" },
+      ...call(0, "search", '{"q":"cats"}', block),
+    ]);
+  });
+
+  it("keeps arguments given as a JSON object byte-exact (whitespace preserved)", () => {
+    const block = tc('{"name": "search", "arguments": {\n  "q": "a  b",\n  "n": [1, 2.5e3]\n}}');
+    expect(parse(block)).toEqual(call(0, "search", '{\n  "q": "a  b",\n  "n": [1, 2.5e3]\n}', block));
+  });
+
+  it("recognises tags split across chunks, character by character", () => {
+    const block = tc('{"name":"get_time","arguments":"{}"}');
+    const message = `Now: ${block} done`;
+    const events = parseChunks([...message]);
+    assertInvariants(events);
+    expect(normalize(events)).toEqual([
+      { type: "text", text: "Now: " },
+      ...call(0, "get_time", "{}", block),
+      { type: "text", text: "done" },
+    ]);
+    expect(
+      normalize(parseChunks(["Now: <tool", "_ca", "ll>", block.slice(11, -5), "call>", " done"])),
+    ).toEqual(normalize(events));
+  });
+
+  it("streams argument fragments before the block closes, never a complete-JSON prefix", () => {
+    const events = parseChunks([
+      '<tool_call>{"name":"write_file","arguments":{"path":"a.md","content":"hel',
+      "lo wor",
+      'ld"}}',
+      "</tool_call>",
+    ]);
+    assertInvariants(events);
+    expect(events.slice(0, 3)).toEqual([
+      { type: "call-start", index: 0, name: "write_file" },
+      { type: "call-delta", index: 0, delta: '{"path":"a.md","content":"hel' },
+      { type: "call-delta", index: 0, delta: "lo wor" },
+    ]);
+    expect(events.at(-1)).toMatchObject({
+      type: "call-end",
+      arguments: '{"path":"a.md","content":"hello world"}',
+    });
+  });
+
+  it("decodes string-form escapes split across chunks, including a surrogate pair in two \\u escapes", () => {
+    const chunks = [
+      '<tool_call>{"name":"search","arguments":"{\\"q\\":\\"\\u',
+      "D83D\\",
+      "uDE00 \\u00e9\\",
+      '/\\"}"}</tool_call>',
+    ];
+    const events = parseChunks(chunks);
+    assertInvariants(events);
+    expect(events.at(-1)).toMatchObject({ type: "call-end", arguments: '{"q":"😀 é/"}', repaired: false });
+  });
+
+  it("gives empty arguments as one final {} delta: missing, empty string and empty object", () => {
+    for (const body of [
+      '{"name":"get_time"}',
+      '{"name":"get_time","arguments":""}',
+      '{"name":"get_time","arguments":{ }}',
+    ]) {
+      expect(parse(tc(body))).toEqual(call(0, "get_time", "{}", tc(body)));
+    }
+  });
+
+  it("buffers arguments that come before the name and starts the call once the name is known", () => {
+    const block = tc('{"arguments":"{\\"q\\":\\"x\\"}","name":"search"}');
+    const events = parseChunks([...block]);
+    assertInvariants(events);
+    expect(normalize(events)).toEqual(call(0, "search", '{"q":"x"}', block));
+  });
+
+  it("numbers several calls 0, 1 … and drops the whitespace between and after them", () => {
+    const a = tc('{"name":"search","arguments":"{\\"q\\":\\"a\\"}"}');
+    const b = tc('{"name":"get_time","arguments":"{}"}');
+    expect(parse(`  \n${a}\n\n${b}\n  `)).toEqual([
+      ...call(0, "search", '{"q":"a"}', a),
+      ...call(1, "get_time", "{}", b),
+    ]);
+  });
+
+  it("soft tool, invalid JSON beyond repair: rejected and given back as text", () => {
+    const block = tc('{"name":"search","arguments":"{: nope}"}');
+    expect(parse(`x ${block} y`)).toEqual([
+      { type: "text", text: "x " },
+      {
+        type: "call-rejected",
+        reason: "invalid-json",
+        strict: false,
+        name: "search",
+        detail: "arguments are not valid JSON",
+        raw: block,
+      },
+      { type: "text", text: `${block} y` },
+    ]);
+  });
+
+  it("soft tool, repairable JSON (trailing comma): one jsonrepair pass, marked repaired", () => {
+    const block = tc('{"name":"search","arguments":"{\\"q\\":\\"a\\",}"}');
+    expect(parse(block).at(-1)).toMatchObject({ type: "call-end", arguments: '{"q":"a"}', repaired: true });
+  });
+
+  it("soft tool, real newlines inside an argument string are escaped while streaming", () => {
+    const block = tc('{"name":"write_file","arguments":"{\\"content\\":\\"a\nb\\"}"}');
+    const events = parseChunks([...block]);
+    assertInvariants(events);
+    expect(events.at(-1)).toMatchObject({ arguments: '{"content":"a\\nb"}', repaired: true });
+  });
+
+  it("soft tool, the object pasted unescaped into the arguments string is recovered", () => {
+    const block = tc('{"name":"search","arguments":"{"q":"x"}"}');
+    expect(parse(block).at(-1)).toMatchObject({ type: "call-end", arguments: '{"q":"x"}', repaired: true });
+  });
+
+  it("strict tool, invalid JSON: rejected strict, no text (the turn engine retries)", () => {
+    const block = tc('{"name":"exact","arguments":"{\\"n\\":1,}"}');
+    expect(parse(`${block}\n`)).toEqual([
+      {
+        type: "call-rejected",
+        reason: "invalid-json",
+        strict: true,
+        name: "exact",
+        detail: "arguments are not valid JSON",
+        raw: block,
+      },
+    ]);
+  });
+
+  it("strict vs soft schema mismatch: strict is rejected, soft is emitted with a warning", () => {
+    const strict = tc('{"name":"exact","arguments":"{\\"n\\":\\"1\\"}"}');
+    expect(parse(strict)).toEqual([
+      {
+        type: "call-rejected",
+        reason: "schema-mismatch",
+        strict: true,
+        name: "exact",
+        detail: "arguments/n must be integer",
+        raw: strict,
+      },
+    ]);
+    const soft = tc('{"name":"search","arguments":"{\\"q\\":1}"}');
+    expect(parse(soft)).toEqual(
+      call(0, "search", '{"q":1}', soft, { schemaWarning: "arguments/q must be string" }),
+    );
+  });
+
+  it("strict tool with valid arguments: start, one delta, end at once", () => {
+    const block = tc('{"name":"exact","arguments":"{\\"n\\":7}"}');
+    const events = parseChunks([...block]);
+    expect(events).toEqual(call(0, "exact", '{"n":7}', block));
+  });
+
+  it("unknown tool: rejected and given back as text", () => {
+    const block = tc('{"name":"rm_rf","arguments":"{}"}');
+    expect(parse(block)).toEqual([
+      {
+        type: "call-rejected",
+        reason: "unknown-tool",
+        strict: false,
+        name: "rm_rf",
+        detail: 'unknown tool "rm_rf"',
+        raw: block,
+      },
+      { type: "text", text: block },
+    ]);
+  });
+
+  it("unterminated block: recovered when the content repairs into a call", () => {
+    const events = parseChunks(["Sure. <tool_call>", '{"name":"search","arguments":"{\\"q\\":\\"ca']);
+    assertInvariants(events);
+    expect(normalize(events)).toEqual([
+      { type: "text", text: "Sure. " },
+      { type: "call-start", index: 0, name: "search" },
+      { type: "call-delta", index: 0, delta: '{"q":"ca"}' },
+      {
+        type: "call-end",
+        index: 0,
+        name: "search",
+        arguments: '{"q":"ca"}',
+        format: "json",
+        repaired: true,
+        raw: '<tool_call>{"name":"search","arguments":"{\\"q\\":\\"ca',
+      },
+    ]);
+  });
+
+  it("unterminated block: soft garbage is given back as text, strict is rejected silently", () => {
+    const soft = "<tool_call>{{{ not json";
+    expect(parse(`a ${soft}`)).toEqual([
+      { type: "text", text: "a " },
+      {
+        type: "call-rejected",
+        reason: "unterminated",
+        strict: false,
+        detail: 'the stream ended inside <tool_call>: the block is not a JSON object with a string "name"',
+        raw: soft,
+      },
+      { type: "text", text: soft },
+    ]);
+    const strict = '<tool_call>{"name":"exact","arguments":"{\\"n\\":';
+    expect(parse(strict)).toEqual([
+      expect.objectContaining({
+        type: "call-rejected",
+        reason: "unterminated",
+        strict: true,
+        name: "exact",
+        raw: strict,
+      }),
+    ]);
+  });
+
+  it("a complete block whose close tag never came is still a call (strict too)", () => {
+    const body = '<tool_call>{"name":"exact","arguments":"{\\"n\\":3}"}';
+    expect(parse(body)).toEqual(call(0, "exact", '{"n":3}', body));
+  });
+
+  it("a block inside a Markdown code fence is plain text", () => {
+    const block = tc('{"name":"get_time","arguments":"{}"}');
+    for (const fence of ["```", "~~~", "   ````json"]) {
+      const message = `Example:\n${fence}\n${block}\n${fence.trim().replace(/json$/, "")}\nafter`;
+      expect(parse(message)).toEqual([{ type: "text", text: message }]);
+    }
+    const after = `\`\`\`\n${block}\n\`\`\`\n${block}`;
+    expect(parse(after)).toEqual([
+      { type: "text", text: `\`\`\`\n${block}\n\`\`\`\n` },
+      ...call(0, "get_time", "{}", block),
+    ]);
+  });
+
+  it("near-miss tags are released verbatim", () => {
+    const message = "a <tool_calls> b <tool_cal x <use_tools> <tool_call > </tool_call> <<tool_ca";
+    const events = parseChunks([...message]);
+    assertInvariants(events);
+    expect(normalize(events)).toEqual([{ type: "text", text: message }]);
+  });
+
+  it("plain text with `<` everywhere is forwarded with no holdback beyond a possible tag prefix", () => {
+    const p = createSentinelParser(parserOptions());
+    expect(p.push("a < b")).toEqual([{ type: "text", text: "a < b" }]);
+    expect(p.push("x<y <")).toEqual([{ type: "text", text: "x<y " }]);
+    expect(p.push("to")).toEqual([]);
+    expect(p.push("ol_x <3")).toEqual([{ type: "text", text: "<tool_x <3" }]);
+    expect(p.push("<use_tool")).toEqual([]);
+    expect(p.push("s")).toEqual([{ type: "text", text: "<use_tools" }]);
+    expect(p.flush()).toEqual([]);
+  });
+
+  it("`</tool_call>` inside an argument string does not end the block", () => {
+    const inner = JSON.stringify({ content: "the close tag </tool_call> and <tool_call>" });
+    const block = tc(JSON.stringify({ name: "write_file", arguments: inner }));
+    expect(parse(block)).toEqual(call(0, "write_file", inner, block));
+    const objectForm = tc(`{"name":"write_file","arguments":${inner}}`);
+    expect(parse(objectForm)).toEqual(call(0, "write_file", inner, objectForm));
+  });
+
+  it("block-too-large: soft block given back as text in full, strict block dropped", () => {
+    const options = parserOptions(undefined, { maxBlockBytes: 40 });
+    const block = tc(`{"name":"get_time","arguments":"{}","pad":"${"x".repeat(60)}"}`);
+    const events = parseChunks([...`${block} after`], options);
+    assertInvariants(events);
+    const merged = normalize(events);
+    expect(merged[0]).toMatchObject({ type: "call-rejected", reason: "block-too-large", strict: false });
+    expect(merged.slice(1)).toEqual([{ type: "text", text: `${block} after` }]);
+    const strict = tc(`{"name":"exact","arguments":"{}","pad":"${"x".repeat(60)}"}`);
+    expect(parse(`${strict} after`, options)).toEqual([
+      expect.objectContaining({
+        type: "call-rejected",
+        reason: "block-too-large",
+        strict: true,
+        name: "exact",
+      }),
+      { type: "text", text: "after" },
+    ]);
+  });
+
+  it("block-too-large after the call started: arguments closed at the limit, rest of the block dropped", () => {
+    const options = parserOptions(undefined, { maxBlockBytes: 60 });
+    const block = tc(`{"name":"write_file","arguments":{"content":"${"y".repeat(100)}"}}`);
+    const events = parseChunks([block, " next"], options);
+    assertInvariants(events);
+    const merged = normalize(events);
+    expect(merged.at(-2)).toMatchObject({ type: "call-end", repaired: true, truncated: true });
+    expect((merged.at(-2) as { arguments: string }).arguments).toMatch(/^\{"content":"y+"\}$/);
+    expect(merged.at(-1)).toEqual({ type: "text", text: "next" });
+  });
+});
