@@ -141,6 +141,7 @@ export async function* runCodexTurn(
     });
 
     if (plan.inject.length > 0) await call("thread/inject_items", { threadId, items: plan.inject });
+    if (signal.aborted) return;
     phase = "turn/start";
     // Not cancelled by the signal: if the client aborts meanwhile, the turn still starts inside
     // codex and must be interrupted as soon as its id is known.
