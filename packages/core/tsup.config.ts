@@ -6,7 +6,7 @@ export default defineConfig({
   target: "node22",
   platform: "neutral",
   sourcemap: true,
-  clean: true,
+  clean: false, // the build script empties dist (tsup would leave tsc's .tsbuildinfo behind)
   dts: false,
   splitting: true,
 });
