@@ -47,10 +47,10 @@ describe("Vercel AI SDK (@ai-sdk/openai, Responses)", () => {
     expect(result.finishReason).toBe("tool-calls");
   });
 
-  it("a multi-step generateText loop executes the tool and feeds the result back", async () => {
+  it("a multi-step generateText loop executes the tool and feeds the result back (item_reference resolved)", async () => {
     gateway = await startGateway((_r, turn) =>
       turn === 0
-        ? { chunks: fragments(toolBlock("weather", { city: "Paris" }), 5) }
+        ? { chunks: fragments(`Checking Paris. ${toolBlock("weather", { city: "Paris" })}`, 5) }
         : { chunks: ["It is mild."] },
     );
     const result = await generateText({
@@ -67,5 +67,9 @@ describe("Vercel AI SDK (@ai-sdk/openai, Responses)", () => {
     });
     expect(result.text).toBe("It is mild.");
     expect(promptText(gateway.backend.requests[1]!)).toContain("celsius");
+    // With store on (its default) the SDK sends our earlier message back as an item_reference.
+    const followUp = gateway.bodies[1]?.body as { input: Array<{ type?: string; id?: string }> };
+    expect(followUp.input).toContainEqual({ type: "item_reference", id: "msg_1" });
+    expect(promptText(gateway.backend.requests[1]!)).toContain("Checking Paris.");
   });
 });

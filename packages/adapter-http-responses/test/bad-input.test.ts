@@ -39,7 +39,7 @@ const CASES: Array<[string, unknown, string | null]> = [
     { model: MODEL, input: [{ type: "function_call_output", output: "x" }] },
     "input[0].call_id",
   ],
-  ["item_reference", { model: MODEL, input: [{ type: "item_reference", id: "msg_1" }] }, "input[0]"],
+  ["item_reference without id", { model: MODEL, input: [{ type: "item_reference" }] }, "input[0].id"],
   ["bad tool name", { model: MODEL, input: "hi", tools: [named("bad name!")] }, "tools[0].name"],
   [
     "bad tool name (chat shape, D4)",

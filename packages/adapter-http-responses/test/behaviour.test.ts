@@ -187,6 +187,37 @@ describe("input mapping", () => {
   });
 });
 
+describe("item_reference", () => {
+  it("resolves items this app issued (store not false) and drops unknown references", async () => {
+    gateway = await startGateway([{ chunks: "FIRST-ANSWER" }, { chunks: "second" }]);
+    await json({ model: MODEL, input: "one" });
+    const { status } = await json({
+      model: MODEL,
+      input: [
+        { role: "user", content: "one" },
+        { type: "item_reference", id: "msg_1" },
+        { type: "item_reference", id: "rs_unknown" },
+        { role: "user", content: "two" },
+      ],
+    });
+    expect(status).toBe(200);
+    expect(promptText(gateway.backend.requests[1]!)).toContain("FIRST-ANSWER");
+  });
+
+  it("does not keep items of store:false responses", async () => {
+    gateway = await startGateway([{ chunks: "PRIVATE" }, { chunks: "second" }]);
+    await json({ model: MODEL, input: "one", store: false });
+    await json({
+      model: MODEL,
+      input: [
+        { type: "item_reference", id: "msg_1" },
+        { role: "user", content: "two" },
+      ],
+    });
+    expect(promptText(gateway.backend.requests[1]!)).not.toContain("PRIVATE");
+  });
+});
+
 describe("output", () => {
   it("obsidian-xml output mode also emits the <use_tool> text as output_text", async () => {
     gateway = await startGateway([{ chunks: fragments(weather) }]);

@@ -57,7 +57,7 @@ export const handleCompact = async (c: Context, deps: ResolvedDeps): Promise<Res
     const decoded = decodeCompact(await readJsonBody(c));
     if (Result.isFailure(decoded)) throw issueToGatewayError(decoded.failure);
     body = decoded.success;
-    input = decodeInput(body.input);
+    input = decodeInput(body.input, deps.issued.lookup);
     const mapped = mapInput(input);
     turn = { model: body.model, instructions: body.instructions ?? undefined, items: mapped.items };
   } catch (cause) {

@@ -25,7 +25,7 @@ export const handleCreateResponse = async (c: Context, deps: ResolvedDeps): Prom
 
   let parsed: ParsedResponsesRequest;
   try {
-    parsed = decodeResponsesRequest(await readJsonBody(c));
+    parsed = decodeResponsesRequest(await readJsonBody(c), deps.issued.lookup);
   } catch (cause) {
     const error = toGatewayError(cause);
     report({ model: "", stream: false, telemetry: createTelemetry([]), error });
@@ -84,6 +84,8 @@ export const handleCreateResponse = async (c: Context, deps: ResolvedDeps): Prom
       : undefined);
   const done = () => {
     c.req.raw.signal.removeEventListener("abort", abort);
+    // Clients that keep store on (the AI SDK) refer back to these items with item_reference.
+    if (body.store !== false) deps.issued.remember(encoder.response().output);
     report({
       model: body.model,
       stream,

@@ -1,5 +1,6 @@
 import type { Clock, IdGenerator, TextBackend, TurnObserver, TurnSettings } from "@proxy/core";
 import { createRandomIdGenerator, DEFAULT_TURN_SETTINGS, systemClock } from "@proxy/core";
+import { createIssuedItems, type IssuedItems } from "../response/issued-items.js";
 
 /** Everything the sub-app needs, injected by the composition root (no globals). */
 export interface ResponsesAppDeps {
@@ -9,6 +10,8 @@ export interface ResponsesAppDeps {
   readonly settings?: Partial<TurnSettings> | undefined;
   /** Called exactly once per request when its response ends (logs/metrics). */
   readonly observer?: TurnObserver | undefined;
+  /** Budget (JSON chars) of recently issued output items kept for `item_reference` inputs; 0 disables. */
+  readonly issuedItemsBudget?: number | undefined;
 }
 
 export interface ResolvedDeps {
@@ -17,6 +20,7 @@ export interface ResolvedDeps {
   readonly clock: Clock;
   readonly settings: TurnSettings;
   readonly observer?: TurnObserver | undefined;
+  readonly issued: IssuedItems;
 }
 
 export const resolveDeps = (deps: ResponsesAppDeps): ResolvedDeps => ({
@@ -25,4 +29,5 @@ export const resolveDeps = (deps: ResponsesAppDeps): ResolvedDeps => ({
   clock: deps.clock ?? systemClock,
   settings: { ...DEFAULT_TURN_SETTINGS, ...deps.settings },
   observer: deps.observer,
+  issued: createIssuedItems(deps.issuedItemsBudget),
 });

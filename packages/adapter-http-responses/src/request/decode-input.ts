@@ -46,22 +46,36 @@ const decodeTagged = <T>(
   return decoded.success as T;
 };
 
-/** `input` (string or raw array) → typed items; throws GatewayError("invalid_request") naming the path. */
-export const decodeInput = (raw: string | ReadonlyArray<unknown>, base = "input"): Input => {
+/** Finds an item this gateway issued earlier, for `item_reference` inputs. */
+export type ItemResolver = (id: string) => unknown;
+
+const decodeItem = (rawItem: unknown, path: string): InputItem => {
+  // Easy input messages carry a role and no type.
+  const defaultType = isRecord(rawItem) && "role" in rawItem ? "message" : undefined;
+  const item = decodeTagged<InputItem>(rawItem, ITEM_SCHEMAS, path, defaultType);
+  if ((item.type !== undefined && item.type !== "message") || typeof item.content === "string") return item;
+  const content = item.content.map((part, j) =>
+    decodeTagged<MessageContentPart>(part, PART_SCHEMAS, `${path}.content[${j}]`, undefined),
+  );
+  return { ...item, content };
+};
+
+/**
+ * `input` (string or raw array) → typed items; throws GatewayError("invalid_request") naming the
+ * path. An `item_reference` is replaced by the item it names when `resolve` knows it, and dropped
+ * otherwise (nothing is stored durably; see docs/responses.md).
+ */
+export const decodeInput = (
+  raw: string | ReadonlyArray<unknown>,
+  resolve?: ItemResolver,
+  base = "input",
+): Input => {
   if (typeof raw === "string") return raw;
-  return raw.map((rawItem, i): InputItem => {
+  return raw.flatMap((rawItem, i): InputItem[] => {
     const path = `${base}[${i}]`;
-    // Easy input messages carry a role and no type.
-    const item = decodeTagged<InputItem>(
-      rawItem,
-      ITEM_SCHEMAS,
-      path,
-      isRecord(rawItem) && "role" in rawItem ? "message" : undefined,
-    );
-    if ((item.type !== undefined && item.type !== "message") || typeof item.content === "string") return item;
-    const content = item.content.map((part, j) =>
-      decodeTagged<MessageContentPart>(part, PART_SCHEMAS, `${path}.content[${j}]`, undefined),
-    );
-    return { ...item, content };
+    const item = decodeItem(rawItem, path);
+    if (item.type !== "item_reference") return [item];
+    const referenced = resolve?.(item.id);
+    return referenced === undefined ? [] : [decodeItem(referenced, path)];
   });
 };

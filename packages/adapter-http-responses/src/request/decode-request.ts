@@ -7,7 +7,7 @@ import {
   normalizeToolChoice,
   rewriteToolParam,
 } from "./collect-tools.js";
-import { decodeInput } from "./decode-input.js";
+import { decodeInput, type ItemResolver } from "./decode-input.js";
 import { mapInput } from "./map-input.js";
 import { ResponsesRequest, type TextFormat } from "./request-schema.js";
 
@@ -44,7 +44,7 @@ const outputFormat = (
 };
 
 /** Decodes and checks a `POST /v1/responses` body; throws GatewayError("invalid_request") naming `param`. */
-export const decodeResponsesRequest = (json: unknown): ParsedResponsesRequest => {
+export const decodeResponsesRequest = (json: unknown, resolve?: ItemResolver): ParsedResponsesRequest => {
   const decoded = decodeBody(json);
   if (Result.isFailure(decoded)) throw issueToGatewayError(decoded.failure);
   const body = decoded.success;
@@ -68,7 +68,7 @@ export const decodeResponsesRequest = (json: unknown): ParsedResponsesRequest =>
       "unsupported_parameter",
     );
 
-  const input = mapInput(body.input === undefined ? undefined : decodeInput(body.input));
+  const input = mapInput(body.input === undefined ? undefined : decodeInput(body.input, resolve));
   const purpose: TurnPurpose = input.compactionTrigger ? "compaction" : "answer";
   const codexCompaction =
     Array.isArray(body.tools) &&

@@ -100,8 +100,8 @@ export const CompactionItem = Schema.Struct({
 /** codex remote compaction v2: "answer this request with exactly one compaction item". */
 export const CompactionTriggerItem = Schema.Struct({ type: Schema.Literal("compaction_trigger") });
 
-/** Server-side state we do not keep: rejected with a clear message instead of silently dropped. */
-export const ItemReference = Schema.Struct({ type: Schema.Literal("item_reference") });
+/** A reference to an item we issued earlier (resolved from IssuedItems in decode-input.ts). */
+export const ItemReference = Schema.Struct({ type: Schema.Literal("item_reference"), id: Schema.String });
 
 /**
  * Items of hosted tools (web search, file search, computer use, MCP, …) that a history may carry

@@ -118,13 +118,8 @@ export const mapInput = (input: Input | undefined): MappedInput => {
       case "compaction_trigger":
         compactionTrigger = true;
         return;
-      case "item_reference":
-        throw invalidRequest(
-          "item_reference is not supported: this gateway does not store items; send the full item instead.",
-          `input[${i}]`,
-          "unsupported_value",
-        );
       default:
+        // item_reference was resolved or dropped by decodeInput.
         // Hosted-tool items (web_search_call, …) from another provider's history: not rendered.
         return;
     }
