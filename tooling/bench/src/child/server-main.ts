@@ -1,0 +1,160 @@
+/**
+ * Entry of a server child process (see protocol.ts). argv[2] is the mode:
+ * - `baseline`: a bare Hono + @hono/node-server app replaying the gateway's own response bytes;
+ * - `gateway`: the real gateway app over the core's scripted backend (workloads in scenarios.ts);
+ * - `gateway-codex`: the real gateway app over the codex app-server backend (CODEX_HOME from env).
+ */
+import type { Server } from "node:http";
+import { Session } from "node:inspector/promises";
+import type { AddressInfo } from "node:net";
+import { serve } from "@hono/node-server";
+import { createCodexBackend } from "@proxy/adapter-codex-appserver";
+import { DEFAULT_TURN_SETTINGS, type TextBackend } from "@proxy/core";
+import { createScriptedBackend } from "@proxy/core/testing";
+import {
+  createApp,
+  createGatewayBackend,
+  createLogger,
+  createMetrics,
+  type GatewayBackend,
+} from "@proxy/gateway";
+import { type Context, Hono } from "hono";
+import { streamSSE } from "hono/streaming";
+import { SCRIPTS } from "../scenarios.js";
+import type { BaselinePayload, ControlMessage, MemoryReply, ServerMode, StatsReply } from "./protocol.js";
+
+const mode = process.argv[2] as ServerMode;
+
+/**
+ * The scripted backend keeps every request it was asked (a test double's memory); under hours of
+ * load that is a leak the gateway does not have, so the list is emptied after each call.
+ */
+const scriptedBackend = (): TextBackend => {
+  const inner = createScriptedBackend(
+    (request) => SCRIPTS[request.model] ?? (SCRIPTS["bench-text"] as NonNullable<(typeof SCRIPTS)[string]>),
+  );
+  return {
+    specificationVersion: inner.specificationVersion,
+    name: inner.name,
+    stream(request, options) {
+      const events = inner.stream(request, options);
+      inner.requests.length = 0;
+      return events;
+    },
+    listModels: () => inner.listModels(),
+    readiness: () => inner.readiness(),
+  };
+};
+
+const gatewayApp = (backend: GatewayBackend) =>
+  createApp({
+    backend,
+    settings: DEFAULT_TURN_SETTINGS,
+    // Silent: the bench measures the request path, not log I/O (documented in docs/benchmarks.md).
+    logger: createLogger("silent", false),
+    metrics: createMetrics(),
+    apiKeys: [],
+    corsOrigins: [],
+    bodyLimitBytes: 8 * 1024 * 1024,
+    version: "bench",
+  });
+
+/** The physical limit: read the body, write the same bytes the gateway wrote, in as many writes. */
+const baselineApp = (current: () => BaselinePayload | undefined) => {
+  const app = new Hono();
+  const handler = async (c: Context) => {
+    await c.req.arrayBuffer();
+    const payload = current();
+    if (payload === undefined) return c.text("no payload yet", 503);
+    if (!payload.stream) return c.body(payload.events[0] ?? "", 200, payload.headers);
+    for (const [k, v] of Object.entries(payload.headers)) c.header(k, v);
+    return streamSSE(c, async (stream) => {
+      for (const event of payload.events) await stream.write(event);
+    });
+  };
+  app.post("/v1/chat/completions", handler);
+  app.post("/v1/responses", handler);
+  return app;
+};
+
+/** One process, one server; all state lives in this closure. */
+const main = async () => {
+  let payload: BaselinePayload | undefined; // the baseline's current response, replaced per scenario
+  let gateway: GatewayBackend | undefined;
+  let closeBackend: () => Promise<void> = async () => {};
+
+  const buildApp = async (): Promise<Hono> => {
+    if (mode === "baseline") return baselineApp(() => payload);
+    if (mode === "gateway") {
+      gateway = createGatewayBackend(scriptedBackend());
+      return gatewayApp(gateway);
+    }
+    const codex = createCodexBackend({ env: process.env, maxInFlight: 64, maxQueue: 4096 });
+    await codex.warmup();
+    closeBackend = () => codex.close();
+    gateway = createGatewayBackend(codex);
+    return gatewayApp(gateway);
+  };
+
+  const app = await buildApp();
+  const server = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }) as Server;
+  await new Promise<void>((resolve) => server.once("listening", () => resolve()));
+  let requests = 0;
+  server.on("request", () => {
+    requests++;
+  });
+  let cpuStart = process.cpuUsage();
+
+  const profiler = new Session();
+  const gc = (globalThis as { gc?: () => void }).gc;
+  const handle = async (message: ControlMessage): Promise<unknown> => {
+    switch (message.type) {
+      case "stats-start":
+        requests = 0;
+        cpuStart = process.cpuUsage();
+        return { cpuUs: 0, requests: 0 } satisfies StatsReply;
+      case "stats-stop": {
+        const cpu = process.cpuUsage(cpuStart);
+        return { cpuUs: cpu.user + cpu.system, requests } satisfies StatsReply;
+      }
+      case "memory": {
+        if (message.gc && gc) for (let i = 0; i < 3; i++) gc();
+        const m = process.memoryUsage();
+        return {
+          rss: m.rss,
+          heapUsed: m.heapUsed,
+          external: m.external,
+          arrayBuffers: m.arrayBuffers,
+          ...(gateway ? { activeTurns: gateway.activeTurns() } : {}),
+        } satisfies MemoryReply;
+      }
+      case "profile-start":
+        profiler.connect();
+        await profiler.post("Profiler.enable");
+        await profiler.post("Profiler.start");
+        return { ok: true };
+      case "profile-stop": {
+        const { profile } = await profiler.post("Profiler.stop");
+        profiler.disconnect();
+        return profile;
+      }
+      case "serve":
+        payload = message.payload;
+        return { ok: true };
+      case "shutdown":
+        server.closeAllConnections();
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+        await closeBackend();
+        process.exit(0);
+    }
+  };
+
+  process.on("message", (raw) => {
+    const message = raw as ControlMessage & { id: number };
+    void handle(message).then((reply) => process.send?.({ id: message.id, reply }));
+  });
+  process.on("disconnect", () => process.exit(0));
+  process.send?.({ type: "ready", port: (server.address() as AddressInfo).port });
+};
+
+await main();

@@ -1,0 +1,88 @@
+import { spawn } from "node:child_process";
+import { createInterface } from "node:readline";
+import { commandLineOf } from "./proc.js";
+
+type Json = Record<string, unknown>;
+
+export interface DirectDriver {
+  readonly pid: number | undefined;
+  /** thread/start → turn/start → wait for turn/completed (unsubscribe in the background, as the adapter does). */
+  turn(threadParams: Json, text: string): Promise<string>;
+  close(): Promise<void>;
+}
+
+/**
+ * The least work anyone could do per codex turn: a bare newline-delimited JSON-RPC client on its
+ * own `codex app-server` (same binary, flags and CODEX_HOME as the gateway's), with no
+ * supervision, admission, mapping or HTTP. The baseline for the gateway-over-codex latency ratio.
+ */
+export const startDirectDriver = async (command: string, env: NodeJS.ProcessEnv): Promise<DirectDriver> => {
+  const [file, args] = commandLineOf(command, ["app-server", "-c", "thread_unload_delay_secs=5"]);
+  const child = spawn(file, args, { env, stdio: ["pipe", "pipe", "ignore"] });
+  let nextId = 1;
+  const pending = new Map<number, (message: Json) => void>();
+  const threads = new Map<string, (method: string, params: Json) => void>();
+  createInterface({ input: child.stdout }).on("line", (line) => {
+    let message: Json;
+    try {
+      message = JSON.parse(line) as Json;
+    } catch {
+      return;
+    }
+    if (typeof message.method === "string" && message.id !== undefined) {
+      // A server→client request (approvals etc.): the sealed thread never needs one; decline.
+      child.stdin.write(
+        `${JSON.stringify({ id: message.id, error: { code: -32601, message: "unsupported" } })}\n`,
+      );
+    } else if (typeof message.method === "string") {
+      const params = (message.params ?? {}) as Json;
+      if (typeof params.threadId === "string") threads.get(params.threadId)?.(message.method, params);
+    } else if (typeof message.id === "number") {
+      pending.get(message.id)?.(message);
+      pending.delete(message.id);
+    }
+  });
+  const request = (method: string, params: unknown) =>
+    new Promise<Json>((resolve, reject) => {
+      const id = nextId++;
+      pending.set(id, (m) =>
+        m.error ? reject(new Error(JSON.stringify(m.error))) : resolve(m.result as Json),
+      );
+      child.stdin.write(`${JSON.stringify({ id, method, params })}\n`);
+    });
+  await request("initialize", {
+    clientInfo: { name: "bench_direct", title: "bench", version: "0" },
+    capabilities: null,
+  });
+  child.stdin.write(`${JSON.stringify({ method: "initialized" })}\n`);
+
+  return {
+    pid: child.pid,
+    async turn(threadParams, text) {
+      const started = await request("thread/start", threadParams);
+      const threadId = (started.thread as { id: string }).id;
+      let answer = "";
+      const done = new Promise<void>((resolve) =>
+        threads.set(threadId, (method, params) => {
+          if (method === "item/agentMessage/delta") answer += String(params.delta);
+          if (method === "turn/completed") resolve();
+        }),
+      );
+      await request("turn/start", { threadId, input: [{ type: "text", text, text_elements: [] }] });
+      await done;
+      threads.delete(threadId);
+      void request("thread/unsubscribe", { threadId }).catch(() => {});
+      return answer;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        const timer = setTimeout(() => child.kill("SIGKILL"), 5_000);
+        child.once("exit", () => {
+          clearTimeout(timer);
+          resolve();
+        });
+        child.stdin.end();
+      }),
+  };
+};

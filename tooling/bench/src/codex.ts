@@ -1,0 +1,190 @@
+import { existsSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { Agent } from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { performance } from "node:perf_hooks";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { resolveCodexCommand, sealedThreadParams, writeSealedCatalog } from "@proxy/adapter-codex-appserver";
+import { makeCodexHome, startScriptedModelProvider } from "@proxy/adapter-codex-appserver/testing";
+import { startServerChild } from "./child/protocol.js";
+import { startDirectDriver } from "./codex-direct.js";
+import { timedPost } from "./http-client.js";
+import { descendantsRss, rssOf } from "./proc.js";
+import { median, quantile, ratio } from "./stats.js";
+
+export interface CodexOptions {
+  readonly latencyTurns: number;
+  readonly throughputTurns: number;
+  readonly concurrency: ReadonlyArray<number>;
+  /** Gateway HTTP requests after which gateway and app-server RSS are sampled (e.g. 100, 2000). */
+  readonly rssAfter: ReadonlyArray<number>;
+  /** Concurrency used to reach the RSS sample points. */
+  readonly fillConcurrency: number;
+  readonly log: (line: string) => void;
+}
+
+const CHUNKS = ["The ", "quick ", "brown ", "fox ", "jumps ", "over ", "it."];
+const ANSWER = CHUNKS.join("");
+const INSTRUCTIONS = "You are a helpful assistant.";
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Runs `total` jobs with `concurrency` workers; returns per-job ms and turns/s. */
+const pool = async (total: number, concurrency: number, job: (i: number) => Promise<unknown>) => {
+  let next = 0;
+  const perTurn: number[] = [];
+  const start = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < total) {
+        const i = next++;
+        const s = performance.now();
+        await job(i);
+        perTurn.push(performance.now() - s);
+      }
+    }),
+  );
+  return { turnsPerSecond: total / ((performance.now() - start) / 1000), medianTurnMs: median(perTurn) };
+};
+
+/**
+ * The gateway over codex against a bare JSON-RPC driver: both on the pinned codex binary, one
+ * scripted Responses provider and one CODEX_HOME. The gateway runs in its own process (with its
+ * app-server below it); the driver and its app-server are driven from this one.
+ */
+export const runCodexGateway = async (o: CodexOptions) => {
+  const provider = await startScriptedModelProvider(() => ({ chunks: CHUNKS }));
+  const home = await makeCodexHome(provider.url);
+  const env: NodeJS.ProcessEnv = { ...process.env, CODEX_HOME: home.path };
+  const scratch = await mkdtemp(join(tmpdir(), "bench-codex-"));
+  const command = resolveCodexCommand(undefined, env);
+  let t = performance.now();
+  const gateway = await startServerChild("gateway-codex", { env });
+  const gatewayColdStartMs = performance.now() - t;
+  t = performance.now();
+  const direct = await startDirectDriver(command, env);
+  const directColdStartMs = performance.now() - t;
+  const agent = new Agent({ keepAlive: true, maxSockets: Number.POSITIVE_INFINITY });
+  let gatewayRequests = 0;
+  try {
+    const threadParams = {
+      ...sealedThreadParams(await writeSealedCatalog({ command, env, dir: scratch }), scratch),
+      model: "scripted-model",
+      baseInstructions: INSTRUCTIONS,
+    };
+    const viaGateway = async (text: string) => {
+      const body = {
+        model: "scripted-model",
+        stream: true,
+        messages: [
+          { role: "system", content: INSTRUCTIONS },
+          { role: "user", content: text },
+        ],
+      };
+      const r = await timedPost(`${gateway.url}/v1/chat/completions`, body, agent);
+      gatewayRequests++;
+      const answer = r.deltas.map((d) => d.text).join("");
+      if (r.status !== 200 || answer !== ANSWER)
+        throw new Error(`codex via gateway: ${r.status} "${answer}"`);
+    };
+    const viaDirect = async (text: string) => {
+      const answer = await direct.turn(threadParams, text);
+      if (answer !== ANSWER) throw new Error(`codex direct: "${answer}"`);
+    };
+    const sampleRss = async () => {
+      await sleep(6_000); // thread_unload_delay_secs=5: let finished threads be freed first
+      return {
+        afterRequests: gatewayRequests,
+        gatewayRssMiB: (await rssOf(gateway.pid)) / 2 ** 20,
+        appServerRssMiB: (await descendantsRss(gateway.pid)) / 2 ** 20,
+      };
+    };
+    const fillTo = async (target: number) => {
+      if (gatewayRequests >= target) return;
+      o.log(`codex: gateway requests up to ${target}`);
+      await pool(target - gatewayRequests, o.fillConcurrency, (i) => viaGateway(`fill ${i}`));
+    };
+
+    o.log("codex: warm-up");
+    await pool(10, 1, (i) => viaGateway(`warm ${i}`));
+    await pool(5, 1, (i) => viaDirect(`warm ${i}`));
+    const rss = [];
+    const [firstRss, ...laterRss] = o.rssAfter;
+    if (firstRss !== undefined) {
+      await fillTo(firstRss);
+      rss.push(await sampleRss());
+    }
+
+    o.log("codex: latency, alternating gateway / direct");
+    const latency = { gateway: [] as number[], direct: [] as number[] };
+    for (let i = 0; i < o.latencyTurns; i++) {
+      const timed = async (side: "gateway" | "direct") => {
+        const s = performance.now();
+        await (side === "gateway" ? viaGateway(`latency ${i}`) : viaDirect(`latency ${i}`));
+        latency[side].push(performance.now() - s);
+      };
+      for (const side of i % 2 === 0 ? (["gateway", "direct"] as const) : (["direct", "gateway"] as const))
+        await timed(side);
+    }
+
+    const throughput = [];
+    for (const c of o.concurrency) {
+      o.log(`codex: throughput at concurrency ${c}`);
+      const g = await pool(o.throughputTurns, c, (i) => viaGateway(`tp ${c} ${i}`));
+      const d = await pool(o.throughputTurns, c, (i) => viaDirect(`tp ${c} ${i}`));
+      throughput.push({
+        concurrency: c,
+        gateway: g,
+        direct: d,
+        ratio: ratio(g.turnsPerSecond, d.turnsPerSecond),
+      });
+    }
+
+    for (const target of laterRss) {
+      await fillTo(target);
+      rss.push(await sampleRss());
+    }
+    const first = rss[0];
+    const last = rss.at(-1);
+    return {
+      coldStartMs: { gateway: gatewayColdStartMs, direct: directColdStartMs },
+      latencyMs: {
+        turns: o.latencyTurns,
+        gateway: { p50: median(latency.gateway), p90: quantile(latency.gateway, 0.9) },
+        direct: { p50: median(latency.direct), p90: quantile(latency.direct, 0.9) },
+        ratioOfMedians: ratio(median(latency.gateway), median(latency.direct)),
+      },
+      throughput,
+      rss,
+      rssGrowth:
+        first && last
+          ? {
+              gateway: ratio(last.gatewayRssMiB, first.gatewayRssMiB),
+              appServer: ratio(last.appServerRssMiB, first.appServerRssMiB),
+            }
+          : undefined,
+    };
+  } finally {
+    agent.destroy();
+    await direct.close();
+    await gateway.close();
+    await provider.close();
+    await home.cleanup();
+    await rm(scratch, { recursive: true, force: true });
+  }
+};
+
+const TURN_BENCH = fileURLToPath(
+  new URL("../../../packages/adapter-codex-appserver/bench/turn-bench.ts", import.meta.url),
+);
+
+/** The adapter package's own bench (adapter in-process vs direct driver), when it exists. */
+export const runAdapterTurnBench = async (options: Record<string, unknown>): Promise<unknown> => {
+  if (!existsSync(TURN_BENCH))
+    return { missing: "packages/adapter-codex-appserver/bench/turn-bench.ts not found" };
+  const mod = (await import(pathToFileURL(TURN_BENCH).href)) as {
+    runTurnBench?: (o: Record<string, unknown>) => Promise<unknown>;
+  };
+  if (typeof mod.runTurnBench !== "function") return { missing: "turn-bench.ts exports no runTurnBench()" };
+  return mod.runTurnBench(options);
+};

@@ -1,0 +1,104 @@
+import type { ServerChild } from "./child/protocol.js";
+import { capture, type LoadRun, runLoad } from "./load.js";
+import type { Scenario } from "./scenarios.js";
+import { splitSseEvents } from "./sse.js";
+import { median, ratio } from "./stats.js";
+
+export interface HttpCell {
+  readonly scenario: string;
+  readonly label: string;
+  readonly connections: number;
+  readonly runs: { readonly baseline: LoadRun[]; readonly gateway: LoadRun[] };
+  /** Medians over the alternating runs. */
+  readonly baseline: CellMedians;
+  readonly gateway: CellMedians;
+  readonly rpsRatio: number;
+  readonly addedP50Ms: number;
+  readonly addedP99Ms: number;
+  readonly addedCpuUsPerRequest: number;
+}
+
+export interface CellMedians {
+  readonly rps: number;
+  readonly p50Ms: number;
+  readonly p99Ms: number;
+  readonly cpuUsPerRequest: number;
+}
+
+export interface HttpOverheadOptions {
+  readonly baseline: ServerChild;
+  readonly gateway: ServerChild;
+  readonly scenarios: ReadonlyArray<Scenario>;
+  readonly connections: ReadonlyArray<number>;
+  readonly seconds: number;
+  readonly warmupSeconds: number;
+  readonly reps: number;
+  readonly log: (line: string) => void;
+}
+
+const medians = (runs: ReadonlyArray<LoadRun>): CellMedians => ({
+  rps: median(runs.map((r) => r.rps)),
+  p50Ms: median(runs.map((r) => r.latencyMs.p50)),
+  p99Ms: median(runs.map((r) => r.latencyMs.p99)),
+  cpuUsPerRequest: median(runs.map((r) => r.cpuUsPerRequest)),
+});
+
+/**
+ * Makes the baseline replay exactly what the gateway sends for `scenario` (headers and every SSE
+ * event as its own write) and checks the two bodies have the same length.
+ */
+export const mirrorScenario = async (baseline: ServerChild, gateway: ServerChild, scenario: Scenario) => {
+  const fromGateway = await capture(gateway.url, scenario);
+  if (fromGateway.status !== 200) throw new Error(`${scenario.id}: gateway answered ${fromGateway.status}`);
+  const events = scenario.stream ? splitSseEvents(fromGateway.body) : [fromGateway.body];
+  await baseline.request({
+    type: "serve",
+    payload: { headers: fromGateway.headers, events, stream: scenario.stream },
+  });
+  const fromBaseline = await capture(baseline.url, scenario);
+  return {
+    gatewayBytes: fromGateway.body.length,
+    baselineBytes: fromBaseline.body.length,
+    events: events.length,
+  };
+};
+
+/** The A/B matrix: per scenario and connection count, warm both, then alternate runs (AB, BA, …). */
+export const runHttpOverhead = async (o: HttpOverheadOptions) => {
+  const cells: HttpCell[] = [];
+  const payloads: Record<string, Awaited<ReturnType<typeof mirrorScenario>>> = {};
+  for (const scenario of o.scenarios) {
+    payloads[scenario.id] = await mirrorScenario(o.baseline, o.gateway, scenario);
+    for (const connections of o.connections) {
+      o.log(`http: ${scenario.id} at ${connections} connections`);
+      await runLoad(o.baseline, scenario, connections, o.warmupSeconds);
+      await runLoad(o.gateway, scenario, connections, o.warmupSeconds);
+      const runs = { baseline: [] as LoadRun[], gateway: [] as LoadRun[] };
+      for (let rep = 0; rep < o.reps; rep++) {
+        const order = rep % 2 === 0 ? (["baseline", "gateway"] as const) : (["gateway", "baseline"] as const);
+        for (const side of order) runs[side].push(await runLoad(o[side], scenario, connections, o.seconds));
+      }
+      const failed = [...runs.baseline, ...runs.gateway].filter((r) => r.errors > 0 || r.non2xx > 0);
+      if (failed.length > 0) o.log(`  warning: ${failed.length} runs had errors or non-2xx answers`);
+      const baseline = medians(runs.baseline);
+      const gateway = medians(runs.gateway);
+      cells.push({
+        scenario: scenario.id,
+        label: scenario.label,
+        connections,
+        runs,
+        baseline,
+        gateway,
+        rpsRatio: ratio(gateway.rps, baseline.rps),
+        addedP50Ms: gateway.p50Ms - baseline.p50Ms,
+        addedP99Ms: gateway.p99Ms - baseline.p99Ms,
+        addedCpuUsPerRequest: gateway.cpuUsPerRequest - baseline.cpuUsPerRequest,
+      });
+      const last = cells.at(-1) as HttpCell;
+      o.log(
+        `  rps ${baseline.rps.toFixed(0)} → ${gateway.rps.toFixed(0)} (×${last.rpsRatio.toFixed(3)}), p99 +${last.addedP99Ms.toFixed(2)} ms, cpu/req ${baseline.cpuUsPerRequest.toFixed(0)} → ${gateway.cpuUsPerRequest.toFixed(0)} µs`,
+      );
+    }
+  }
+  return { cells, payloads };
+};

@@ -1,0 +1,35 @@
+import { readdir, readFile } from "node:fs/promises";
+
+/** A `.js` entry runs under this Node; anything else is executed directly (as the adapter does). */
+export const commandLineOf = (command: string, args: ReadonlyArray<string>): [string, string[]] =>
+  /\.[cm]?js$/.test(command) ? [process.execPath, [command, ...args]] : [command, [...args]];
+
+/** Resident set size of a Linux process in bytes (NaN when unknown). */
+export const rssOf = async (pid: number | undefined): Promise<number> => {
+  if (pid === undefined) return Number.NaN;
+  const status = await readFile(`/proc/${pid}/status`, "utf8").catch(() => "");
+  const kb = /VmRSS:\s+(\d+)/.exec(status)?.[1];
+  return kb ? Number(kb) * 1024 : Number.NaN;
+};
+
+/** The pids of a process's direct children (Linux /proc). */
+export const childrenOf = async (pid: number): Promise<number[]> => {
+  const tasks = await readdir(`/proc/${pid}/task`).catch(() => [] as string[]);
+  const out: number[] = [];
+  for (const task of tasks) {
+    const list = await readFile(`/proc/${pid}/task/${task}/children`, "utf8").catch(() => "");
+    for (const id of list.trim().split(/\s+/)) if (id) out.push(Number(id));
+  }
+  return out;
+};
+
+/** Summed RSS of every descendant of `pid` (not `pid` itself). */
+export const descendantsRss = async (pid: number): Promise<number> => {
+  let total = 0;
+  for (const child of await childrenOf(pid)) {
+    const rss = await rssOf(child);
+    if (Number.isFinite(rss)) total += rss;
+    total += await descendantsRss(child);
+  }
+  return total;
+};

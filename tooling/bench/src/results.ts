@@ -1,0 +1,69 @@
+import type { runCodexGateway } from "./codex.js";
+import type { HttpCell } from "./http-overhead.js";
+import type { profileScenario } from "./profile.js";
+import type { StreamMemoryResult } from "./stream-memory.js";
+import type { HoldbackResult, TtfbResult } from "./ttfb.js";
+
+/** Everything one `pnpm bench` run measured: written as JSON, rendered into docs/benchmarks.md. */
+export interface BenchResults {
+  readonly version: 1;
+  readonly startedAt: string;
+  wallSeconds: number;
+  readonly command: string;
+  readonly config: BenchConfig;
+  readonly machine: {
+    readonly cpuModel: string;
+    readonly cores: number;
+    readonly memoryGiB: number;
+    readonly node: string;
+    readonly platform: string;
+    readonly loadAverageAtStart: ReadonlyArray<number>;
+    loadAverageAtEnd?: ReadonlyArray<number>;
+  };
+  http?: { readonly cells: HttpCell[]; readonly payloads: Record<string, unknown> };
+  profile?: Awaited<ReturnType<typeof profileScenario>>;
+  ttfb?: TtfbResult[];
+  holdback?: HoldbackResult[];
+  parser?: unknown;
+  codexGateway?: Awaited<ReturnType<typeof runCodexGateway>>;
+  codexAdapter?: unknown;
+  streamMemory?: StreamMemoryResult;
+  /** Sections that failed, with why: the document says so instead of silently dropping them. */
+  readonly failures: Record<string, string>;
+}
+
+export interface BenchConfig {
+  readonly seconds: number;
+  readonly warmupSeconds: number;
+  readonly reps: number;
+  readonly connections: ReadonlyArray<number>;
+  readonly ttfbRequests: number;
+  readonly idleStreams: number;
+  readonly codex: boolean;
+  readonly codexRssAfter: ReadonlyArray<number>;
+  readonly codexLatencyTurns: number;
+  readonly codexThroughputTurns: number;
+  readonly codexFillConcurrency: number;
+}
+
+const list = (v: string | undefined, fallback: number[]) =>
+  v ? v.split(",").map((x) => Number(x.trim())) : fallback;
+
+/** Defaults sized for < 15 min on 2 cores; every knob can be overridden through BENCH_* variables. */
+export const configFromEnv = (env: NodeJS.ProcessEnv): BenchConfig => {
+  const quick = env.BENCH_QUICK === "1";
+  const num = (name: string, full: number, fast: number) => Number(env[name] ?? (quick ? fast : full));
+  return {
+    seconds: num("BENCH_SECONDS", 2.5, 0.5),
+    warmupSeconds: num("BENCH_WARMUP_SECONDS", 1, 0.3),
+    reps: num("BENCH_REPS", 3, 1),
+    connections: list(env.BENCH_CONNECTIONS, [1, 16, 64]),
+    ttfbRequests: num("BENCH_TTFB_REQUESTS", 200, 20),
+    idleStreams: num("BENCH_IDLE_STREAMS", 500, 50),
+    codex: env.BENCH_CODEX !== "0",
+    codexRssAfter: list(env.BENCH_CODEX_RSS_AFTER, quick ? [30, 60] : [100, 2000]),
+    codexLatencyTurns: num("BENCH_CODEX_LATENCY_TURNS", 30, 4),
+    codexThroughputTurns: num("BENCH_CODEX_THROUGHPUT_TURNS", 16, 4),
+    codexFillConcurrency: num("BENCH_CODEX_FILL_CONCURRENCY", 1, 1),
+  };
+};

@@ -1,0 +1,158 @@
+/**
+ * `pnpm bench`: every benchmark in one run, then results/latest.json, results/runs/<time>.json,
+ * the SVG plots under results/, and docs/benchmarks.md. Knobs: BENCH_* (see results.ts).
+ */
+import { fork } from "node:child_process";
+import { mkdir, writeFile } from "node:fs/promises";
+import { cpus, loadavg, totalmem } from "node:os";
+import { performance } from "node:perf_hooks";
+import { fileURLToPath } from "node:url";
+import { type ServerChild, startServerChild } from "./child/protocol.js";
+import { runAdapterTurnBench, runCodexGateway } from "./codex.js";
+import { runHttpOverhead } from "./http-overhead.js";
+import { parserBars } from "./parser-result.js";
+import { latencyPlot, parserPlot, rpsPlot } from "./plots.js";
+import { profileScenario } from "./profile.js";
+import { renderReport } from "./report.js";
+import { type BenchResults, configFromEnv } from "./results.js";
+import { HTTP_SCENARIOS } from "./scenarios.js";
+import { runStreamMemory } from "./stream-memory.js";
+import { runHoldback, runTtfb } from "./ttfb.js";
+
+const RESULTS = fileURLToPath(new URL("../results/", import.meta.url));
+const DOC = fileURLToPath(new URL("../../../docs/benchmarks.md", import.meta.url));
+const PARSER_MAIN = fileURLToPath(new URL("./child/parser-main.ts", import.meta.url));
+
+const log = (line: string) =>
+  process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
+
+/** Runs one section; a failure is recorded (and shown in the document), the others still run. */
+const section = async (results: BenchResults, name: string, fn: () => Promise<void>) => {
+  const t = performance.now();
+  log(`— ${name}`);
+  try {
+    await fn();
+  } catch (e) {
+    results.failures[name] = e instanceof Error ? e.message : String(e);
+    log(`${name} failed: ${results.failures[name]}`);
+  }
+  log(`— ${name} done in ${((performance.now() - t) / 1000).toFixed(0)} s`);
+};
+
+const runParserInChild = () =>
+  new Promise<unknown>((resolve, reject) => {
+    const child = fork(PARSER_MAIN, [], { execArgv: [...process.execArgv, "--expose-gc"] });
+    child.once("message", (m) => resolve((m as { result: unknown }).result));
+    child.once("exit", (code) => (code === 0 ? undefined : reject(new Error(`parser bench exited ${code}`))));
+  });
+
+const main = async () => {
+  const started = performance.now();
+  const config = configFromEnv(process.env);
+  const results: BenchResults = {
+    version: 1,
+    startedAt: new Date().toISOString(),
+    wallSeconds: 0,
+    command: "pnpm bench",
+    config,
+    machine: {
+      cpuModel: cpus()[0]?.model ?? "unknown",
+      cores: cpus().length,
+      memoryGiB: totalmem() / 2 ** 30,
+      node: process.version,
+      platform: `${process.platform} ${process.arch}`,
+      loadAverageAtStart: loadavg(),
+    },
+    failures: {},
+  };
+
+  const servers: ServerChild[] = [];
+  const server = async (...args: Parameters<typeof startServerChild>) => {
+    const s = await startServerChild(...args);
+    servers.push(s);
+    return s;
+  };
+  try {
+    const [baseline, gateway] = await Promise.all([server("baseline"), server("gateway")]);
+    await section(results, "http", async () => {
+      results.http = await runHttpOverhead({
+        baseline,
+        gateway,
+        scenarios: HTTP_SCENARIOS,
+        connections: config.connections,
+        seconds: config.seconds,
+        warmupSeconds: config.warmupSeconds,
+        reps: config.reps,
+        log,
+      });
+    });
+    await section(results, "ttfb", async () => {
+      const streaming = HTTP_SCENARIOS.filter((s) => s.stream && s.id.endsWith("text"));
+      results.ttfb = [];
+      for (const s of streaming) results.ttfb.push(await runTtfb(baseline, gateway, s, config.ttfbRequests));
+      results.holdback = [
+        await runHoldback(gateway, "bench-slow"),
+        await runHoldback(gateway, "bench-slow-near-miss"),
+      ];
+    });
+    await section(results, "profile", async () => {
+      const scenario = HTTP_SCENARIOS[0] as (typeof HTTP_SCENARIOS)[number];
+      results.profile = await profileScenario(baseline, gateway, scenario, 64, Math.max(1, config.seconds));
+    });
+    await Promise.all([baseline.close(), gateway.close()]);
+
+    await section(results, "memory", async () => {
+      const fresh = await server("gateway");
+      results.streamMemory = await runStreamMemory(fresh, config.idleStreams);
+      await fresh.close();
+    });
+    await section(results, "parser", async () => {
+      results.parser = await runParserInChild();
+    });
+    if (config.codex) {
+      await section(results, "codex-adapter", async () => {
+        results.codexAdapter = await runAdapterTurnBench({
+          latencyTurns: config.codexLatencyTurns,
+          throughputTurns: config.codexThroughputTurns,
+          rssAfterTurns: [config.codexRssAfter[0] ?? 100],
+          log: (line: string) => log(`turn-bench: ${line}`),
+        });
+      });
+      await section(results, "codex-gateway", async () => {
+        results.codexGateway = await runCodexGateway({
+          latencyTurns: config.codexLatencyTurns,
+          throughputTurns: config.codexThroughputTurns,
+          concurrency: [1, 4, 16],
+          rssAfter: config.codexRssAfter,
+          fillConcurrency: config.codexFillConcurrency,
+          log,
+        });
+      });
+    }
+  } finally {
+    await Promise.all(servers.map((s) => s.close()));
+  }
+
+  results.wallSeconds = (performance.now() - started) / 1000;
+  results.machine.loadAverageAtEnd = loadavg();
+  const plots = {
+    latency: "plots/latency-vs-connections.svg",
+    rps: "plots/rps-vs-connections.svg",
+    parser: "plots/parser-mbps.svg",
+  };
+  await mkdir(`${RESULTS}plots`, { recursive: true });
+  await mkdir(`${RESULTS}runs`, { recursive: true });
+  const cells = results.http?.cells ?? [];
+  await writeFile(`${RESULTS}${plots.latency}`, latencyPlot(cells));
+  await writeFile(`${RESULTS}${plots.rps}`, rpsPlot(cells));
+  await writeFile(`${RESULTS}${plots.parser}`, parserPlot(parserBars(results.parser)));
+  const json = `${JSON.stringify(results, null, 2)}\n`;
+  await writeFile(`${RESULTS}latest.json`, json);
+  await writeFile(`${RESULTS}runs/${results.startedAt.replace(/[:.]/g, "-")}.json`, json);
+  await writeFile(DOC, renderReport(results, plots));
+  log(
+    `done in ${(results.wallSeconds / 60).toFixed(1)} min: docs/benchmarks.md, tooling/bench/results/latest.json`,
+  );
+};
+
+await main();
