@@ -27,29 +27,43 @@ const tempDir = async (prefix: string): Promise<string> => {
   return dir;
 };
 
-const runCodexExec = async (baseURL: string, prompt: string, extraConfig: string[] = []) => {
+/** A custom provider with wire_api "responses" (inline compaction, no WebSocket attempts). */
+const customProvider = (baseURL: string, extraConfig: string[] = []) => [
+  'model = "fake-model"', // a non-catalog slug keeps the classic `tools` array (§3.3)
+  'model_provider = "proxy"',
+  ...extraConfig,
+  "[model_providers.proxy]",
+  'name = "proxy"',
+  `base_url = ${JSON.stringify(baseURL)}`,
+  'wire_api = "responses"',
+  'env_key = "PROXY_KEY"',
+  "request_max_retries = 0",
+  "stream_max_retries = 0",
+  "stream_idle_timeout_ms = 30000",
+];
+
+/**
+ * The built-in OpenAI provider pointed at us (§3.4): remote compaction v2 (`compaction_trigger`).
+ * It first tries a WebSocket on GET /v1/responses and falls back to HTTPS on the 404.
+ */
+const builtInProvider = (baseURL: string) => [
+  'model = "gpt-5.5"',
+  `openai_base_url = ${JSON.stringify(baseURL)}`,
+  "model_auto_compact_token_limit = 1000",
+];
+
+const runCodexExec = async (config: string[], prompt: string) => {
   const home = await tempDir("codex-home-");
   const work = await tempDir("codex-work-");
-  const config = [
-    'model = "fake-model"', // a non-catalog slug keeps the classic `tools` array (§3.3)
-    'model_provider = "proxy"',
-    ...extraConfig,
-    "[model_providers.proxy]",
-    'name = "proxy"',
-    `base_url = ${JSON.stringify(baseURL)}`,
-    'wire_api = "responses"',
-    'env_key = "PROXY_KEY"',
-    "request_max_retries = 0",
-    "stream_max_retries = 0",
-    "stream_idle_timeout_ms = 30000",
-  ];
   await writeFile(join(home, "config.toml"), `${config.join("\n")}\n`);
   const args = [CODEX_JS, "exec", "--skip-git-repo-check", "--ephemeral", "-s", "workspace-write", prompt];
+  // PROXY_KEY for the custom provider's env_key, CODEX_API_KEY for the built-in one.
   const env = {
     PATH: process.env.PATH ?? "",
-    HOME: process.env.HOME ?? home,
+    HOME: home,
     CODEX_HOME: home,
     PROXY_KEY: "sk-test",
+    CODEX_API_KEY: "sk-test",
   };
   const result = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
     const child = execFile(
@@ -76,7 +90,7 @@ describe("codex exec 0.169 against /v1/responses", () => {
         ? { chunks: ["Marker written."] }
         : { chunks: ["I'll create it. ", command] },
     );
-    const run = await runCodexExec(gateway.baseURL, "create the marker file");
+    const run = await runCodexExec(customProvider(gateway.baseURL), "create the marker file");
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toContain("Marker written.");
     expect(await readFile(join(run.work, "marker.txt"), "utf8")).toBe("hi\n");
@@ -111,7 +125,10 @@ describe("codex exec 0.169 against /v1/responses", () => {
         return { chunks: ["All done."] };
       return { chunks: [command], usage: { inputTokens: 250_000, outputTokens: 10, totalTokens: 250_010 } };
     });
-    const run = await runCodexExec(gateway.baseURL, "run it", ["model_auto_compact_token_limit = 1000"]);
+    const run = await runCodexExec(
+      customProvider(gateway.baseURL, ["model_auto_compact_token_limit = 1000"]),
+      "run it",
+    );
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toContain("All done.");
     const posts = gateway.bodies
@@ -129,5 +146,27 @@ describe("codex exec 0.169 against /v1/responses", () => {
       ["stop", 0],
       ["stop", 0],
     ]);
+  }, 150_000);
+
+  it("remote compaction v2: compaction_trigger gets one compaction item, which codex sends back as context", async () => {
+    const command = toolBlock("exec_command", { cmd: "echo big" });
+    gateway = await startGateway((request) => {
+      const prompt = promptText(request);
+      if (prompt.includes("handoff summary")) return { chunks: ["HANDOFF-SUMMARY-1"] };
+      if (prompt.includes("HANDOFF-SUMMARY-1")) return { chunks: ["All done."] };
+      return { chunks: [command], usage: { inputTokens: 250_000, outputTokens: 10, totalTokens: 250_010 } };
+    });
+    const run = await runCodexExec(builtInProvider(gateway.baseURL), "run it");
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain("All done.");
+    const inputs = gateway.bodies.filter((b) => b.path === "/v1/responses").map((b) => inputOf(b.body));
+    expect(inputs).toHaveLength(3);
+    expect(inputs[1]?.at(-1)).toEqual({ type: "compaction_trigger" });
+    expect(inputs[2]).toContainEqual(
+      expect.objectContaining({ type: "compaction", id: "cmp_1", encrypted_content: "HANDOFF-SUMMARY-1" }),
+    );
+    expect(gateway.backend.requests[0]!.instructions).toContain("arguments schema:"); // tools offered…
+    expect(gateway.backend.requests[1]!.instructions).not.toContain("arguments schema:"); // …but not for a summary
+    expect(promptText(gateway.backend.requests[2]!)).toContain("HANDOFF-SUMMARY-1");
   }, 150_000);
 });
