@@ -46,6 +46,14 @@ const rssMiB = async (pid: number | undefined): Promise<number | null> => {
   return kb ? round(Number(kb) / 1024) : null;
 };
 
+/** CPU time (user + system) a Linux process has used, in ms; robust to a noisy shared machine. */
+const cpuMs = async (pid: number | undefined): Promise<number> => {
+  if (pid === undefined) return Number.NaN;
+  const stat = await readFile(`/proc/${pid}/stat`, "utf8").catch(() => "");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime, stime in clock ticks (USER_HZ=100)
+};
+
 export const runTurnBench = async (options: TurnBenchOptions = {}) => {
   const log = options.log ?? (() => {});
   const provider = await startScriptedModelProvider(() => ({
@@ -111,12 +119,32 @@ export const runTurnBench = async (options: TurnBenchOptions = {}) => {
       else await d().then(a);
     }
 
-    const throughput: Array<{ concurrency: number; turnsPerSecond: number; medianTurnMs: number }> = [];
+    // RSS: the first sample right after the latency phase, the rest after the throughput runs.
+    const rss: Array<{ afterTurns: number; appServerRssMiB: number | null }> = [];
+    const sampleRss = async (target: number) => {
+      log(`rss: running up to ${target} turns`);
+      while (adapterTurns < target) {
+        const batch = Math.min(16, target - adapterTurns);
+        await Promise.all(Array.from({ length: batch }, (_, k) => adapterTurn(`rss ${adapterTurns + k}`)));
+      }
+      await sleep(6_000); // let thread_unload_delay_secs=5 free the finished threads
+      rss.push({ afterTurns: adapterTurns, appServerRssMiB: await rssMiB(pids.at(-1)) });
+    };
+    const [firstRss, ...laterRss] = options.rssAfterTurns ?? [100, 2_000];
+    if (firstRss !== undefined) await sampleRss(firstRss);
+
+    const throughput: Array<{
+      concurrency: number;
+      turnsPerSecond: number;
+      medianTurnMs: number;
+      appServerCpuMsPerTurn: number;
+    }> = [];
     for (const c of options.concurrency ?? [1, 4, 16]) {
       log(`throughput: concurrency ${c}`);
       const total = options.throughputTurns ?? 64;
       let next = 0;
       const perTurn: number[] = [];
+      const cpuBefore = await cpuMs(pids.at(-1));
       const start = performance.now();
       await Promise.all(
         Array.from({ length: c }, async () => {
@@ -129,23 +157,16 @@ export const runTurnBench = async (options: TurnBenchOptions = {}) => {
         }),
       );
       const seconds = (performance.now() - start) / 1000;
+      const cpuPerTurn = ((await cpuMs(pids.at(-1))) - cpuBefore) / total;
       throughput.push({
         concurrency: c,
         turnsPerSecond: round(total / seconds, 2),
         medianTurnMs: round(median(perTurn)),
+        appServerCpuMsPerTurn: round(cpuPerTurn),
       });
     }
 
-    const rss: Array<{ afterTurns: number; appServerRssMiB: number | null }> = [];
-    for (const target of options.rssAfterTurns ?? [100, 2_000]) {
-      log(`rss: running up to ${target} turns`);
-      while (adapterTurns < target) {
-        const batch = Math.min(16, target - adapterTurns);
-        await Promise.all(Array.from({ length: batch }, (_, k) => adapterTurn(`rss ${adapterTurns + k}`)));
-      }
-      await sleep(6_000); // let thread_unload_delay_secs=5 free the finished threads
-      rss.push({ afterTurns: adapterTurns, appServerRssMiB: await rssMiB(pids.at(-1)) });
-    }
+    for (const target of laterRss) await sampleRss(target);
 
     const adapterMedian = median(adapterMs);
     const directMedian = median(directMs);
