@@ -185,9 +185,36 @@ export function openJsonBlock(ctx: BlockContext): OpenBlock {
     call.delta(fragment);
   };
 
+  /** The validator that may take a run of plain string characters at once, if any. */
+  const plainStringTarget = (): JsonSyntaxValidator | undefined => {
+    if (outer === O_ARGS_OBJECT) return args?.inPlainString() ? args : undefined;
+    if (outer === O_ARGS_STRING) return decoder.idle() && args?.inPlainString() ? args : undefined;
+    if (outer === O_SKIP) return skip?.inPlainString() ? skip : undefined;
+    return undefined;
+  };
+
   const feed = (s: string, start: number): number => {
     let i = start;
     for (; i < s.length; i += 1) {
+      // Fast path: long argument strings (file contents) are appended run by run. Inside an
+      // argument string the close tag cannot occur, so only quotes, escapes and control
+      // characters (and the byte budget) end a run.
+      const target = closeMatched === 0 ? plainStringTarget() : undefined;
+      if (target) {
+        let j = i;
+        let runBytes = bytes;
+        for (; j < s.length; j += 1) {
+          const c = s.charCodeAt(j);
+          if (c === 34 || c === 92 || c < 0x20 || runBytes + utf8Width(c) > ctx.maxBlockBytes) break;
+          runBytes += utf8Width(c);
+        }
+        if (j > i) {
+          target.feedPlainRun(s, i, j);
+          bytes = runBytes;
+          i = j - 1;
+          continue;
+        }
+      }
       const c = s.charCodeAt(i);
       bytes += utf8Width(c);
       if (bytes > ctx.maxBlockBytes) {

@@ -7,7 +7,8 @@
 export interface JsonStringDecoder {
   /** Returns the decoded code unit, or STRING_END, STRING_PENDING (inside an escape), STRING_ERROR. */
   decode(code: number): number;
-  reset(): void;
+  /** Not inside an escape sequence: the next ordinary character decodes to itself. */
+  idle(): boolean;
 }
 
 export const STRING_END = -1;
@@ -61,9 +62,6 @@ export function createJsonStringDecoder(): JsonStringDecoder {
       escapeState = 0;
       return value;
     },
-    reset() {
-      escapeState = 0;
-      value = 0;
-    },
+    idle: () => escapeState === 0,
   };
 }

@@ -12,6 +12,13 @@ import type { TextBuffer } from "./text-buffer.js";
 export interface JsonSyntaxValidator {
   /** Feeds one UTF-16 code unit; false when the value already ended before it (caller owns it). */
   feed(ch: string, code: number): boolean;
+  /** Inside a string, not inside an escape: `feedPlainRun` may be used. */
+  inPlainString(): boolean;
+  /**
+   * Fast path for a run of ordinary string characters (no `"`, `\`, or control character),
+   * valid only while `inPlainString()`: one append instead of one per character.
+   */
+  feedPlainRun(s: string, from: number, to: number): void;
   status(): "pending" | "complete" | "failed";
   inString(): boolean;
   /** Text length of the last commit point (0 until the top-level object has content). */
@@ -279,6 +286,11 @@ export function createJsonSyntaxValidator(options: JsonSyntaxValidatorOptions): 
 
   return {
     feed,
+    inPlainString: () => (state === S_STR || state === S_KEY) && escapeState === 0,
+    feedPlainRun(s, from, to) {
+      emit(s.slice(from, to));
+      if (state === S_STR && !isHighSurrogate(s.charCodeAt(to - 1))) markCommit();
+    },
     status: () => (state === S_FAIL ? "failed" : state === S_DONE ? "complete" : "pending"),
     inString: () => state === S_STR || state === S_KEY,
     commitEnd: () => commit,

@@ -1,7 +1,8 @@
 /**
- * Append-only text with an optional "not yet emitted" tail. Appending is amortised O(1) and
- * `take` only touches the tail, so streaming a long value in 1-char chunks stays linear
- * (slicing one ever-growing string per push would be quadratic).
+ * Append-only text with an optional "not yet emitted" tail. Appends are collected in an array
+ * and joined every few KiB into one flat string: building text with `+=` one character at a
+ * time leaves a rope with a ~30-byte node per character, and slicing one ever-growing string
+ * per push would be quadratic. `take` only touches the (short) tail.
  */
 export interface TextBuffer {
   append(s: string): void;
@@ -13,24 +14,32 @@ export interface TextBuffer {
   toString(): string;
 }
 
-const PART_SIZE = 4096;
+const JOIN_PIECES = 512;
+const JOIN_CHARS = 8192;
 
 export function createTextBuffer(trackTail: boolean): TextBuffer {
   const parts: string[] = [];
-  let current = "";
+  const pending: string[] = [];
+  let pendingChars = 0;
   let length = 0;
   let tracking = trackTail;
-  let tail = "";
+  const tail: string[] = [];
   let tailStart = 0;
+
+  const seal = () => {
+    if (pending.length === 0) return;
+    parts.push(pending.length === 1 ? (pending[0] as string) : pending.join(""));
+    pending.length = 0;
+    pendingChars = 0;
+  };
+
   return {
     append(s) {
-      current += s;
+      pending.push(s);
+      pendingChars += s.length;
       length += s.length;
-      if (current.length >= PART_SIZE) {
-        parts.push(current);
-        current = "";
-      }
-      if (tracking) tail += s;
+      if (pending.length >= JOIN_PIECES || pendingChars >= JOIN_CHARS) seal();
+      if (tracking) tail.push(s);
     },
     get length() {
       return length;
@@ -38,26 +47,24 @@ export function createTextBuffer(trackTail: boolean): TextBuffer {
     take(upTo) {
       const n = upTo - tailStart;
       if (!tracking || n <= 0) return "";
-      const out = tail.slice(0, n);
-      tail = tail.slice(n);
+      const text = tail.join("");
+      tail.length = 0;
+      if (text.length > n) tail.push(text.slice(n));
       tailStart = upTo;
-      return out;
+      return text.slice(0, n);
     },
     dropTail() {
       tracking = false;
-      tail = "";
+      tail.length = 0;
     },
     toString() {
-      if (parts.length > 0 && current.length > 0) {
-        parts.push(current);
-        current = "";
-      }
+      seal();
       if (parts.length > 1) {
         const joined = parts.join("");
         parts.length = 0;
         parts.push(joined);
       }
-      return parts[0] ?? current;
+      return parts[0] ?? "";
     },
   };
 }

@@ -42,8 +42,11 @@ export function parserOptions(
   };
 }
 
+/** Shared default: one validator, so each tool schema is compiled once per test file. */
+const DEFAULT_OPTIONS = parserOptions();
+
 /** Feeds the chunks to a fresh parser and returns every event, flush included. */
-export function parseChunks(chunks: ReadonlyArray<string>, options = parserOptions()): ParserEvent[] {
+export function parseChunks(chunks: ReadonlyArray<string>, options = DEFAULT_OPTIONS): ParserEvent[] {
   const parser = createSentinelParser(options);
   const events: ParserEvent[] = [];
   for (const chunk of chunks) events.push(...parser.push(chunk));
@@ -65,7 +68,7 @@ export function normalize(events: ReadonlyArray<ParserEvent>): ParserEvent[] {
   return out;
 }
 
-export const parse = (message: string, options = parserOptions()) =>
+export const parse = (message: string, options = DEFAULT_OPTIONS) =>
   normalize(parseChunks([message], options));
 
 /** Splits into pieces at the given cut points (sorted, clamped, deduplicated). */
