@@ -28,6 +28,8 @@ export interface AppDeps {
   readonly corsOrigins: ReadonlyArray<string>;
   readonly bodyLimitBytes: number;
   readonly version: string;
+  /** SSE keepalive comment interval for chat streams (0 = off). */
+  readonly keepAliveMs?: number;
   readonly ids?: IdGenerator;
   readonly clock?: Clock;
 }
@@ -120,7 +122,7 @@ export const createApp = (deps: AppDeps): Hono => {
     });
   });
   const adapterDeps = { backend, ids: deps.ids, clock, settings: deps.settings, observer: context.observer };
-  v1.route("/", createChatCompletionsApp(adapterDeps));
+  v1.route("/", createChatCompletionsApp({ ...adapterDeps, keepAliveMs: deps.keepAliveMs }));
   v1.route("/", createResponsesApp(adapterDeps));
   app.route("/v1", v1);
 

@@ -57,6 +57,7 @@ export const startGateway = async (
     apiKeys: config.apiKeys,
     corsOrigins: config.corsOrigins,
     bodyLimitBytes: config.bodyLimitBytes,
+    keepAliveMs: config.keepAliveMs,
     version: VERSION,
   });
   if (config.apiKeys.length === 0 && !isLoopback(config.host)) {

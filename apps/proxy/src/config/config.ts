@@ -17,6 +17,7 @@ export const GatewayConfig = Schema.Struct({
   bodyLimitBytes: PositiveInt,
   requestTimeoutMs: NonNegativeInt,
   idleTimeoutMs: NonNegativeInt,
+  keepAliveMs: NonNegativeInt,
   outputMode: Schema.Literals(["openai-json", "obsidian-xml"]),
   stopAfterTools: Schema.Boolean,
   stopAfterToolsMode: Schema.Literals(["burst", "first"]),

@@ -86,6 +86,13 @@ export const OPTIONS: ReadonlyArray<OptionSpec> = [
     "Max silence from the backend mid-turn (0 = none).",
   ),
   opt(
+    "keepAliveMs",
+    "PROXY_KEEPALIVE_MS",
+    "int",
+    "15000",
+    "SSE `: ping` comment after this much silence on a chat stream (0 = off).",
+  ),
+  opt(
     "outputMode",
     "PROXY_OUTPUT_MODE",
     "enum",
