@@ -1,7 +1,7 @@
 import type { ServerChild } from "./child/protocol.js";
 import { capture, type LoadRun, runLoad } from "./load.js";
-import type { Scenario } from "./scenarios.js";
-import { splitSseEvents } from "./sse.js";
+import { type Scenario, TEXT_DELTAS } from "./scenarios.js";
+import { splitSseEvents, textDeltaOf } from "./sse.js";
 import { median, ratio } from "./stats.js";
 
 export interface HttpCell {
@@ -13,6 +13,8 @@ export interface HttpCell {
   readonly baseline: CellMedians;
   readonly gateway: CellMedians;
   readonly rpsRatio: number;
+  /** Lowest and highest gateway/baseline req/s ratio over the rep pairs (how noisy the cell was). */
+  readonly rpsRatioRange: readonly [number, number];
   readonly addedP50Ms: number;
   readonly addedP99Ms: number;
   readonly addedCpuUsPerRequest: number;
@@ -23,6 +25,8 @@ export interface CellMedians {
   readonly p50Ms: number;
   readonly p99Ms: number;
   readonly cpuUsPerRequest: number;
+  /** Server CPU use during the run, in cores (1.0 = one core saturated). */
+  readonly cpuCores: number;
 }
 
 export interface HttpOverheadOptions {
@@ -41,7 +45,32 @@ const medians = (runs: ReadonlyArray<LoadRun>): CellMedians => ({
   p50Ms: median(runs.map((r) => r.latencyMs.p50)),
   p99Ms: median(runs.map((r) => r.latencyMs.p99)),
   cpuUsPerRequest: median(runs.map((r) => r.cpuUsPerRequest)),
+  cpuCores: median(runs.map((r) => r.cpuCores)),
 });
+
+const pairRange = (gateway: ReadonlyArray<LoadRun>, baseline: ReadonlyArray<LoadRun>): [number, number] => {
+  const ratios = gateway.map((g, i) => ratio(g.rps, baseline[i]?.rps ?? Number.NaN));
+  return [Math.min(...ratios), Math.max(...ratios)];
+};
+
+/**
+ * Guards against benchmarking an error path: the gateway's answer must carry the whole scripted
+ * text, or all three tool calls (and no sentinel text).
+ */
+export const checkWorkload = (scenario: Scenario, body: string) => {
+  const text = scenario.stream
+    ? splitSseEvents(body)
+        .map((e) => textDeltaOf(e) ?? "")
+        .join("")
+    : body;
+  if (scenario.id.endsWith("tools")) {
+    const calls = body.match(/get_weather/g)?.length ?? 0;
+    if (calls < 3 || text.includes("<tool_call>"))
+      throw new Error(`${scenario.id}: expected 3 tool calls, got ${calls} (${body.slice(0, 200)})`);
+  } else if (!text.includes(TEXT_DELTAS.join("").trim())) {
+    throw new Error(`${scenario.id}: the scripted text is not in the answer (${body.slice(0, 200)})`);
+  }
+};
 
 /**
  * Makes the baseline replay exactly what the gateway sends for `scenario` (headers and every SSE
@@ -50,6 +79,7 @@ const medians = (runs: ReadonlyArray<LoadRun>): CellMedians => ({
 export const mirrorScenario = async (baseline: ServerChild, gateway: ServerChild, scenario: Scenario) => {
   const fromGateway = await capture(gateway.url, scenario);
   if (fromGateway.status !== 200) throw new Error(`${scenario.id}: gateway answered ${fromGateway.status}`);
+  checkWorkload(scenario, fromGateway.body);
   const events = scenario.stream ? splitSseEvents(fromGateway.body) : [fromGateway.body];
   await baseline.request({
     type: "serve",
@@ -90,6 +120,7 @@ export const runHttpOverhead = async (o: HttpOverheadOptions) => {
         baseline,
         gateway,
         rpsRatio: ratio(gateway.rps, baseline.rps),
+        rpsRatioRange: pairRange(runs.gateway, runs.baseline),
         addedP50Ms: gateway.p50Ms - baseline.p50Ms,
         addedP99Ms: gateway.p99Ms - baseline.p99Ms,
         addedCpuUsPerRequest: gateway.cpuUsPerRequest - baseline.cpuUsPerRequest,

@@ -20,7 +20,8 @@ interface Point {
   readonly api: string;
   readonly kind: string;
   readonly connections: number;
-  readonly server: string;
+  readonly server: "baseline" | "gateway";
+  readonly stat: string;
   readonly value: number;
 }
 
@@ -31,66 +32,71 @@ const kindOf = (scenario: string) =>
       ? "SSE, 3 tool calls"
       : "SSE, 200 deltas";
 
-const points = (cells: ReadonlyArray<HttpCell>, pick: (side: HttpCell["baseline"]) => number, suffix = "") =>
+const points = (cells: ReadonlyArray<HttpCell>, pick: (side: HttpCell["baseline"]) => number, stat: string) =>
   cells.flatMap((c) =>
-    (["baseline", "gateway"] as const).map((server) => ({
-      api: c.scenario.startsWith("chat") ? "/v1/chat/completions" : "/v1/responses",
-      kind: kindOf(c.scenario),
-      connections: c.connections,
-      server: `${server}${suffix}`,
-      value: pick(c[server]),
-    })),
+    (["baseline", "gateway"] as const).map(
+      (server): Point => ({
+        api: c.scenario.startsWith("chat") ? "/v1/chat/completions" : "/v1/responses",
+        kind: kindOf(c.scenario),
+        connections: c.connections,
+        server,
+        stat,
+        value: pick(c[server]),
+      }),
+    ),
   );
 
-/** A facet grid (rows: API, columns: workload) of one metric against connections, per server. */
-const facetedLines = (data: ReadonlyArray<Point>, y: Plot.ScaleOptions & { label: string }) =>
-  render({
-    width: 900,
-    height: 460,
-    marginRight: 90,
+/**
+ * A facet grid (rows: API, columns: workload) of one metric against connections: one colour per
+ * server, solid for the first statistic, dashed for the second.
+ */
+const facetedLines = (data: ReadonlyArray<Point>, y: Plot.ScaleOptions & { label: string }) => {
+  const stats = [...new Set(data.map((d) => d.stat))];
+  const common = { x: "connections", y: "value", stroke: "server", fx: "kind", fy: "api" } as const;
+  return render({
+    width: 960,
+    height: 480,
+    marginRight: 110,
     marginLeft: 60,
-    x: { type: "log", label: "connections", ticks: [1, 4, 16, 64], tickFormat: "d" },
+    x: { type: "log", label: "connections", ticks: [1, 4, 16, 64], tickFormat: "d", inset: 6 },
     y: { grid: true, ...y },
-    fx: { label: null },
-    fy: { label: null },
-    color: { domain: [...new Set(data.map((d) => d.server))], scheme: "Tableau10" },
+    fx: { label: null, padding: 0.22 },
+    fy: { label: null, tickFormat: (api: string) => api.replace("/v1/", "") },
+    color: { domain: ["baseline", "gateway"], range: ["#4e79a7", "#e15759"] },
     marks: [
       Plot.frame({ stroke: "#ddd" }),
-      Plot.line(data, {
-        x: "connections",
-        y: "value",
-        stroke: "server",
-        fx: "kind",
-        fy: "api",
-        marker: "circle",
-      }),
+      ...stats.map((stat, i) =>
+        Plot.line(
+          data.filter((d) => d.stat === stat),
+          { ...common, z: "server", marker: "circle", ...(i === 0 ? {} : { strokeDasharray: "5,3" }) },
+        ),
+      ),
       Plot.text(
         data,
         Plot.selectLast({
-          x: "connections",
-          y: "value",
-          z: "server",
-          text: "server",
+          ...common,
+          z: (d: Point) => `${d.server} ${d.stat}`,
+          text: (d: Point) => `${d.server === "baseline" ? "base" : "gw"}${d.stat ? ` ${d.stat}` : ""}`,
           fill: "server",
-          fx: "kind",
-          fy: "api",
-          dx: 6,
+          stroke: null,
+          dx: 5,
           textAnchor: "start",
           fontSize: 9,
         }),
       ),
     ],
   });
+};
 
 export const latencyPlot = (cells: ReadonlyArray<HttpCell>): string =>
-  facetedLines([...points(cells, (s) => s.p50Ms, " p50"), ...points(cells, (s) => s.p99Ms, " p99")], {
+  facetedLines([...points(cells, (s) => s.p50Ms, "p50"), ...points(cells, (s) => s.p99Ms, "p99")], {
     type: "log",
-    label: "latency (ms, log)",
+    label: "latency (ms, log scale; solid p50, dashed p99)",
   });
 
 export const rpsPlot = (cells: ReadonlyArray<HttpCell>): string =>
   facetedLines(
-    points(cells, (s) => s.rps),
+    points(cells, (s) => s.rps, ""),
     { label: "requests / s", zero: true },
   );
 
@@ -103,7 +109,7 @@ export const parserPlot = (bars: ReadonlyArray<ParserBar>): string =>
   render({
     width: 760,
     height: 60 + 28 * bars.length,
-    marginLeft: 220,
+    marginLeft: 170,
     x: { grid: true, label: "MB/s (higher is better)", zero: true },
     y: { label: null, domain: bars.map((b) => b.label) },
     marks: [

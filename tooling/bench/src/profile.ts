@@ -56,7 +56,9 @@ export const summarizeProfile = (profile: CpuProfile, top = 15): ProfileSummary 
     if (!frame || IDLE.has(frame.functionName) || frame.url.startsWith("node:inspector")) continue;
     total += us;
     const short = frame.url.replace(/^.*\/(node_modules\/\.pnpm\/[^/]+\/node_modules\/|work\/main\/)/, "");
-    const fn = `${frame.functionName || "(anonymous)"} ${short}:${frame.lineNumber + 1}`;
+    // Line numbers of tsx-transpiled workspace sources do not match the .ts files; keep them for npm code only.
+    const where = short === "" ? "" : /\.ts$/.test(short) ? ` ${short}` : ` ${short}:${frame.lineNumber + 1}`;
+    const fn = `${frame.functionName || "(anonymous)"}${where}`;
     fns.set(fn, (fns.get(fn) ?? 0) + us);
     const g = groupOf(frame.url, frame.functionName);
     groups.set(g, (groups.get(g) ?? 0) + us);

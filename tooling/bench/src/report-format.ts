@@ -5,6 +5,9 @@ export const f = (x: number | undefined, digits = 2): string =>
 
 export const signed = (x: number, digits = 2): string => (x >= 0 ? `+${f(x, digits)}` : f(x, digits));
 
+/** A figure with its unit, or "n/a" alone when it is missing. */
+export const withUnit = (text: string, unit: string): string => (text === "n/a" ? text : `${text} ${unit}`);
+
 export const table = (head: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<string>>): string =>
   [
     `| ${head.join(" | ")} |`,

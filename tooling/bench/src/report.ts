@@ -1,7 +1,7 @@
 import type { HttpCell } from "./http-overhead.js";
-import { linearityRatios, numericLeaves } from "./parser-result.js";
-import type { ProfileSummary } from "./profile.js";
-import { f, type Goal, signed, table, verdict } from "./report-format.js";
+import { linearityRatios } from "./parser-result.js";
+import { f, type Goal, signed, table, verdict, withUnit } from "./report-format.js";
+import { renderRest } from "./report-sections.js";
 import type { BenchResults } from "./results.js";
 
 /** Renders docs/benchmarks.md from one run's results (plots are referenced, written beside the JSON). */
@@ -24,7 +24,7 @@ export const goalsOf = (r: BenchResults): Goal[] => {
   for (const c of cells.filter((x) => x.connections === 16))
     goals.push({
       goal: `added p99 ≤ ${GOAL_P99_MS} ms at 16 connections — ${c.label}`,
-      measured: `${signed(c.addedP99Ms)} ms`,
+      measured: withUnit(signed(c.addedP99Ms), "ms"),
       met: c.addedP99Ms <= GOAL_P99_MS,
     });
   const plain = r.holdback?.find((h) => h.model === "bench-slow");
@@ -73,53 +73,73 @@ const httpTable = (cells: ReadonlyArray<HttpCell>) =>
       "workload",
       "conns",
       "req/s base → gw",
-      "ratio",
+      "ratio (range)",
       "p50 base / gw (ms)",
       "Δp50",
       "p99 base / gw (ms)",
       "Δp99",
       "CPU µs/req base → gw",
+      "server cores base / gw",
     ],
     cells.map((c) => [
       c.label,
       String(c.connections),
       `${f(c.baseline.rps, 0)} → ${f(c.gateway.rps, 0)}`,
-      f(c.rpsRatio, 3),
+      `${f(c.rpsRatio, 3)} (${f(c.rpsRatioRange[0])}–${f(c.rpsRatioRange[1])})`,
       `${f(c.baseline.p50Ms)} / ${f(c.gateway.p50Ms)}`,
       signed(c.addedP50Ms),
       `${f(c.baseline.p99Ms)} / ${f(c.gateway.p99Ms)}`,
       signed(c.addedP99Ms),
       `${f(c.baseline.cpuUsPerRequest, 0)} → ${f(c.gateway.cpuUsPerRequest, 0)} (${signed(c.addedCpuUsPerRequest, 0)})`,
+      `${f(c.baseline.cpuCores)} / ${f(c.gateway.cpuCores)}`,
     ]),
   );
 
-const profileTable = (p: ProfileSummary | undefined, which: "byGroup" | "topFunctions", n: number) =>
-  p
-    ? table(
-        [which === "byGroup" ? "code" : "function", "self ms", "share"],
-        p[which]
-          .slice(0, n)
-          .map((row) => [`\`${row.name}\``, f(row.selfMs, 0), `${f(row.share * 100, 1)} %`]),
-      )
-    : "_no profile_";
+type Profiled = NonNullable<BenchResults["profiles"]>[number];
 
-/** The gateway's extra CPU, attributed to code groups the baseline does not run (or runs less). */
-const causeOf = (r: BenchResults): string => {
-  const p = r.profile;
-  if (!p?.gateway || !p.baseline) return "No profile was taken.";
+/** The gateway's extra CPU for one workload, attributed to code the baseline does not run (or runs less). */
+const causeOf = (r: BenchResults, p: Profiled): string => {
   const base = new Map(p.baseline.byGroup.map((g) => [g.name, g.share]));
   const extra = p.gateway.byGroup
     .map((g) => ({ name: g.name, extra: g.share - (base.get(g.name) ?? 0) }))
     .filter((g) => g.extra > 0.02)
     .sort((a, b) => b.extra - a.extra)
     .slice(0, 5);
+  const top = p.gateway.topFunctions
+    .slice(0, 3)
+    .map((t) => `\`${t.name}\` ${f(t.share * 100, 1)} %`)
+    .join(", ");
   const cell = r.http?.cells.find((c) => c.scenario === p.scenario && c.connections === p.connections);
   const cpu = cell
-    ? `At ${p.connections} connections on ${cell.label} the gateway spends ${f(cell.gateway.cpuUsPerRequest, 0)} µs of CPU per request against the baseline's ${f(cell.baseline.cpuUsPerRequest, 0)} µs; with one core per server, throughput is bounded by CPU per request. `
+    ? `CPU per request ${f(cell.gateway.cpuUsPerRequest, 0)} µs (gateway) vs ${f(cell.baseline.cpuUsPerRequest, 0)} µs (baseline) at ${p.connections} connections; with one core per server, throughput is bounded by CPU per request. `
     : "";
-  return `${cpu}Code that takes a larger share of the gateway's profile than of the baseline's: ${extra
+  return `${cpu}Larger share in the gateway's profile than in the baseline's: ${extra
     .map((g) => `\`${g.name}\` (+${f(g.extra * 100, 1)} points)`)
-    .join(", ")}.`;
+    .join(", ")}. Hottest gateway functions: ${top}.`;
+};
+
+/** For each workload with a missed HTTP goal: what its profile (or the closest one) says. */
+const missedCauses = (r: BenchResults): string => {
+  const profiles = r.profiles ?? [];
+  const missed = [
+    ...new Set(
+      (r.http?.cells ?? [])
+        .filter(
+          (c) =>
+            (c.connections === 64 && c.rpsRatio < GOAL_RPS) ||
+            (c.connections === 16 && c.addedP99Ms > GOAL_P99_MS),
+        )
+        .map((c) => c.scenario),
+    ),
+  ];
+  return missed
+    .map((id) => {
+      const p =
+        profiles.find((x) => x.scenario === id) ??
+        profiles.find((x) => x.scenario === id.replace("responses", "chat"));
+      return `- **${id}:** ${p ? `${p.scenario === id ? "" : `(profile of ${p.scenario}) `}${causeOf(r, p)}` : "no profile taken for this workload."}`;
+    })
+    .join("\n");
 };
 
 export const renderReport = (
@@ -149,7 +169,7 @@ ${table(
   goals.map((g) => [g.goal, g.measured, verdict(g.met)]),
 )}
 
-${missed.length === 0 ? "Every measured goal was met in this run." : `${missed.length} goal(s) missed. Cause, from the CPU profile below: ${causeOf(r)}`}
+${missed.length === 0 ? "Every measured goal was met in this run." : `${missed.length} goal(s) missed. HTTP causes, from the CPU profiles (§ Profiles):\n\n${missedCauses(r)}`}
 
 ## Method
 
@@ -158,7 +178,7 @@ ${missed.length === 0 ? "Every measured goal was met in this run." : `${missed.l
 - **Processes:** each server runs in its own Node process; the load generator (autocannon ${"9"}, run in-process in the parent) is a third. With 2 cores that is one core for the server under test and one for the load generator: the fairest split available. Server CPU is the server's own \`process.cpuUsage()\` delta, read over IPC; CPU per request = that delta / requests the server received.
 - **Alternation:** for each workload and connection count both servers get a ${r.config.warmupSeconds} s warm-up, then ${r.config.reps} runs of ${r.config.seconds} s each in alternating order (A B, B A, …). Figures are medians over those runs; latency percentiles come from autocannon's per-response timings (sub-millisecond), not its whole-millisecond histogram.
 - **TTFB:** ${r.config.ttfbRequests} sequential requests per side on one kept-alive connection, alternating. **Holdback:** a slow scripted stream (one delta every 30 ms) read at the client; for each backend delta, how many later deltas had to arrive before its last byte reached the client (from content, not timing).
-- **Parser:** see §3. **Codex:** see §4. **Memory:** see §5. **Profile:** V8's CPU profiler (what \`--cpu-prof\` records) switched on over the inspector for one extra ${r.profile?.seconds ?? "?"} s load window per server, outside the measured runs.
+- **Parser:** see §3. **Codex:** see §4. **Memory:** see §5. **Profile:** V8's CPU profiler (what \`--cpu-prof\` records) switched on over the inspector for one extra ${r.profiles?.[0]?.seconds ?? "?"} s load window at 64 connections per server and workload, outside the measured runs.
 
 ## 1. HTTP overhead against the limit
 
@@ -170,114 +190,4 @@ ${r.http ? httpTable(r.http.cells) : "_not measured_"}
 `);
   parts.push(renderRest(r, plots));
   return parts.join("\n");
-};
-
-const renderRest = (r: BenchResults, plots: { parser: string }): string => {
-  const out: string[] = [];
-  out.push(`## 2. Time to first byte and holdback
-
-${table(
-  [
-    "workload",
-    "first byte p50 base / gw (ms)",
-    "first text p50 base / gw (ms)",
-    "added first text p50 / p99 (ms)",
-  ],
-  (r.ttfb ?? []).map((t) => [
-    t.scenario,
-    `${f(t.baseline.firstByteP50)} / ${f(t.gateway.firstByteP50)}`,
-    `${f(t.baseline.firstTextP50)} / ${f(t.gateway.firstTextP50)}`,
-    `${signed(t.addedFirstTextP50Ms)} / ${signed(t.addedFirstTextP99Ms)}`,
-  ]),
-)}
-
-${table(
-  ["slow stream", "backend deltas", "SSE text events", "extra chunks per delta", "median gap (ms) vs pacing"],
-  (r.holdback ?? []).map((h) => [
-    h.model === "bench-slow" ? "plain text" : "control: every 3rd delta ends in `<`",
-    String(h.backendDeltas),
-    String(h.sseTextEvents),
-    h.extraChunks.join(" "),
-    `${f(h.medianGapMs, 1)} vs ${h.pacingMs}`,
-  ]),
-)}
-
-The control shows the measure can see holdback: a delta ending in \`<\` (a possible tag start) is held until the next delta decides it, by design; plain text is forwarded as it arrives.
-
-## 3. Parser
-
-Source: ${String((r.parser as { source?: string } | undefined)?.source ?? "n/a")}.
-
-![parser MB/s](../tooling/bench/results/${plots.parser})
-
-${table(
-  ["figure", "value"],
-  numericLeaves(r.parser).map((l) => [`\`${l.path}\``, f(l.value, 2)]),
-)}
-`);
-  const cg = r.codexGateway;
-  out.push(`## 4. Codex backend
-
-${
-  cg
-    ? `Gateway (own process, its app-server below it) vs a minimal direct JSON-RPC driver on its own app-server, same codex binary, CODEX_HOME and scripted Responses provider (7 text deltas per turn). Cold start: gateway ${f(cg.coldStartMs.gateway, 0)} ms (process start, sealed catalog, app-server handshake), direct driver ${f(cg.coldStartMs.direct, 0)} ms (spawn to \`initialize\`).
-
-${table(
-  ["per-turn latency (ms)", "p50", "p90"],
-  [
-    ["via gateway (HTTP SSE)", f(cg.latencyMs.gateway.p50, 1), f(cg.latencyMs.gateway.p90, 1)],
-    ["direct JSON-RPC", f(cg.latencyMs.direct.p50, 1), f(cg.latencyMs.direct.p90, 1)],
-    ["ratio of medians", f(cg.latencyMs.ratioOfMedians, 3), ""],
-  ],
-)}
-
-${table(
-  ["concurrency", "turns/s gateway", "turns/s direct", "ratio", "median turn ms gateway / direct"],
-  cg.throughput.map((t) => [
-    String(t.concurrency),
-    f(t.gateway.turnsPerSecond),
-    f(t.direct.turnsPerSecond),
-    f(t.ratio, 3),
-    `${f(t.gateway.medianTurnMs, 0)} / ${f(t.direct.medianTurnMs, 0)}`,
-  ]),
-)}
-
-${table(
-  ["after gateway requests", "gateway RSS (MiB)", "app-server RSS (MiB)"],
-  cg.rss.map((s) => [String(s.afterRequests), f(s.gatewayRssMiB, 1), f(s.appServerRssMiB, 1)]),
-)}`
-    : "_not measured_"
-}
-
-Adapter-level figures from \`packages/adapter-codex-appserver/bench/turn-bench.ts\` (\`runTurnBench\`, in-process adapter vs its own direct driver):
-
-${table(
-  ["figure", "value"],
-  numericLeaves(r.codexAdapter).map((l) => [`\`${l.path}\``, f(l.value, 2)]),
-)}
-`);
-  const sm = r.streamMemory;
-  out.push(`## 5. Memory per open stream
-
-${
-  sm
-    ? `${sm.streams} idle open streams (scripted backend: one delta, then silence) on a fresh gateway, RSS and heap after forced GC, minus the same gateway idle: **${f(sm.rssPerStreamKiB, 1)} KiB RSS per stream** (heap ${f(sm.heapPerStreamKiB, 1)} KiB). Idle RSS ${f(sm.idle.rss / 2 ** 20, 1)} MiB, loaded ${f(sm.loaded.rss / 2 ** 20, 1)} MiB. Backend turns open while loaded: ${sm.activeTurnsWhileLoaded}; after the clients hung up: ${sm.activeTurnsAfterClose}.`
-    : "_not measured_"
-}
-
-## Profile (${r.profile?.scenario ?? "n/a"}, ${r.profile?.connections ?? "?"} connections)
-
-Self time by code, gateway:
-
-${profileTable(r.profile?.gateway, "byGroup", 12)}
-
-Self time by code, baseline:
-
-${profileTable(r.profile?.baseline, "byGroup", 8)}
-
-Hottest gateway functions:
-
-${profileTable(r.profile?.gateway, "topFunctions", 15)}
-`);
-  return out.join("\n");
 };

@@ -21,7 +21,8 @@ export interface BenchResults {
     loadAverageAtEnd?: ReadonlyArray<number>;
   };
   http?: { readonly cells: HttpCell[]; readonly payloads: Record<string, unknown> };
-  profile?: Awaited<ReturnType<typeof profileScenario>>;
+  /** One profiled load window per server for a few workloads (not part of the measured figures). */
+  profiles?: Array<Awaited<ReturnType<typeof profileScenario>>>;
   ttfb?: TtfbResult[];
   holdback?: HoldbackResult[];
   parser?: unknown;
@@ -54,7 +55,7 @@ export const configFromEnv = (env: NodeJS.ProcessEnv): BenchConfig => {
   const quick = env.BENCH_QUICK === "1";
   const num = (name: string, full: number, fast: number) => Number(env[name] ?? (quick ? fast : full));
   return {
-    seconds: num("BENCH_SECONDS", 2.5, 0.5),
+    seconds: num("BENCH_SECONDS", 2, 0.5),
     warmupSeconds: num("BENCH_WARMUP_SECONDS", 1, 0.3),
     reps: num("BENCH_REPS", 3, 1),
     connections: list(env.BENCH_CONNECTIONS, [1, 16, 64]),

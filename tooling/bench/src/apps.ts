@@ -1,0 +1,61 @@
+import { DEFAULT_TURN_SETTINGS, type TextBackend } from "@proxy/core";
+import { createScriptedBackend } from "@proxy/core/testing";
+import { createApp, createLogger, createMetrics, type GatewayBackend } from "@proxy/gateway";
+import { type Context, Hono } from "hono";
+import { streamSSE } from "hono/streaming";
+import type { BaselinePayload } from "./child/protocol.js";
+import { SCRIPTS } from "./scenarios.js";
+
+/** The two apps under test: the gateway as deployed, and the bare baseline that replays its bytes. */
+
+/**
+ * The scripted backend keeps every request it was asked (a test double's memory); under hours of
+ * load that is a leak the gateway does not have, so the list is emptied after each call.
+ */
+export const scriptedBackend = (): TextBackend => {
+  const inner = createScriptedBackend(
+    (request) => SCRIPTS[request.model] ?? (SCRIPTS["bench-text"] as NonNullable<(typeof SCRIPTS)[string]>),
+  );
+  return {
+    specificationVersion: inner.specificationVersion,
+    name: inner.name,
+    stream(request, options) {
+      const events = inner.stream(request, options);
+      inner.requests.length = 0;
+      return events;
+    },
+    listModels: () => inner.listModels(),
+    readiness: () => inner.readiness(),
+  };
+};
+
+export const gatewayApp = (backend: GatewayBackend) =>
+  createApp({
+    backend,
+    settings: DEFAULT_TURN_SETTINGS,
+    // Silent: the bench measures the request path, not log I/O (documented in docs/benchmarks.md).
+    logger: createLogger("silent", false),
+    metrics: createMetrics(),
+    apiKeys: [],
+    corsOrigins: [],
+    bodyLimitBytes: 8 * 1024 * 1024,
+    version: "bench",
+  });
+
+/** The physical limit: read the body, write the same bytes the gateway wrote, in as many writes. */
+export const baselineApp = (current: () => BaselinePayload | undefined) => {
+  const app = new Hono();
+  const handler = async (c: Context) => {
+    await c.req.arrayBuffer();
+    const payload = current();
+    if (payload === undefined) return c.text("no payload yet", 503);
+    if (!payload.stream) return c.body(payload.events[0] ?? "", 200, payload.headers);
+    for (const [k, v] of Object.entries(payload.headers)) c.header(k, v);
+    return streamSSE(c, async (stream) => {
+      for (const event of payload.events) await stream.write(event);
+    });
+  };
+  app.post("/v1/chat/completions", handler);
+  app.post("/v1/responses", handler);
+  return app;
+};
