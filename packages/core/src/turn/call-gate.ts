@@ -53,13 +53,16 @@ export const createCallGate = (deps: {
   const heldText: string[] = [];
   let pending: PendingCall | undefined;
   let swallowNextText = false;
+  /** Text already sent to the client; a corrective attempt that repeats it is not sent twice. */
+  let sentText = "";
+  let replay: { text: string; at: number } | undefined;
 
   const capReached = () => cap > 0 && emitted.length >= cap;
 
   const forwardStart = (call: PendingCall): AssistantEvent[] => {
     call.forwarded = true;
     call.index = emitted.length;
-    const out: AssistantEvent[] = heldText.splice(0).map((delta) => ({ type: "text-delta", delta }));
+    const out: AssistantEvent[] = [...forwardText(heldText.splice(0).join("")).events];
     out.push({
       type: "tool-call-start",
       index: call.index,
@@ -70,6 +73,25 @@ export const createCallGate = (deps: {
     for (const delta of call.heldDeltas.splice(0))
       out.push({ type: "tool-call-delta", index: call.index, delta });
     return out;
+  };
+
+  /** During a corrective attempt, the part of `text` that repeats what the client already has is cut. */
+  const skipReplayed = (text: string): string => {
+    if (replay === undefined) return text;
+    let i = 0;
+    while (i < text.length && replay.at < replay.text.length && text[i] === replay.text[replay.at]) {
+      i++;
+      replay.at++;
+    }
+    if (i < text.length) replay = undefined;
+    return text.slice(i);
+  };
+
+  const forwardText = (text: string): GateResult => {
+    const fresh = skipReplayed(text);
+    if (fresh === "") return NONE;
+    sentText += fresh;
+    return { events: [{ type: "text-delta", delta: fresh }] };
   };
 
   const onText = (text: string): GateResult => {
@@ -85,7 +107,7 @@ export const createCallGate = (deps: {
       heldText.push(text);
       return NONE;
     }
-    return { events: [{ type: "text-delta", delta: text }] };
+    return forwardText(text);
   };
 
   const onStart = (name: string): GateResult => {
@@ -123,6 +145,8 @@ export const createCallGate = (deps: {
     telemetry.callsDetected++;
     if (e.repaired) telemetry.repairs++;
     if (e.schemaWarning !== undefined) telemetry.schemaWarnings++;
+    // tool_choice none: the model called anyway; D5a says an unusable block is plain text.
+    if (policy.choice.type === "none") return forwardText(e.raw);
     if (call.dropped) return NONE;
     if (!call.forwarded && call.duplicates.includes(call.args)) {
       telemetry.deduped++;
@@ -189,6 +213,7 @@ export const createCallGate = (deps: {
     beginAttempt(): void {
       pending = undefined;
       swallowNextText = false;
+      replay = sentText === "" ? undefined : { text: sentText, at: 0 };
     },
     /** At the end of a backend attempt: was tool_choice required/forced satisfied? */
     endAttempt(): Violation | undefined {

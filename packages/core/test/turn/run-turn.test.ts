@@ -168,6 +168,21 @@ describe("runTurn", () => {
     expect(telemetry).toMatchObject({ strictFailures: 1, retries: 1 });
   });
 
+  it("a corrective attempt does not resend text the client already has", async () => {
+    const strict = decodeToolPolicy({
+      tools: [{ ...weatherTool, function: { ...weatherTool.function, strict: true } }],
+    });
+    const { events } = await run(
+      [
+        { chunks: ["Checking the ", "weather. ", call("get_weather", "{}")] },
+        { chunks: ["Checking the weather. ", "Now properly: ", call("get_weather", '{"city":"Paris"}')] },
+      ],
+      strict,
+    );
+    expect(text(events)).toBe("Checking the weather. Now properly: ");
+    expect(calls(events)).toHaveLength(1);
+  });
+
   it("reports a failure before the stream started as a lone error event", async () => {
     const { events } = await run(
       [{ chunks: [], startError: new GatewayError("overloaded", "busy") }],
