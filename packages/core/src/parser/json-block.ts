@@ -1,17 +1,12 @@
-import type { ToolSpec } from "../model/tool-spec.js";
-import type { AfterBlock, BlockContext } from "./call-stream.js";
+import type { AfterBlock, BlockContext, CallStream } from "./call-stream.js";
 import { createCallStream, rejectBlock, schemaProblem } from "./call-stream.js";
 import { utf8Width } from "./chars.js";
-import type { JsonBlockSnapshot } from "./json-call-decision.js";
 import { decideJsonCall } from "./json-call-decision.js";
-import { createJsonStringDecoder, STRING_END, STRING_ERROR, STRING_PENDING } from "./json-string-decoder.js";
-import type { JsonSyntaxValidator } from "./json-syntax-validator.js";
-import { createJsonSyntaxValidator } from "./json-syntax-validator.js";
-import type { TextBuffer } from "./text-buffer.js";
 import { createTextBuffer } from "./text-buffer.js";
+import { createToolCallTokenizer, TOOL_CALL_CLOSE } from "./tool-call-tokenizer.js";
 
 export const TOOL_CALL_OPEN = "<tool_call>";
-export const TOOL_CALL_CLOSE = "</tool_call>";
+export { TOOL_CALL_CLOSE };
 
 /** A sentinel block being read: fed until it closes, outgrows its budget, or the stream ends. */
 export interface OpenBlock {
@@ -21,23 +16,6 @@ export interface OpenBlock {
   /** Emits the block's final events (at close, overflow, or end of stream). */
   finish(): AfterBlock;
 }
-
-// Outer object states: {"name": "...", "arguments": "..." | {...}, ...}
-const O_START = 0;
-const O_KEY_OR_END = 1;
-const O_KEY = 2;
-const O_KEY_STRING = 3;
-const O_COLON = 4;
-const O_VALUE = 5;
-const O_NAME = 6;
-const O_ARGS_STRING = 7;
-const O_ARGS_OBJECT = 8;
-const O_SKIP = 9;
-const O_AFTER = 10;
-const O_DONE = 11;
-const O_FAIL = 12;
-
-const isJsonWs = (c: number) => c === 32 || c === 10 || c === 13 || c === 9;
 
 /**
  * `<tool_call>{"name": …, "arguments": …}</tool_call>`: tokenizes the outer object as it
@@ -50,147 +28,28 @@ export function openJsonBlock(ctx: BlockContext): OpenBlock {
   let bytes = 0;
   let status: "open" | "closed" | "too-large" = "open";
   let closeMatched = 0;
+  let call: CallStream | undefined;
+  const toolOf = (name: string | undefined) => (name === undefined ? undefined : ctx.tools.get(name));
+  const streamable = (name: string | undefined) => {
+    const tool = toolOf(name);
+    return tool !== undefined && !tool.strict;
+  };
+  const tokens = createToolCallTokenizer(streamable);
 
-  let outer = O_START;
-  const decoder = createJsonStringDecoder();
-  let key = "";
-  let nameText = "";
-  let name: string | undefined;
-  let tool: ToolSpec | undefined;
-  let argumentsKind: JsonBlockSnapshot["argumentsKind"] = "missing";
-  let args: JsonSyntaxValidator | undefined;
-  let argsText: TextBuffer | undefined;
-  let argsClosed = false;
-  let skip: JsonSyntaxValidator | undefined;
-  let call: ReturnType<typeof createCallStream> | undefined;
-
-  const streamable = () => tool !== undefined && !tool.strict;
-  const startArguments = (kind: "string" | "object") => {
-    argumentsKind = kind;
-    argsText = createTextBuffer(name === undefined || streamable());
-    args = createJsonSyntaxValidator({ text: argsText, trailing: kind === "string" ? "absorb" : "reject" });
-  };
-  const resolveName = () => {
-    name = nameText.trim();
-    tool = ctx.tools.get(name);
-    if (!streamable()) argsText?.dropTail();
-  };
-  const startSkip = (ch: string, c: number) => {
-    skip = createJsonSyntaxValidator({ trailing: "reject" });
-    outer = O_SKIP;
-    delegate(skip, ch, c);
-  };
-  const delegate = (v: JsonSyntaxValidator, ch: string, c: number) => {
-    if (!v.feed(ch, c)) {
-      outer = O_AFTER;
-      token(ch, c);
-    } else if (v.status() === "failed") outer = O_FAIL;
-  };
-
-  const token = (ch: string, c: number): void => {
-    switch (outer) {
-      case O_START:
-        if (c === 123) outer = O_KEY_OR_END;
-        else if (!isJsonWs(c)) outer = O_FAIL;
-        return;
-      case O_KEY_OR_END:
-      case O_KEY:
-        if (c === 34) {
-          outer = O_KEY_STRING;
-          key = "";
-        } else if (c === 125 && outer === O_KEY_OR_END) outer = O_DONE;
-        else if (!isJsonWs(c)) outer = O_FAIL;
-        return;
-      case O_KEY_STRING:
-      case O_NAME: {
-        const r = decoder.decode(c);
-        if (r === STRING_PENDING) return;
-        if (r === STRING_ERROR) outer = O_FAIL;
-        else if (r !== STRING_END) {
-          if (outer === O_KEY_STRING) key += String.fromCharCode(r);
-          else nameText += String.fromCharCode(r);
-        } else if (outer === O_KEY_STRING) outer = O_COLON;
-        else {
-          resolveName();
-          outer = O_AFTER;
-        }
-        return;
-      }
-      case O_COLON:
-        if (c === 58) outer = O_VALUE;
-        else if (!isJsonWs(c)) outer = O_FAIL;
-        return;
-      case O_VALUE:
-        if (isJsonWs(c)) return;
-        if (key === "name" && name === undefined && c === 34) outer = O_NAME;
-        else if (key === "arguments" && argumentsKind === "missing" && c === 34) {
-          startArguments("string");
-          outer = O_ARGS_STRING;
-        } else if (key === "arguments" && argumentsKind === "missing" && c === 123) {
-          startArguments("object");
-          outer = O_ARGS_OBJECT;
-          delegate(args as JsonSyntaxValidator, ch, c);
-        } else {
-          if (key === "arguments" && argumentsKind === "missing")
-            argumentsKind = c === 110 ? "null" : "other";
-          startSkip(ch, c);
-        }
-        return;
-      case O_ARGS_STRING: {
-        const r = decoder.decode(c);
-        if (r === STRING_END) {
-          argsClosed = true;
-          outer = O_AFTER;
-        } else if (r === STRING_ERROR) outer = O_FAIL;
-        else if (r !== STRING_PENDING)
-          (args as JsonSyntaxValidator).feed(r === c ? ch : String.fromCharCode(r), r);
-        return;
-      }
-      case O_ARGS_OBJECT:
-        delegate(args as JsonSyntaxValidator, ch, c);
-        return;
-      case O_SKIP:
-        delegate(skip as JsonSyntaxValidator, ch, c);
-        return;
-      case O_AFTER:
-        if (c === 44) outer = O_KEY;
-        else if (c === 125) outer = O_DONE;
-        else if (!isJsonWs(c)) outer = O_FAIL;
-        return;
-      case O_DONE:
-        if (!isJsonWs(c)) outer = O_FAIL;
-        return;
-    }
-  };
-
-  /** Whether `<` here may begin the close tag: everywhere except inside an argument string. */
-  const closeTagPossible = () => {
-    if (outer === O_ARGS_STRING) return !(args?.status() === "pending" && args.inString());
-    if (outer === O_ARGS_OBJECT) return !args?.inString();
-    if (outer === O_SKIP) return !skip?.inString();
-    return true;
-  };
   const replayCloseMatch = () => {
     const k = closeMatched;
     closeMatched = 0;
-    for (let j = 0; j < k; j += 1) token(TOOL_CALL_CLOSE[j] as string, TOOL_CALL_CLOSE.charCodeAt(j));
+    for (let j = 0; j < k; j += 1) tokens.token(TOOL_CALL_CLOSE[j] as string, TOOL_CALL_CLOSE.charCodeAt(j));
   };
 
   /** Streams whatever became committed, once the name is known to be a soft tool. */
   const pump = () => {
-    if (!args || !argsText || !streamable() || name === undefined) return;
-    const fragment = argsText.take(args.commitEnd());
+    const name = tokens.name();
+    if (name === undefined || !streamable(name)) return;
+    const fragment = tokens.takeCommitted();
     if (fragment.length === 0) return;
     call ??= createCallStream(ctx, name);
     call.delta(fragment);
-  };
-
-  /** The validator that may take a run of plain string characters at once, if any. */
-  const plainStringTarget = (): JsonSyntaxValidator | undefined => {
-    if (outer === O_ARGS_OBJECT) return args?.inPlainString() ? args : undefined;
-    if (outer === O_ARGS_STRING) return decoder.idle() && args?.inPlainString() ? args : undefined;
-    if (outer === O_SKIP) return skip?.inPlainString() ? skip : undefined;
-    return undefined;
   };
 
   const feed = (s: string, start: number): number => {
@@ -199,7 +58,7 @@ export function openJsonBlock(ctx: BlockContext): OpenBlock {
       // Fast path: long argument strings (file contents) are appended run by run. Inside an
       // argument string the close tag cannot occur, so only quotes, escapes and control
       // characters (and the byte budget) end a run.
-      const target = closeMatched === 0 ? plainStringTarget() : undefined;
+      const target = closeMatched === 0 ? tokens.plainStringTarget() : undefined;
       if (target) {
         let j = i;
         let runBytes = bytes;
@@ -221,7 +80,7 @@ export function openJsonBlock(ctx: BlockContext): OpenBlock {
         status = "too-large";
         break;
       }
-      if (closeMatched > 0 || (c === 60 && closeTagPossible())) {
+      if (closeMatched > 0 || (c === 60 && tokens.closeTagPossible())) {
         if (c === TOOL_CALL_CLOSE.charCodeAt(closeMatched)) {
           closeMatched += 1;
           if (closeMatched === TOOL_CALL_CLOSE.length) {
@@ -232,36 +91,17 @@ export function openJsonBlock(ctx: BlockContext): OpenBlock {
           continue;
         }
         replayCloseMatch();
-        if (c === 60 && closeTagPossible()) {
+        if (c === 60 && tokens.closeTagPossible()) {
           closeMatched = 1;
           continue;
         }
       }
-      if (outer !== O_FAIL) token(s[i] as string, c);
+      if (!tokens.failed()) tokens.token(s[i] as string, c);
     }
     raw.append(s.slice(start, i));
     pump();
     return i;
   };
-
-  const snapshot = (body: string): JsonBlockSnapshot => ({
-    body,
-    outerComplete: outer === O_DONE,
-    name,
-    argumentsKind,
-    arguments:
-      args && argsText
-        ? {
-            text: argsText.toString(),
-            status: args.status(),
-            isObject: args.isObject(),
-            isEmptyObject: args.isEmptyObject(),
-            sanitized: args.sanitized(),
-            valueEnd: args.valueEnd(),
-            closed: argsClosed,
-          }
-        : undefined,
-  });
 
   const finish = (): AfterBlock => {
     if (status === "open") replayCloseMatch();
@@ -269,9 +109,10 @@ export function openJsonBlock(ctx: BlockContext): OpenBlock {
     const written = raw.toString();
     const body = status === "closed" ? written.slice(0, -TOOL_CALL_CLOSE.length) : written;
     const blockRaw = TOOL_CALL_OPEN + written;
-    const strict = tool?.strict === true;
-    if (call && name !== undefined) {
-      const decision = decideJsonCall(snapshot(body), true);
+    const name = tokens.name();
+    const strict = toolOf(name)?.strict === true;
+    if (call) {
+      const decision = decideJsonCall(tokens.snapshot(body), true);
       const truncated = status === "too-large";
       call.finish({
         arguments: decision.ok ? decision.arguments : "",
@@ -288,7 +129,7 @@ export function openJsonBlock(ctx: BlockContext): OpenBlock {
       return strict ? "discard" : "passthrough";
     }
     const unterminated = status === "open";
-    const decision = decideJsonCall(snapshot(body), !strict);
+    const decision = decideJsonCall(tokens.snapshot(body), !strict);
     if (!decision.ok) {
       const detail = unterminated
         ? `the stream ended inside ${TOOL_CALL_OPEN}: ${decision.detail}`

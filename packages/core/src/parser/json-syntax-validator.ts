@@ -1,3 +1,4 @@
+import { isDigit, N_INT, N_MINUS, N_ZERO, nextNumberState, numberMayEnd } from "./json-number.js";
 import type { TextBuffer } from "./text-buffer.js";
 
 /**
@@ -54,22 +55,10 @@ const S_LIT = 9;
 const S_DONE = 10;
 const S_FAIL = 11;
 
-// Number sub-states; the ones in NUM_CAN_END may be followed by a delimiter.
-const N_MINUS = 0;
-const N_ZERO = 1;
-const N_INT = 2;
-const N_DOT = 3;
-const N_FRAC = 4;
-const N_E = 5;
-const N_ESIGN = 6;
-const N_EXP = 7;
-const NUM_CAN_END = [false, true, true, false, true, false, false, true];
-
 const OPEN_OBJECT = 123;
 const OPEN_ARRAY = 91;
 
 const isJsonWs = (c: number) => c === 32 || c === 10 || c === 13 || c === 9;
-const isDigit = (c: number) => c >= 48 && c <= 57;
 const isHex = (c: number) => isDigit(c) || (c >= 97 && c <= 102) || (c >= 65 && c <= 70);
 const isHighSurrogate = (c: number) => c >= 0xd800 && c <= 0xdbff;
 
@@ -189,21 +178,13 @@ export function createJsonSyntaxValidator(options: JsonSyntaxValidatorOptions): 
     return true;
   };
   const numberChar = (ch: string, c: number): boolean | undefined => {
-    let next = -1;
-    if (isDigit(c)) {
-      if (num === N_MINUS) next = c === 48 ? N_ZERO : N_INT;
-      else if (num === N_DOT) next = N_FRAC;
-      else if (num === N_E || num === N_ESIGN) next = N_EXP;
-      else if (num !== N_ZERO) next = num;
-    } else if (c === 46 && (num === N_ZERO || num === N_INT)) next = N_DOT;
-    else if ((c === 101 || c === 69) && (num === N_ZERO || num === N_INT || num === N_FRAC)) next = N_E;
-    else if ((c === 43 || c === 45) && num === N_E) next = N_ESIGN;
+    const next = nextNumberState(num, c);
     if (next >= 0) {
       num = next;
       emit(ch);
       return true;
     }
-    if (!NUM_CAN_END[num]) return fail(ch);
+    if (!numberMayEnd(num)) return fail(ch);
     valueDone();
     return undefined; // the delimiter still has to be processed in the new state
   };
@@ -305,7 +286,7 @@ export function createJsonSyntaxValidator(options: JsonSyntaxValidatorOptions): 
       else if (state === S_KEY) s = '":null';
       else if (state === S_COLON) s = ":null";
       else if (state === S_LIT) s = literal.slice(literalPos);
-      else if (state === S_NUM && !NUM_CAN_END[num]) return undefined;
+      else if (state === S_NUM && !numberMayEnd(num)) return undefined;
       else if (state === S_OBJ_KEY || (state === S_VALUE && !arrayJustOpened)) return undefined;
       for (let i = stack.length - 1; i >= 0; i -= 1) s += stack[i] === OPEN_OBJECT ? "}" : "]";
       return s;
