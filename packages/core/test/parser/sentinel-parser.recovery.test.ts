@@ -1,0 +1,70 @@
+import { describe, expect, it } from "vitest";
+import { createSentinelParser } from "../../src/parser/index.js";
+import { assertInvariants, normalize, parse, parseChunks, parserOptions } from "./parser-harness.js";
+
+const tc = (body: string) => `<tool_call>${body}</tool_call>`;
+
+describe("sentinel parser: recovery and rejection edges", () => {
+  it("a streamed call whose outer object breaks after complete arguments keeps them (repaired)", () => {
+    const events = parseChunks([...tc('{"name":"write_file","arguments":{"path":"a"} oops}')]);
+    assertInvariants(events);
+    expect(events.at(-1)).toMatchObject({ type: "call-end", arguments: '{"path":"a"}', repaired: true });
+  });
+
+  it("a streamed call whose arguments break mid-way is closed minimally after what was streamed", () => {
+    const events = parseChunks([...tc('{"name":"write_file","arguments":{"path":"ab", "n": [1, }}')]);
+    assertInvariants(events);
+    const end = events.at(-1);
+    expect(end).toMatchObject({ type: "call-end", repaired: true });
+    expect(JSON.parse((end as { arguments: string }).arguments)).toMatchObject({ path: "ab" });
+  });
+
+  it("arguments that are JSON but not an object are never streamed and are rejected", () => {
+    const block = tc('{"name":"write_file","arguments":"[1, 2]"}');
+    expect(parse(block)).toEqual([
+      expect.objectContaining({
+        type: "call-rejected",
+        reason: "invalid-json",
+        strict: false,
+        name: "write_file",
+      }),
+      { type: "text", text: block },
+    ]);
+  });
+
+  it("strict tools get no repair: raw control characters or a trailing comma reject the call", () => {
+    for (const args of ['"{\\"n\\":1,}"', '{"n":1,}', '"{\\"n\\":\\"a\nb\\"}"']) {
+      const block = tc(`{"name":"exact","arguments":${args}}`);
+      expect(parse(block)).toEqual([
+        expect.objectContaining({ type: "call-rejected", strict: true, name: "exact" }),
+      ]);
+    }
+  });
+
+  it("a <use_tool> call that outgrows the budget after it started ends truncated, best effort", () => {
+    const options = parserOptions(undefined, { maxBlockBytes: 60 });
+    const message = `<use_tool><name>readNote</name><notePath>a.md</notePath><x>${"z".repeat(80)}</x></use_tool> next`;
+    const events = parseChunks([...message], options);
+    assertInvariants(events);
+    expect(normalize(events)).toEqual([
+      { type: "call-start", index: 0, name: "readNote" },
+      { type: "call-delta", index: 0, delta: '{"notePath":"a.md"}' },
+      expect.objectContaining({
+        type: "call-end",
+        arguments: '{"notePath":"a.md"}',
+        repaired: true,
+        truncated: true,
+      }),
+      { type: "text", text: "next" },
+    ]);
+  });
+
+  it("after flush the next message starts fresh (leading whitespace dropped), indexes keep counting", () => {
+    const parser = createSentinelParser(parserOptions());
+    const first = [...parser.push(tc('{"name":"get_time"}')), ...parser.flush()];
+    const second = [...parser.push(`  \n${tc('{"name":"get_time"}')} ok`), ...parser.flush()];
+    expect(first.map((e) => e.type === "call-start" && e.index)).toContain(0);
+    expect(second[0]).toEqual({ type: "call-start", index: 1, name: "get_time" });
+    expect(second.at(-1)).toEqual({ type: "text", text: "ok" });
+  });
+});
