@@ -1,5 +1,5 @@
 import { defineProject } from "vitest/config";
 
 export default defineProject({
-  test: { name: "architecture", include: ["test/**/*.test.ts"] },
+  test: { name: "architecture", testTimeout: 30_000, hookTimeout: 60_000, include: ["test/**/*.test.ts"] },
 });
