@@ -2,6 +2,7 @@ import { createCodexBackend } from "@proxy/adapter-codex-appserver";
 import type { TextBackend } from "@proxy/core";
 import { Context, Effect, Layer } from "effect";
 import { createGatewayBackend, type GatewayBackend } from "./backend/gateway-backend.js";
+import { requireBackendAuth } from "./backend/require-auth.js";
 import type { GatewayConfig } from "./config/config.js";
 import type { Logger } from "./observability/logger.js";
 
@@ -37,7 +38,8 @@ export class Backend extends Context.Service<Backend, GatewayBackend>()("@proxy/
               "codex has no usable credentials: requests will fail until you run `codex login` (or set CODEX_HOME to a configured home)",
             );
           }
-          return { codex, gateway: createGatewayBackend(codex, config.modelAliases) };
+          const guarded = requireBackendAuth(codex, () => codex.checkAuth(), auth);
+          return { codex, gateway: createGatewayBackend(guarded, config.modelAliases) };
         }),
         ({ codex }) => Effect.promise(() => codex.close()),
       ).pipe(Effect.map(({ gateway }) => gateway)),
