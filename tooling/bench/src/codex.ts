@@ -21,6 +21,8 @@ export interface CodexOptions {
   readonly rssAfter: ReadonlyArray<number>;
   /** Concurrency used to reach the RSS sample points. */
   readonly fillConcurrency: number;
+  /** performance.now() after which filling stops early (the run's time budget); the sample says how far it got. */
+  readonly fillDeadline: number;
   readonly log: (line: string) => void;
 }
 
@@ -29,14 +31,19 @@ const ANSWER = CHUNKS.join("");
 const INSTRUCTIONS = "You are a helpful assistant.";
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Runs `total` jobs with `concurrency` workers; returns per-job ms and turns/s. */
-const pool = async (total: number, concurrency: number, job: (i: number) => Promise<unknown>) => {
+/** Runs `total` jobs with `concurrency` workers (none started after `deadline`); per-job ms and turns/s. */
+const pool = async (
+  total: number,
+  concurrency: number,
+  job: (i: number) => Promise<unknown>,
+  deadline = Number.POSITIVE_INFINITY,
+) => {
   let next = 0;
   const perTurn: number[] = [];
   const start = performance.now();
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
-      while (next < total) {
+      while (next < total && performance.now() < deadline) {
         const i = next++;
         const s = performance.now();
         await job(i);
@@ -44,7 +51,10 @@ const pool = async (total: number, concurrency: number, job: (i: number) => Prom
       }
     }),
   );
-  return { turnsPerSecond: total / ((performance.now() - start) / 1000), medianTurnMs: median(perTurn) };
+  return {
+    turnsPerSecond: perTurn.length / ((performance.now() - start) / 1000),
+    medianTurnMs: median(perTurn),
+  };
 };
 
 /**
@@ -91,9 +101,10 @@ export const runCodexGateway = async (o: CodexOptions) => {
       const answer = await direct.turn(threadParams, text);
       if (answer !== ANSWER) throw new Error(`codex direct: "${answer}"`);
     };
-    const sampleRss = async () => {
+    const sampleRss = async (target: number) => {
       await sleep(6_000); // thread_unload_delay_secs=5: let finished threads be freed first
       return {
+        target,
         afterRequests: gatewayRequests,
         gatewayRssMiB: (await rssOf(gateway.pid)) / 2 ** 20,
         appServerRssMiB: (await descendantsRss(gateway.pid)) / 2 ** 20,
@@ -102,7 +113,8 @@ export const runCodexGateway = async (o: CodexOptions) => {
     const fillTo = async (target: number) => {
       if (gatewayRequests >= target) return;
       o.log(`codex: gateway requests up to ${target}`);
-      await pool(target - gatewayRequests, o.fillConcurrency, (i) => viaGateway(`fill ${i}`));
+      await pool(target - gatewayRequests, o.fillConcurrency, (i) => viaGateway(`fill ${i}`), o.fillDeadline);
+      if (gatewayRequests < target) o.log(`codex: time budget reached at ${gatewayRequests} requests`);
     };
 
     o.log("codex: warm-up");
@@ -112,7 +124,7 @@ export const runCodexGateway = async (o: CodexOptions) => {
     const [firstRss, ...laterRss] = o.rssAfter;
     if (firstRss !== undefined) {
       await fillTo(firstRss);
-      rss.push(await sampleRss());
+      rss.push(await sampleRss(firstRss));
     }
 
     o.log("codex: latency, alternating gateway / direct");
@@ -142,7 +154,7 @@ export const runCodexGateway = async (o: CodexOptions) => {
 
     for (const target of laterRss) {
       await fillTo(target);
-      rss.push(await sampleRss());
+      rss.push(await sampleRss(target));
     }
     const first = rss[0];
     const last = rss.at(-1);

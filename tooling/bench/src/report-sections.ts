@@ -86,9 +86,15 @@ ${table(
 )}
 
 ${table(
-  ["after gateway requests", "gateway RSS (MiB)", "app-server RSS (MiB)"],
-  cg.rss.map((s) => [String(s.afterRequests), f(s.gatewayRssMiB, 1), f(s.appServerRssMiB, 1)]),
-)}`
+  ["after gateway requests (target)", "gateway RSS (MiB)", "app-server RSS (MiB)"],
+  cg.rss.map((s) => [`${s.afterRequests} (${s.target})`, f(s.gatewayRssMiB, 1), f(s.appServerRssMiB, 1)]),
+)}
+
+RSS is sampled 6 s after the last request (the app-server unloads finished threads after \`thread_unload_delay_secs=5\`). ${
+        cg.rss.some((s) => s.afterRequests < s.target)
+          ? "**The fill stopped short of its target: the run's time budget (BENCH_BUDGET_SECONDS) ran out first.**"
+          : ""
+      }`
     : "_not measured_"
 }
 

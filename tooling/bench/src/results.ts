@@ -45,6 +45,8 @@ export interface BenchConfig {
   readonly codexLatencyTurns: number;
   readonly codexThroughputTurns: number;
   readonly codexFillConcurrency: number;
+  /** Whole-run time budget; the codex fill towards the last RSS sample stops when it runs out. */
+  readonly budgetSeconds: number;
 }
 
 const list = (v: string | undefined, fallback: number[]) =>
@@ -66,5 +68,6 @@ export const configFromEnv = (env: NodeJS.ProcessEnv): BenchConfig => {
     codexLatencyTurns: num("BENCH_CODEX_LATENCY_TURNS", 30, 4),
     codexThroughputTurns: num("BENCH_CODEX_THROUGHPUT_TURNS", 16, 4),
     codexFillConcurrency: num("BENCH_CODEX_FILL_CONCURRENCY", 1, 1),
+    budgetSeconds: num("BENCH_BUDGET_SECONDS", 780, 600),
   };
 };

@@ -137,6 +137,8 @@ const main = async () => {
           concurrency: [1, 4, 16],
           rssAfter: config.codexRssAfter,
           fillConcurrency: config.codexFillConcurrency,
+          // Leave time for the last RSS sample, closing the servers and writing the report.
+          fillDeadline: started + (config.budgetSeconds - 25) * 1000,
           log,
         });
       });

@@ -28,7 +28,7 @@ const main = async () => {
       gateway = createGatewayBackend(scriptedBackend());
       return gatewayApp(gateway);
     }
-    const codex = createCodexBackend({ env: process.env, maxInFlight: 64, maxQueue: 4096 });
+    const codex = createCodexBackend({ env: process.env });
     await codex.warmup();
     closeBackend = () => codex.close();
     gateway = createGatewayBackend(codex);
