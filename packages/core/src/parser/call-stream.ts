@@ -88,7 +88,8 @@ export function createCallStream(ctx: BlockContext, name: string): CallStream {
 
 /** The validator's complaint about final arguments, if any (undefined when they conform). */
 export function schemaProblem(ctx: BlockContext, name: string, args: string): string | undefined {
-  if (!ctx.validator) return undefined;
+  // Final arguments are always a JSON object, which a tool without parameters accepts.
+  if (!ctx.validator || ctx.tools.get(name)?.parameters === undefined) return undefined;
   let value: unknown;
   try {
     value = JSON.parse(args);
