@@ -214,7 +214,9 @@ export function createJsonSyntaxValidator(options: JsonSyntaxValidatorOptions): 
         return true;
       case S_DONE:
         if (options.trailing === "reject") return false;
-        return isJsonWs(c) ? (emit(ch), true) : fail(ch);
+        if (!isJsonWs(c)) return fail(ch);
+        emit(ch);
+        return true;
     }
     if (isJsonWs(c)) {
       emit(ch);
