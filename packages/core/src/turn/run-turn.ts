@@ -166,6 +166,20 @@ export const runTurn = (deps: TurnDeps, input: TurnInput): TurnHandle => {
   }
 
   async function* events(): AsyncGenerator<AssistantEvent> {
+    // A strict tool whose schema cannot be compiled could never be enforced: refuse the request.
+    const uncheckable = tools.tools.find((t) => t.strict && validator?.schemaError(t.name) !== undefined);
+    if (uncheckable) {
+      const detail = validator?.schemaError(uncheckable.name);
+      const message = `Invalid schema for strict function '${uncheckable.name}': ${detail}.`;
+      yield {
+        type: "error",
+        error: new GatewayError("invalid_request", message, {
+          param: "tools",
+          code: "invalid_function_parameters",
+        }),
+      };
+      return;
+    }
     let backendRequest = rendered.request;
     let usage: Usage | undefined;
     for (let attemptNo = 0; ; attemptNo++) {

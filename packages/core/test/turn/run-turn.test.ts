@@ -183,6 +183,26 @@ describe("runTurn", () => {
     expect(calls(events)).toHaveLength(1);
   });
 
+  it("refuses a strict tool whose schema cannot be compiled, before calling the backend", async () => {
+    const broken = decodeToolPolicy({
+      tools: [
+        {
+          type: "function",
+          function: {
+            name: "f",
+            strict: true,
+            parameters: { type: "object", properties: { a: { type: "nonsense" } } },
+          },
+        },
+      ],
+    });
+    const { events, backend } = await run([{ chunks: ["x"] }], broken);
+    expect(events).toEqual([
+      { type: "error", error: expect.objectContaining({ kind: "invalid_request", param: "tools" }) },
+    ]);
+    expect(backend.requests).toHaveLength(0);
+  });
+
   it("reports a failure before the stream started as a lone error event", async () => {
     const { events } = await run(
       [{ chunks: [], startError: new GatewayError("overloaded", "busy") }],
