@@ -15,7 +15,7 @@ import type { GatewayBackend } from "./backend/gateway-backend.js";
 import { bearerAuth } from "./http/auth.js";
 import { methodNotAllowed, notFound, onError } from "./http/errors.js";
 import { openApiDocument } from "./http/openapi.js";
-import { createRequestContext } from "./http/request-context.js";
+import { createRequestContext, type RequestScope } from "./http/request-context.js";
 import type { Logger } from "./observability/logger.js";
 import type { Metrics } from "./observability/metrics.js";
 
@@ -31,6 +31,8 @@ export interface AppDeps {
   /** SSE keepalive comment interval for chat streams (0 = off). */
   readonly keepAliveMs?: number;
   readonly ids?: IdGenerator;
+  /** Request scope shared with the logger's mixin (so adapter log lines carry the request id). */
+  readonly scope?: RequestScope;
   readonly clock?: Clock;
 }
 
@@ -51,7 +53,7 @@ const ROUTES: ReadonlyArray<[string, string]> = [
 export const createApp = (deps: AppDeps): Hono => {
   const { backend, logger, metrics } = deps;
   const clock = deps.clock ?? systemClock;
-  const context = createRequestContext({ logger, metrics });
+  const context = createRequestContext({ logger, metrics, ...(deps.scope ? { scope: deps.scope } : {}) });
   const app = new Hono();
   app.onError(onError(logger));
   app.notFound(notFound);

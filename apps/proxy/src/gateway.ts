@@ -4,6 +4,7 @@ import { DEFAULT_TURN_SETTINGS, type TurnSettings } from "@proxy/core";
 import { Effect, type Layer, ManagedRuntime } from "effect";
 import { ConfigError, type GatewayConfig, resolveConfig } from "./config/config.js";
 import { createApp } from "./create-app.js";
+import { createRequestScope } from "./http/request-context.js";
 import { createLogger, type Logger } from "./observability/logger.js";
 import { createMetrics } from "./observability/metrics.js";
 import { Backend } from "./runtime.js";
@@ -40,7 +41,9 @@ export const startGateway = async (
     readonly env?: NodeJS.ProcessEnv;
   } = {},
 ): Promise<RunningGateway> => {
-  const logger = options.logger ?? createLogger(config.logLevel);
+  const scope = createRequestScope();
+  const logger =
+    options.logger ?? createLogger(config.logLevel, { requestId: () => scope.getStore()?.requestId });
   const runtime = ManagedRuntime.make(
     options.backendLayer ?? Backend.layerCodex(config, logger, options.env),
   );
@@ -58,6 +61,7 @@ export const startGateway = async (
     corsOrigins: config.corsOrigins,
     bodyLimitBytes: config.bodyLimitBytes,
     keepAliveMs: config.keepAliveMs,
+    scope,
     version: VERSION,
   });
   if (config.apiKeys.length === 0 && !isLoopback(config.host)) {

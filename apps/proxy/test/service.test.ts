@@ -107,6 +107,25 @@ describe("gateway service routes", () => {
     expect(metrics).toContain("proxy_backend_in_flight_turns");
   });
 
+  it("puts the request id on lines logged from inside the turn", async () => {
+    const { url, logs } = await start({
+      wrap: (backend, logger) => ({
+        ...backend,
+        stream(request, options) {
+          logger.warn({ model: request.model }, "inside the turn");
+          return backend.stream(request, options);
+        },
+      }),
+    });
+    await (
+      await fetch(`${url}/v1/chat/completions`, {
+        ...chat(hello),
+        headers: { "content-type": "application/json", "x-request-id": "req-inner" },
+      })
+    ).text();
+    expect(logs.find((l) => l.msg === "inside the turn")).toMatchObject({ requestId: "req-inner" });
+  });
+
   it("answers CORS preflights only when configured", async () => {
     const off = await start();
     const pre = await fetch(`${off.url}/v1/chat/completions`, {

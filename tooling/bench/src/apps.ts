@@ -34,7 +34,7 @@ export const gatewayApp = (backend: GatewayBackend) =>
     backend,
     settings: DEFAULT_TURN_SETTINGS,
     // Silent: the bench measures the request path, not log I/O (documented in docs/benchmarks.md).
-    logger: createLogger("silent", false),
+    logger: createLogger("silent", { pretty: false }),
     metrics: createMetrics(),
     apiKeys: [],
     corsOrigins: [],

@@ -7,9 +7,14 @@ import { routePath } from "hono/route";
 import type { Logger } from "../observability/logger.js";
 import type { Metrics } from "../observability/metrics.js";
 
-interface RequestStore {
+export interface RequestStore {
+  readonly requestId: string;
   summary?: TurnSummary;
 }
+
+/** The request scope, shared with the logger so every line logged inside a request carries its id. */
+export const createRequestScope = () => new AsyncLocalStorage<RequestStore>();
+export type RequestScope = ReturnType<typeof createRequestScope>;
 
 /**
  * Per-request context without globals in handlers: the adapters' TurnObserver drops its summary
@@ -19,9 +24,10 @@ interface RequestStore {
 export const createRequestContext = (deps: {
   readonly logger: Logger;
   readonly metrics: Metrics;
+  readonly scope?: RequestScope;
   readonly now?: () => number;
 }) => {
-  const storage = new AsyncLocalStorage<RequestStore>();
+  const storage = deps.scope ?? createRequestScope();
   const now = deps.now ?? (() => performance.now());
 
   const observer: TurnObserver = {
@@ -36,8 +42,8 @@ export const createRequestContext = (deps: {
     const started = now();
     const incoming = c.req.header("x-request-id");
     const requestId = incoming && /^[\w.:-]{1,128}$/.test(incoming) ? incoming : randomUUID();
-    const store: RequestStore = {};
-    const log = deps.logger.child({ requestId });
+    const store: RequestStore = { requestId };
+    const log = deps.logger;
     c.set("requestId" as never, requestId as never);
     await storage.run(store, next);
     c.header("x-request-id", requestId);
@@ -54,6 +60,7 @@ export const createRequestContext = (deps: {
       );
       log.info(
         {
+          requestId,
           route,
           method: c.req.method,
           status: c.res.status,

@@ -7,9 +7,10 @@ import {
   type TextBackend,
   type TurnSettings,
 } from "@proxy/core";
-import { pino } from "pino";
+import { type Logger, pino } from "pino";
 import { createGatewayBackend } from "../../src/backend/gateway-backend.js";
 import { createApp } from "../../src/create-app.js";
+import { createRequestScope } from "../../src/http/request-context.js";
 import { createMetrics } from "../../src/observability/metrics.js";
 
 /** The real app (all middleware, both adapters) on a real loopback HTTP server over any backend. */
@@ -21,11 +22,20 @@ export const serveApp = async (
     readonly bodyLimitBytes?: number;
     readonly aliases?: Record<string, string>;
     readonly settings?: Partial<TurnSettings>;
+    /** Decorate the backend (e.g. to log from inside a turn). */
+    readonly wrap?: (backend: TextBackend, logger: Logger) => TextBackend;
   } = {},
 ) => {
   const lines: Array<Record<string, unknown>> = [];
-  const logger = pino({ level: "info" }, { write: (line: string) => void lines.push(JSON.parse(line)) });
-  const backend = createGatewayBackend(inner, options.aliases ?? {});
+  const scope = createRequestScope();
+  const logger = pino(
+    { level: "info", mixin: () => (scope.getStore() ? { requestId: scope.getStore()?.requestId } : {}) },
+    { write: (line: string) => void lines.push(JSON.parse(line)) },
+  );
+  const backend = createGatewayBackend(
+    options.wrap ? options.wrap(inner, logger) : inner,
+    options.aliases ?? {},
+  );
   const app = createApp({
     backend,
     settings: { ...DEFAULT_TURN_SETTINGS, ...options.settings },
@@ -35,6 +45,7 @@ export const serveApp = async (
     corsOrigins: options.corsOrigins ?? [],
     bodyLimitBytes: options.bodyLimitBytes ?? 8 * 1024 * 1024,
     version: "test",
+    scope,
     ids: createCountingIdGenerator(),
     clock: fixedClock(1_700_000_000_000),
   });
