@@ -51,11 +51,10 @@ const pool = async (
       }
     }),
   );
-  return {
-    turnsPerSecond: perTurn.length / ((performance.now() - start) / 1000),
-    medianTurnMs: median(perTurn),
-  };
+  return { turns: perTurn.length, seconds: (performance.now() - start) / 1000, perTurn };
 };
+
+type PoolRun = Awaited<ReturnType<typeof pool>>;
 
 /**
  * The gateway over codex against a bare JSON-RPC driver: both on the pinned codex binary, one
@@ -139,11 +138,21 @@ export const runCodexGateway = async (o: CodexOptions) => {
         await timed(side);
     }
 
+    // A B B A halves per level, so a change in machine load hits both sides alike.
     const throughput = [];
     for (const c of o.concurrency) {
       o.log(`codex: throughput at concurrency ${c}`);
-      const g = await pool(o.throughputTurns, c, (i) => viaGateway(`tp ${c} ${i}`));
-      const d = await pool(o.throughputTurns, c, (i) => viaDirect(`tp ${c} ${i}`));
+      const half = Math.max(c, Math.ceil(o.throughputTurns / 2));
+      const g1 = await pool(half, c, (i) => viaGateway(`tp ${c} a${i}`));
+      const d1 = await pool(half, c, (i) => viaDirect(`tp ${c} a${i}`));
+      const d2 = await pool(half, c, (i) => viaDirect(`tp ${c} b${i}`));
+      const g2 = await pool(half, c, (i) => viaGateway(`tp ${c} b${i}`));
+      const merge = (a: PoolRun, b: PoolRun) => ({
+        turnsPerSecond: (a.turns + b.turns) / (a.seconds + b.seconds),
+        medianTurnMs: median([...a.perTurn, ...b.perTurn]),
+      });
+      const g = merge(g1, g2);
+      const d = merge(d1, d2);
       throughput.push({
         concurrency: c,
         gateway: g,

@@ -97,7 +97,7 @@ export const latencyPlot = (cells: ReadonlyArray<HttpCell>): string =>
 export const rpsPlot = (cells: ReadonlyArray<HttpCell>): string =>
   facetedLines(
     points(cells, (s) => s.rps, ""),
-    { label: "requests / s", zero: true },
+    { type: "log", label: "requests / s (log scale)" },
   );
 
 export interface ParserBar {
