@@ -23,7 +23,8 @@ export const numericLeaves = (value: unknown, path = ""): NumericLeaf[] => {
   return [];
 };
 
-const MBPS = /mb.?(per.?)?s(ec(ond)?)?$|mbps/i;
+/** `…MBps`, `mbPerSecond`, `mb_per_sec` — but not `…1MBms` (a time in ms). */
+const MBPS = /(mbps|mb_?per_?s(ec(ond)?)?)$/i;
 
 /** The MB/s figures, labelled by the rest of their path (`throughputMBps.plainText` → `plainText`). */
 export const parserBars = (result: unknown): ParserBar[] =>

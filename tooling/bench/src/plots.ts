@@ -110,6 +110,7 @@ export const parserPlot = (bars: ReadonlyArray<ParserBar>): string =>
     width: 760,
     height: 60 + 28 * bars.length,
     marginLeft: 170,
+    marginRight: 50,
     x: { grid: true, label: "MB/s (higher is better)", zero: true },
     y: { label: null, domain: bars.map((b) => b.label) },
     marks: [

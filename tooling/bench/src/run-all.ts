@@ -4,7 +4,7 @@
  * BENCH_ONLY=http,ttfb,profile,memory,parser,codex-adapter,codex-gateway runs a subset.
  */
 import { fork } from "node:child_process";
-import { mkdir, writeFile } from "node:fs/promises";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { cpus, loadavg, totalmem } from "node:os";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
@@ -149,6 +149,14 @@ const main = async () => {
 
   results.wallSeconds = (performance.now() - started) / 1000;
   results.machine.loadAverageAtEnd = loadavg();
+  await writeOutputs(results, true);
+  log(
+    `done in ${(results.wallSeconds / 60).toFixed(1)} min: docs/benchmarks.md, tooling/bench/results/latest.json`,
+  );
+};
+
+/** Plots, JSON (latest, and one per run when `archive`), and the document. */
+const writeOutputs = async (results: BenchResults, archive: boolean) => {
   const plots = {
     latency: "plots/latency-vs-connections.svg",
     rps: "plots/rps-vs-connections.svg",
@@ -162,11 +170,11 @@ const main = async () => {
   await writeFile(`${RESULTS}${plots.parser}`, parserPlot(parserBars(results.parser)));
   const json = `${JSON.stringify(results, null, 2)}\n`;
   await writeFile(`${RESULTS}latest.json`, json);
-  await writeFile(`${RESULTS}runs/${results.startedAt.replace(/[:.]/g, "-")}.json`, json);
+  if (archive) await writeFile(`${RESULTS}runs/${results.startedAt.replace(/[:.]/g, "-")}.json`, json);
   await writeFile(DOC, renderReport(results, plots));
-  log(
-    `done in ${(results.wallSeconds / 60).toFixed(1)} min: docs/benchmarks.md, tooling/bench/results/latest.json`,
-  );
 };
 
-await main();
+// BENCH_RENDER_ONLY=1: re-render plots and document from results/latest.json without measuring.
+if (process.env.BENCH_RENDER_ONLY === "1")
+  await writeOutputs(JSON.parse(await readFile(`${RESULTS}latest.json`, "utf8")) as BenchResults, false);
+else await main();
