@@ -2,6 +2,7 @@ import {
   type AssistantEvent,
   type Clock,
   createRandomIdGenerator,
+  createSchemaCache,
   createTelemetry,
   DEFAULT_TURN_SETTINGS,
   GatewayError,
@@ -41,6 +42,8 @@ export const createChatCompletionsApp = (deps: ChatCompletionsDeps): Hono => {
   const ids = deps.ids ?? createRandomIdGenerator();
   const clock = deps.clock ?? systemClock;
   const baseSettings: TurnSettings = { ...DEFAULT_TURN_SETTINGS, ...deps.settings };
+  // Clients resend the same tools every turn: compile each schema once per app, not per request.
+  const schemas = createSchemaCache();
   const app = new Hono();
 
   app.post("/chat/completions", async (c) => {
@@ -79,7 +82,7 @@ export const createChatCompletionsApp = (deps: ChatCompletionsDeps): Hono => {
     const controller = new AbortController();
     const signal = AbortSignal.any([controller.signal, c.req.raw.signal]);
     const handle = runTurn(
-      { backend: deps.backend, ids, clock },
+      { backend: deps.backend, ids, clock, schemas },
       { request: plan.request, tools: plan.tools, settings, signal },
     );
     const events = handle.events[Symbol.asyncIterator]();

@@ -20,13 +20,18 @@ export const streamChatCompletion = (c: Context, turn: StartedTurn): Response =>
       outputMode: settings.outputMode,
       legacyFunctions: plan.legacyFunctions,
     });
-    // Every write re-arms the idle timer, so a silent backend (long reasoning, held text) still shows life.
+    // Every write re-arms the idle timer, so a silent backend (long reasoning, held text) still shows
+    // life. One timer per stream, re-armed with refresh(): no allocation on the per-delta hot path.
     let keepAlive: ReturnType<typeof setTimeout> | undefined;
     let turnOver = false;
+    const ping = () => {
+      if (turnOver || stream.aborted) return;
+      void stream.write(": ping\n\n").then(() => keepAlive?.refresh());
+    };
     const armKeepAlive = () => {
-      clearTimeout(keepAlive);
       if (turn.keepAliveMs <= 0 || turnOver || stream.aborted) return;
-      keepAlive = setTimeout(() => void stream.write(": ping\n\n").then(armKeepAlive), turn.keepAliveMs);
+      if (keepAlive) keepAlive.refresh();
+      else keepAlive = setTimeout(ping, turn.keepAliveMs);
     };
     const send = (data: unknown) => {
       armKeepAlive();

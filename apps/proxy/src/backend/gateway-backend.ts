@@ -34,32 +34,24 @@ export const createGatewayBackend = (
     const forward = () => controller.abort();
     signal.addEventListener("abort", forward, { once: true });
     let stopWith: GatewayError | undefined;
-    let wake: (() => void) | undefined;
+    // Stopping aborts the inner turn; backends must then end promptly (the TextBackend contract),
+    // so the hot path needs no per-event race.
     const stop = (error: GatewayError) => {
       stopWith = error;
       controller.abort();
-      wake?.();
     };
     active.add(stop);
-    const iterator = inner
-      .stream({ ...request, model: aliases[request.model] ?? request.model }, { signal: controller.signal })
-      [Symbol.asyncIterator]();
+    const routed = { ...request, model: aliases[request.model] ?? request.model };
     try {
-      for (;;) {
-        const stopped = new Promise<"stopped">((resolve) => {
-          wake = () => resolve("stopped");
-        });
+      for await (const event of inner.stream(routed, { signal: controller.signal })) {
         if (stopWith) break;
-        const next = await Promise.race([iterator.next(), stopped]);
-        if (next === "stopped" || next.done) break;
-        yield next.value;
+        yield event;
       }
       if (stopWith) yield { type: "error", error: stopWith };
     } finally {
       signal.removeEventListener("abort", forward);
       active.delete(stop);
       controller.abort();
-      void iterator.return?.()?.catch(() => undefined);
       settle();
     }
   }

@@ -77,7 +77,7 @@ export const handleCompact = async (c: Context, deps: ResolvedDeps): Promise<Res
   const abort = () => controller.abort();
   c.req.raw.signal.addEventListener("abort", abort, { once: true });
   const handle = runTurn(
-    { backend: deps.backend, ids: deps.ids, clock: deps.clock },
+    { backend: deps.backend, ids: deps.ids, clock: deps.clock, schemas: deps.schemas },
     {
       request: withCompactionInstruction(turn),
       tools: NO_TOOLS,

@@ -37,7 +37,7 @@ export const handleCreateResponse = async (c: Context, deps: ResolvedDeps): Prom
   const abort = () => controller.abort();
   c.req.raw.signal.addEventListener("abort", abort, { once: true });
   const handle = runTurn(
-    { backend: deps.backend, ids: deps.ids, clock: deps.clock },
+    { backend: deps.backend, ids: deps.ids, clock: deps.clock, schemas: deps.schemas },
     {
       request: parsed.purpose === "compaction" ? withCompactionInstruction(parsed.turn) : parsed.turn,
       tools: parsed.tools,

@@ -1,5 +1,5 @@
-import type { Clock, IdGenerator, TextBackend, TurnObserver, TurnSettings } from "@proxy/core";
-import { createRandomIdGenerator, DEFAULT_TURN_SETTINGS, systemClock } from "@proxy/core";
+import type { Clock, IdGenerator, SchemaCache, TextBackend, TurnObserver, TurnSettings } from "@proxy/core";
+import { createRandomIdGenerator, createSchemaCache, DEFAULT_TURN_SETTINGS, systemClock } from "@proxy/core";
 import { createIssuedItems, type IssuedItems } from "../response/issued-items.js";
 
 /** Everything the sub-app needs, injected by the composition root (no globals). */
@@ -21,6 +21,8 @@ export interface ResolvedDeps {
   readonly settings: TurnSettings;
   readonly observer?: TurnObserver | undefined;
   readonly issued: IssuedItems;
+  /** Tool schemas compiled once per app (clients resend the same tools every turn). */
+  readonly schemas: SchemaCache;
 }
 
 export const resolveDeps = (deps: ResponsesAppDeps): ResolvedDeps => ({
@@ -30,4 +32,5 @@ export const resolveDeps = (deps: ResponsesAppDeps): ResolvedDeps => ({
   settings: { ...DEFAULT_TURN_SETTINGS, ...deps.settings },
   observer: deps.observer,
   issued: createIssuedItems(deps.issuedItemsBudget),
+  schemas: createSchemaCache(),
 });

@@ -52,11 +52,17 @@ const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
 /** A `TextBackend` that plays scripts and records what it was asked: the core's test double. */
 export const createScriptedBackend = (
   script: Script,
-  options: { readonly models?: ReadonlyArray<ModelInfo>; readonly name?: string } = {},
+  options: {
+    readonly models?: ReadonlyArray<ModelInfo>;
+    readonly name?: string;
+    /** Keep every request in `requests` (default true; turn off for long load runs). */
+    readonly record?: boolean;
+  } = {},
 ): ScriptedBackend => {
   const requests: BackendRequest[] = [];
   let aborts = 0;
   let active = 0;
+  let turns = 0;
   const pick = (request: BackendRequest, i: number): ScriptedTurn => {
     if (typeof script === "function") return script(request, i);
     const turn = script[Math.min(i, script.length - 1)];
@@ -66,7 +72,7 @@ export const createScriptedBackend = (
 
   async function* play(turn: ScriptedTurn, signal: AbortSignal): AsyncGenerator<BackendEvent> {
     if (turn.startError) throw turn.startError;
-    yield { type: "stream-start", model: "scripted", turnId: `turn_${requests.length}` };
+    yield { type: "stream-start", model: "scripted", turnId: `turn_${turns}` };
     for (const delta of turn.reasoning ?? []) yield { type: "reasoning-delta", delta };
     const chunks = typeof turn.chunks === "string" ? [turn.chunks] : turn.chunks;
     let played = 0;
@@ -99,8 +105,8 @@ export const createScriptedBackend = (
     aborts: () => aborts,
     active: () => active,
     stream(request, { signal }) {
-      const index = requests.length;
-      requests.push(request);
+      const index = turns++;
+      if (options.record !== false) requests.push(request);
       const turn = pick(request, index);
       return {
         async *[Symbol.asyncIterator]() {

@@ -13,45 +13,83 @@ export interface ToolArgumentsValidator extends ArgumentsValidator {
   schemaError(toolName: string): string | undefined;
 }
 
-type Compiled = { readonly check: ValidateFunction } | { readonly error: string } | { readonly any: true };
+export type Compiled =
+  | { readonly check: ValidateFunction }
+  | { readonly error: string }
+  | { readonly any: true };
 
 const OLD_DRAFT = /json-schema\.org\/draft-0[4-7]\/schema/;
+const AJV_OPTIONS = { strict: false, allErrors: false, validateFormats: false, logger: false } as const;
+
+/**
+ * Compiled schemas shared across requests (clients resend the same tools every turn, and an ajv
+ * compile costs milliseconds). Owned by whoever creates it — one per app, never module state —
+ * and bounded: the least recently used schema is dropped past `maxEntries`.
+ */
+export interface SchemaCache {
+  compile(schema: JsonSchema): Compiled;
+  errorsText(schema: JsonSchema, check: ValidateFunction): string;
+  readonly size: () => number;
+}
+
+export const createSchemaCache = (options: { readonly maxEntries?: number } = {}): SchemaCache => {
+  const maxEntries = options.maxEntries ?? 512;
+  const entries = new Map<string, Compiled>();
+  const engines: { draft07?: Ajv; draft2020?: Ajv2020 } = {};
+  const engineFor = (schema: JsonSchema) => {
+    const declared = typeof schema.$schema === "string" ? schema.$schema : "";
+    if (OLD_DRAFT.test(declared)) {
+      engines.draft07 ??= new Ajv(AJV_OPTIONS);
+      return engines.draft07;
+    }
+    engines.draft2020 ??= new Ajv2020(AJV_OPTIONS);
+    return engines.draft2020;
+  };
+  return {
+    compile(schema) {
+      const key = JSON.stringify(schema);
+      const known = entries.get(key);
+      if (known) {
+        entries.delete(key);
+        entries.set(key, known);
+        return known;
+      }
+      let result: Compiled;
+      try {
+        const engine = engineFor(schema);
+        result = { check: engine.compile(schema) };
+        // ajv keeps every compiled schema in its own registry too; forget it, the cache owns it.
+        engine.removeSchema(schema);
+      } catch (error) {
+        result = { error: error instanceof Error ? error.message : String(error) };
+      }
+      entries.set(key, result);
+      if (entries.size > maxEntries) entries.delete(entries.keys().next().value as string);
+      return result;
+    },
+    errorsText: (schema, check) => engineFor(schema).errorsText(check.errors, { dataVar: "arguments" }),
+    size: () => entries.size,
+  };
+};
 
 /**
  * Checks call arguments against each tool's JSON Schema with ajv. Schemas declaring draft-07
  * (or older) use ajv's draft-07 engine, everything else draft 2020-12 (what Copilot declares).
- * Each schema is compiled lazily, once per validator instance; a tool without parameters
- * accepts any object.
+ * Each schema is compiled lazily, at most once per schema cache (pass an app-wide one to reuse
+ * compiles across requests); a tool without parameters accepts any object.
  */
-export function createArgumentsValidator(tools: ReadonlyArray<ToolSpec>): ToolArgumentsValidator {
+export function createArgumentsValidator(
+  tools: ReadonlyArray<ToolSpec>,
+  cache: SchemaCache = createSchemaCache(),
+): ToolArgumentsValidator {
   const specs = new Map(tools.map((tool) => [tool.name, tool] as const));
   const compiled = new Map<string, Compiled>();
-  const engines: { draft07?: Ajv; draft2020?: Ajv2020 } = {};
-  const options = { strict: false, allErrors: false, validateFormats: false, logger: false } as const;
-
-  const engineFor = (schema: JsonSchema) => {
-    const declared = typeof schema.$schema === "string" ? schema.$schema : "";
-    if (OLD_DRAFT.test(declared)) {
-      engines.draft07 ??= new Ajv(options);
-      return engines.draft07;
-    }
-    engines.draft2020 ??= new Ajv2020(options);
-    return engines.draft2020;
-  };
 
   const compile = (name: string): Compiled => {
     const known = compiled.get(name);
     if (known) return known;
     const schema = specs.get(name)?.parameters;
-    let result: Compiled;
-    if (!schema) result = { any: true };
-    else {
-      try {
-        result = { check: engineFor(schema).compile(schema) };
-      } catch (error) {
-        result = { error: error instanceof Error ? error.message : String(error) };
-      }
-    }
+    const result: Compiled = schema ? cache.compile(schema) : { any: true };
     compiled.set(name, result);
     return result;
   };
@@ -63,8 +101,7 @@ export function createArgumentsValidator(tools: ReadonlyArray<ToolSpec>): ToolAr
       }
       const c = compile(toolName);
       if (!("check" in c) || c.check(args)) return { ok: true };
-      const engine = engineFor(specs.get(toolName)?.parameters ?? {});
-      return { ok: false, message: engine.errorsText(c.check.errors, { dataVar: "arguments" }) };
+      return { ok: false, message: cache.errorsText(specs.get(toolName)?.parameters ?? {}, c.check) };
     },
     schemaError(toolName) {
       const c = compile(toolName);

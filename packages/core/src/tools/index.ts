@@ -1,2 +1,2 @@
-export type { ToolArgumentsValidator } from "./arguments-validator.js";
-export { createArgumentsValidator } from "./arguments-validator.js";
+export type { SchemaCache, ToolArgumentsValidator } from "./arguments-validator.js";
+export { createArgumentsValidator, createSchemaCache } from "./arguments-validator.js";

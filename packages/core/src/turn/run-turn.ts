@@ -9,7 +9,7 @@ import { type Clock, systemClock } from "../ports/clock.js";
 import type { IdGenerator } from "../ports/id-generator.js";
 import type { BackendRequest, TextBackend } from "../ports/text-backend.js";
 import { renderBackendRequest } from "../prompt/render-history.js";
-import { createArgumentsValidator } from "../tools/index.js";
+import { createArgumentsValidator, type SchemaCache } from "../tools/index.js";
 import { createCallGate, type Violation } from "./call-gate.js";
 import { nextEvent } from "./next-event.js";
 import type { TurnSettings } from "./turn-settings.js";
@@ -19,6 +19,8 @@ export interface TurnDeps {
   readonly backend: TextBackend;
   readonly ids: IdGenerator;
   readonly clock?: Clock | undefined;
+  /** Compiled tool schemas shared across turns (an app-wide cache); per turn if absent. */
+  readonly schemas?: SchemaCache | undefined;
 }
 
 export interface TurnInput {
@@ -78,7 +80,7 @@ export const runTurn = (deps: TurnDeps, input: TurnInput): TurnHandle => {
       ? tools.tools.filter((t) => t.name === (tools.choice as { name: string }).name)
       : tools.tools;
   const toolMap = new Map(allowed.map((t) => [t.name, t]));
-  const validator = tools.tools.length > 0 ? createArgumentsValidator(tools.tools) : undefined;
+  const validator = tools.tools.length > 0 ? createArgumentsValidator(tools.tools, deps.schemas) : undefined;
   const gate = createCallGate({ policy: tools, settings, ids: deps.ids, telemetry });
   const deadlineAt = settings.requestTimeoutMs > 0 ? clock.now() + settings.requestTimeoutMs : 0;
   let started = false;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createArgumentsValidator } from "../../src/tools/index.js";
+import { createArgumentsValidator, createSchemaCache } from "../../src/tools/index.js";
 
 const properties = { query: { type: "string" }, limit: { type: "integer", minimum: 1 } };
 
@@ -108,5 +108,27 @@ describe("arguments validator (ajv)", () => {
     v.validate("search", { q: 1 });
     expect(reads).toBe(afterFirst);
     expect(afterFirst).toBeGreaterThan(0);
+  });
+});
+
+describe("createSchemaCache", () => {
+  const schema = (n: number) => ({
+    type: "object",
+    properties: { [`p${n}`]: { type: "string" } },
+    required: [`p${n}`],
+  });
+
+  it("compiles an identical schema once across validators (requests) and stays bounded", () => {
+    const cache = createSchemaCache({ maxEntries: 2 });
+    const tool = { name: "t", parameters: schema(1), strict: true };
+    const a = createArgumentsValidator([tool], cache);
+    const b = createArgumentsValidator([{ ...tool, parameters: structuredClone(schema(1)) }], cache);
+    expect(a.validate("t", { p1: "x" })).toEqual({ ok: true });
+    expect(b.validate("t", {})).toMatchObject({ ok: false, message: expect.stringContaining("p1") });
+    expect(cache.size()).toBe(1);
+    expect(cache.compile(schema(1))).toBe(cache.compile(structuredClone(schema(1))));
+    cache.compile(schema(2));
+    cache.compile(schema(3));
+    expect(cache.size()).toBe(2);
   });
 });
