@@ -11,7 +11,7 @@ import type { BackendRequest, TextBackend } from "../ports/text-backend.js";
 import { renderBackendRequest } from "../prompt/render-history.js";
 import { createArgumentsValidator, type SchemaCache } from "../tools/index.js";
 import { createCallGate, type Violation } from "./call-gate.js";
-import { nextEvent } from "./next-event.js";
+import { createWatchdog, nextEvent } from "./next-event.js";
 import type { TurnSettings } from "./turn-settings.js";
 import { createTelemetry, type TurnTelemetry } from "./turn-telemetry.js";
 
@@ -97,9 +97,10 @@ export const runTurn = (deps: TurnDeps, input: TurnInput): TurnHandle => {
     let rawText = "";
     let finish: Finish | undefined;
     let usage: Usage | undefined;
+    const watchdog = createWatchdog(settings.idleTimeoutMs, deadlineAt, clock.now);
     try {
       for (;;) {
-        const next = await nextEvent(iterator, settings.idleTimeoutMs, deadlineAt, clock.now);
+        const next = await watchdog.next(iterator);
         if (next.kind === "failed") return { rawText, stopped: false, error: next.error };
         if (next.kind === "done") break;
         const event = next.event;
@@ -144,6 +145,7 @@ export const runTurn = (deps: TurnDeps, input: TurnInput): TurnHandle => {
       }
       return { rawText, finish, usage, stopped: false, violation: gate.endAttempt() };
     } finally {
+      watchdog.dispose();
       signal.removeEventListener("abort", abort);
       controller.abort();
       void iterator.return?.()?.catch(() => undefined);
