@@ -220,8 +220,14 @@ describe("runTurn", () => {
 
   it("ends a turn that outlives its request deadline with a timeout error, even while it streams", async () => {
     const chunks = Array.from({ length: 40 }, (_, i) => `w${i} `);
-    const { events } = await run([{ chunks, delayMs: 20 }], policy(), { requestTimeoutMs: 150, idleTimeoutMs: 1000 });
-    expect(events.at(-1)).toMatchObject({ type: "error", error: { kind: "timeout", message: expect.stringContaining("request timeout") } });
+    const { events } = await run([{ chunks, delayMs: 20 }], policy(), {
+      requestTimeoutMs: 150,
+      idleTimeoutMs: 1000,
+    });
+    expect(events.at(-1)).toMatchObject({
+      type: "error",
+      error: { kind: "timeout", message: expect.stringContaining("request timeout") },
+    });
     expect(text(events).length).toBeGreaterThan(0);
   });
 
