@@ -15,8 +15,7 @@ import {
   sealedThreadParams,
   writeSealedCatalog,
 } from "../src/index.js";
-import { makeCodexHome, startScriptedModelProvider } from "../src/testing/index.js";
-import { startDirectDriver } from "./direct-driver.js";
+import { makeCodexHome, startDirectDriver, startScriptedModelProvider } from "../src/testing/index.js";
 
 export interface TurnBenchOptions {
   /** Sequential turns per side in the alternating latency comparison. */

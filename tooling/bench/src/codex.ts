@@ -6,9 +6,12 @@ import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { resolveCodexCommand, sealedThreadParams, writeSealedCatalog } from "@proxy/adapter-codex-appserver";
-import { makeCodexHome, startScriptedModelProvider } from "@proxy/adapter-codex-appserver/testing";
+import {
+  makeCodexHome,
+  startDirectDriver,
+  startScriptedModelProvider,
+} from "@proxy/adapter-codex-appserver/testing";
 import { startServerChild } from "./child/protocol.js";
-import { startDirectDriver } from "./codex-direct.js";
 import { timedPost } from "./http-client.js";
 import { descendantsRss, rssOf } from "./proc.js";
 import { median, quantile, ratio } from "./stats.js";

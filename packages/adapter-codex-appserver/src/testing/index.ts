@@ -1,3 +1,4 @@
+export { type DirectDriver, startDirectDriver } from "./direct-driver.js";
 export { type CodexHome, makeCodexHome } from "./make-codex-home.js";
 export {
   type ProviderScript,

@@ -5,26 +5,38 @@ type Json = Record<string, unknown>;
 
 export interface DirectDriver {
   readonly pid: number | undefined;
-  /** One turn the bare-minimum way: thread/start → turn/start → wait turn/completed → unsubscribe. */
+  /** thread/start → turn/start → wait for turn/completed (unsubscribe in the background, as the adapter does). */
   turn(threadParams: Json, text: string): Promise<string>;
   close(): Promise<void>;
 }
 
 /**
- * The baseline the adapter is measured against: a bare JSON-RPC client with no supervision,
- * admission, mapping or error handling — the least work anyone could do per turn.
+ * The least work anyone could do per codex turn: a bare newline-delimited JSON-RPC client on its
+ * own `codex app-server` (same binary, flags and CODEX_HOME as the gateway's), with no
+ * supervision, admission, mapping or HTTP. The baseline for the gateway-over-codex latency ratio.
  */
 export const startDirectDriver = async (command: string, env: NodeJS.ProcessEnv): Promise<DirectDriver> => {
-  const child = spawn(command, ["app-server", "-c", "thread_unload_delay_secs=5"], {
-    env,
-    stdio: ["pipe", "pipe", "ignore"],
-  });
+  const appServer = ["app-server", "-c", "thread_unload_delay_secs=5"];
+  const [file, args] = /\.[cm]?js$/.test(command)
+    ? [process.execPath, [command, ...appServer]]
+    : [command, appServer];
+  const child = spawn(file, args, { env, stdio: ["pipe", "pipe", "ignore"] });
   let nextId = 1;
   const pending = new Map<number, (message: Json) => void>();
   const threads = new Map<string, (method: string, params: Json) => void>();
   createInterface({ input: child.stdout }).on("line", (line) => {
-    const message = JSON.parse(line) as Json;
-    if (typeof message.method === "string") {
+    let message: Json;
+    try {
+      message = JSON.parse(line) as Json;
+    } catch {
+      return;
+    }
+    if (typeof message.method === "string" && message.id !== undefined) {
+      // A server→client request (approvals etc.): the sealed thread never needs one; decline.
+      child.stdin.write(
+        `${JSON.stringify({ id: message.id, error: { code: -32601, message: "unsupported" } })}\n`,
+      );
+    } else if (typeof message.method === "string") {
       const params = (message.params ?? {}) as Json;
       if (typeof params.threadId === "string") threads.get(params.threadId)?.(message.method, params);
     } else if (typeof message.id === "number") {
@@ -58,15 +70,20 @@ export const startDirectDriver = async (command: string, env: NodeJS.ProcessEnv)
           if (method === "turn/completed") resolve();
         }),
       );
-      await request("turn/start", { threadId, input: [{ type: "text", text }] });
+      await request("turn/start", { threadId, input: [{ type: "text", text, text_elements: [] }] });
       await done;
       threads.delete(threadId);
-      await request("thread/unsubscribe", { threadId });
+      void request("thread/unsubscribe", { threadId }).catch(() => {});
       return answer;
     },
     close: () =>
       new Promise<void>((resolve) => {
-        child.once("exit", () => resolve());
+        if (child.exitCode !== null) return resolve();
+        const timer = setTimeout(() => child.kill("SIGKILL"), 5_000);
+        child.once("exit", () => {
+          clearTimeout(timer);
+          resolve();
+        });
         child.stdin.end();
       }),
   };
