@@ -126,6 +126,25 @@ describe("gateway service routes", () => {
     expect(logs.find((l) => l.msg === "inside the turn")).toMatchObject({ requestId: "req-inner" });
   });
 
+  it("times out a silent backend with an OpenAI-shaped 504 and aborts the backend turn", async () => {
+    const inner = createScriptedBackend([{ chunks: [], hangAfterChunks: 0 }]);
+    const served = await serveApp(inner, { settings: { idleTimeoutMs: 100 } });
+    closers.push(served.close);
+    const res = await fetch(`${served.url}/v1/chat/completions`, chat(hello));
+    expect(res.status).toBe(504);
+    expect(await res.json()).toMatchObject({ error: { code: "timeout", type: "server_error" } });
+    expect(inner.aborts()).toBe(1);
+    expect(inner.active()).toBe(0);
+  });
+
+  it("reports not ready (503) while the gateway drains", async () => {
+    const { url, backend } = await start();
+    await backend.drain(0);
+    const res = await fetch(`${url}/readyz`);
+    expect(res.status).toBe(503);
+    expect(await res.json()).toMatchObject({ status: "not_ready", detail: "draining" });
+  });
+
   it("answers CORS preflights only when configured", async () => {
     const off = await start();
     const pre = await fetch(`${off.url}/v1/chat/completions`, {

@@ -90,6 +90,12 @@ export const createScriptedBackend = (
       yield { type: "text-delta", delta };
       played++;
     }
+    // Stalling after the last chunk (or with no chunks at all) must stall too.
+    if (turn.hangAfterChunks === played) {
+      await sleep(2 ** 31 - 1, signal);
+      aborts++;
+      return;
+    }
     if (turn.error && (turn.errorAfterChunks === undefined || turn.errorAfterChunks >= played)) {
       yield { type: "error", error: turn.error };
       return;

@@ -1,5 +1,6 @@
 import { GatewayError } from "../errors/gateway-error.js";
 import type { AssistantEvent } from "../events/assistant-event.js";
+import type { BackendEvent } from "../events/backend-event.js";
 import type { TurnRequest } from "../model/conversation.js";
 import { type Finish, resolveFinishReason } from "../model/finish-reason.js";
 import type { ToolPolicy } from "../model/tool-spec.js";
@@ -11,7 +12,7 @@ import type { BackendRequest, TextBackend } from "../ports/text-backend.js";
 import { renderBackendRequest } from "../prompt/render-history.js";
 import { createArgumentsValidator, type SchemaCache } from "../tools/index.js";
 import { createCallGate, type Violation } from "./call-gate.js";
-import { createWatchdog, nextEvent } from "./next-event.js";
+import { createWatchdog } from "./next-event.js";
 import type { TurnSettings } from "./turn-settings.js";
 import { createTelemetry, type TurnTelemetry } from "./turn-telemetry.js";
 
@@ -152,20 +153,17 @@ export const runTurn = (deps: TurnDeps, input: TurnInput): TurnHandle => {
     }
   }
 
-  /** After stopping the backend early, give it a moment to report real usage. */
-  async function drainUsage(
-    iterator: AsyncIterator<unknown>,
-    known: Usage | undefined,
-  ): Promise<Usage | undefined> {
+  /** After stopping the backend early, give it a moment (one deadline) to report real usage. */
+  async function drainUsage(iterator: AsyncIterator<BackendEvent>, known: Usage | undefined) {
     let usage = known;
-    const graceAt = clock.now() + settings.stopGraceMs;
-    for (;;) {
-      const left = graceAt - clock.now();
-      if (left <= 0) return usage;
-      const next = await nextEvent(iterator as AsyncIterator<never>, left, 0, clock.now);
-      if (next.kind !== "event") return usage;
-      const event = next.event as { type: string; usage?: Usage };
-      if (event.type === "usage" && event.usage) usage = event.usage;
+    const grace = createWatchdog(0, clock.now() + settings.stopGraceMs, clock.now);
+    try {
+      for (let next = await grace.next(iterator); next.kind === "event"; next = await grace.next(iterator)) {
+        if (next.event.type === "usage") usage = next.event.usage;
+      }
+      return usage;
+    } finally {
+      grace.dispose();
     }
   }
 
