@@ -22,3 +22,4 @@ export * from "./turn/call-gate.js";
 export * from "./turn/run-turn.js";
 export * from "./turn/turn-settings.js";
 export * from "./turn/turn-telemetry.js";
+export * from "./tokens/token-counter.js";
