@@ -3,22 +3,25 @@ import { Ajv } from "ajv";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import type { JsonSchema, ToolSpec } from "../model/tool-spec.js";
 import type { ArgumentsValidator } from "../parser/parser-types.js";
+import { createLinearRegExpEngine } from "./linear-regexp.js";
 
 /** The validator plus what it learned about schemas it could not compile. */
 export interface ToolArgumentsValidator extends ArgumentsValidator {
   /**
    * Why a tool's schema cannot be compiled (its arguments are then accepted unchecked), or
-   * undefined. Compiles the schema if that has not happened yet.
+   * undefined. For a strict tool, a pattern the linear-time engine refuses is such an error.
+   * Compiles the schema if that has not happened yet.
    */
   schemaError(toolName: string): string | undefined;
 }
 
 export type Compiled =
-  | { readonly check: ValidateFunction }
+  | { readonly check: ValidateFunction; readonly unsupported?: string | undefined }
   | { readonly error: string }
   | { readonly any: true };
 
 const OLD_DRAFT = /json-schema\.org\/draft-0[4-7]\/schema/;
+// Formats are not validated, so the only client-supplied regular expressions are patterns.
 const AJV_OPTIONS = { strict: false, allErrors: false, validateFormats: false, logger: false } as const;
 
 /**
@@ -36,13 +39,25 @@ export const createSchemaCache = (options: { readonly maxEntries?: number } = {}
   const maxEntries = options.maxEntries ?? 512;
   const entries = new Map<string, Compiled>();
   const engines: { draft07?: Ajv; draft2020?: Ajv2020 } = {};
+  // Patterns the linear engine refused during the compile in progress (compiles are synchronous).
+  const refused: string[] = [];
+  const ajvOptions = {
+    ...AJV_OPTIONS,
+    code: {
+      regExp: createLinearRegExpEngine((pattern, reason) => {
+        refused.push(
+          `pattern ${JSON.stringify(pattern)} is not supported by the linear-time regex engine (${reason})`,
+        );
+      }),
+    },
+  };
   const engineFor = (schema: JsonSchema) => {
     const declared = typeof schema.$schema === "string" ? schema.$schema : "";
     if (OLD_DRAFT.test(declared)) {
-      engines.draft07 ??= new Ajv(AJV_OPTIONS);
+      engines.draft07 ??= new Ajv(ajvOptions);
       return engines.draft07;
     }
-    engines.draft2020 ??= new Ajv2020(AJV_OPTIONS);
+    engines.draft2020 ??= new Ajv2020(ajvOptions);
     return engines.draft2020;
   };
   return {
@@ -55,9 +70,11 @@ export const createSchemaCache = (options: { readonly maxEntries?: number } = {}
         return known;
       }
       let result: Compiled;
+      refused.length = 0;
       try {
         const engine = engineFor(schema);
-        result = { check: engine.compile(schema) };
+        const check = engine.compile(schema);
+        result = refused.length === 0 ? { check } : { check, unsupported: [...new Set(refused)].join("; ") };
         // ajv keeps every compiled schema in its own registry too; forget it, the cache owns it.
         engine.removeSchema(schema);
       } catch (error) {
@@ -76,7 +93,8 @@ export const createSchemaCache = (options: { readonly maxEntries?: number } = {}
  * Checks call arguments against each tool's JSON Schema with ajv. Schemas declaring draft-07
  * (or older) use ajv's draft-07 engine, everything else draft 2020-12 (what Copilot declares).
  * Each schema is compiled lazily, at most once per schema cache (pass an app-wide one to reuse
- * compiles across requests); a tool without parameters accepts any object.
+ * compiles across requests); a tool without parameters accepts any object. Patterns run on a
+ * linear-time engine (see linear-regexp.ts).
  */
 export function createArgumentsValidator(
   tools: ReadonlyArray<ToolSpec>,
@@ -100,12 +118,19 @@ export function createArgumentsValidator(
         return { ok: false, message: "arguments must be a JSON object" };
       }
       const c = compile(toolName);
-      if (!("check" in c) || c.check(args)) return { ok: true };
+      if (!("check" in c)) return { ok: true };
+      if (c.check(args)) {
+        // A soft tool's refused pattern is skipped, and every call says so (a schema warning).
+        return c.unsupported === undefined
+          ? { ok: true }
+          : { ok: false, message: `not checked: ${c.unsupported}` };
+      }
       return { ok: false, message: cache.errorsText(specs.get(toolName)?.parameters ?? {}, c.check) };
     },
     schemaError(toolName) {
       const c = compile(toolName);
-      return "error" in c ? c.error : undefined;
+      if ("error" in c) return c.error;
+      return "unsupported" in c && specs.get(toolName)?.strict ? c.unsupported : undefined;
     },
   };
 }

@@ -1,0 +1,53 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { createRequire } from "node:module";
+import { fileURLToPath } from "node:url";
+
+const main = fileURLToPath(new URL("../../src/main.ts", import.meta.url));
+const tsx = createRequire(import.meta.url).resolve("tsx");
+
+export interface SpawnedGateway {
+  readonly child: ChildProcess;
+  readonly url: string;
+  readonly lines: Array<Record<string, unknown>>;
+  readonly exited: Promise<number | null>;
+}
+
+/**
+ * The gateway as its own process (as `npm start` runs it): a test whose subject could block the
+ * gateway's event loop must not share that loop, or it could not observe the block.
+ */
+export const spawnGateway = async (env: Record<string, string>): Promise<SpawnedGateway> => {
+  const child = spawn(process.execPath, ["--conditions=@proxy/source", "--import", tsx, main], {
+    env: { ...process.env, PORT: "0", LOG_LEVEL: "info", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const lines: Array<Record<string, unknown>> = [];
+  let buffered = "";
+  child.stdout?.on("data", (b: Buffer) => {
+    buffered += b.toString();
+    for (let i = buffered.indexOf("\n"); i >= 0; i = buffered.indexOf("\n")) {
+      const line = buffered.slice(0, i);
+      buffered = buffered.slice(i + 1);
+      try {
+        lines.push(JSON.parse(line));
+      } catch {
+        // not a log line
+      }
+    }
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setInterval(() => {
+      const listening = lines.find((l) => l.msg === "gateway listening");
+      if (listening) {
+        clearInterval(timer);
+        resolve(String(listening.url));
+      }
+    }, 50);
+    child.once("exit", (code) => {
+      clearInterval(timer);
+      reject(new Error(`gateway exited early (${code})`));
+    });
+  });
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  return { child, url, lines, exited };
+};
