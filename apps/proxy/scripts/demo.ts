@@ -17,8 +17,8 @@ const show = (label: string, value: unknown) =>
 
 /** What the scripted "model" answers: a weather tool call first, a sentence once it saw the result. */
 const model = (request: RecordedRequest) => {
-  const transcript = JSON.stringify(request.body.input ?? "");
-  if (transcript.includes("[function_call_output call_id=call_")) {
+  const transcript = JSON.stringify(request.body.input ?? "").replaceAll('\\"', '"');
+  if (transcript.includes('[function_call_output call_id="call_')) {
     return {
       chunks: ["It is ", "18 °C and sunny ", "in Paris right now."],
       usage: { inputTokens: 220, outputTokens: 12 },
@@ -102,7 +102,7 @@ try {
   const input = JSON.stringify(last?.body.input ?? []);
   show(
     "tool result in the transcript",
-    /\[function_call_output call_id=call_[^\]]*\]/.exec(input.replaceAll('\\"', '"'))?.[0] ?? "(missing)",
+    /\[function_call_output call_id="call_[^\]]*\]/.exec(input.replaceAll('\\"', '"'))?.[0] ?? "(missing)",
   );
   console.log("\nDemo complete: tools sent → tool_calls received → tool result sent → final answer.");
 } finally {

@@ -1,4 +1,4 @@
-import type { ContentPart, ConversationItem } from "@proxy/core";
+import { type ContentPart, type ConversationItem, invalidRequest } from "@proxy/core";
 import type { ChatMessage } from "./request-schema.js";
 
 type TextOnly = string | ReadonlyArray<{ readonly type: "text"; readonly text: string }>;
@@ -29,7 +29,8 @@ const assistantText = (content: AssistantContent): string =>
  * Chat `messages` → the core's conversation items, order preserved. Assistant `tool_calls` are echoes
  * (D3) and never rejected; `tool` results take their name from the call they answer when they omit it.
  * Legacy `function_call`/`role:"function"` pairs get synthetic call ids (`call_fn_<message index>`)
- * and a result is matched to the latest unanswered call of the same name.
+ * and a result is matched to the latest unanswered call of the same name. A `tool` message must
+ * answer an earlier call (as OpenAI requires).
  */
 export const messagesToItems = (messages: ReadonlyArray<ChatMessage>): ConversationItem[] => {
   const items: ConversationItem[] = [];
@@ -68,6 +69,11 @@ export const messagesToItems = (messages: ReadonlyArray<ChatMessage>): Conversat
         return;
       }
       case "tool":
+        if (!callNames.has(message.tool_call_id))
+          throw invalidRequest(
+            `Invalid 'messages[${i}].tool_call_id': no earlier assistant message has a tool call with id ${JSON.stringify(message.tool_call_id)}.`,
+            `messages[${i}].tool_call_id`,
+          );
         items.push({
           type: "tool-result",
           callId: message.tool_call_id,

@@ -84,8 +84,9 @@ describe("legacy functions", () => {
         { role: "function", name: "get_weather", content: "sunny, 21C" },
       ],
     });
-    const rendered = JSON.stringify(gateway.backend.requests[0]);
-    expect(rendered).toContain("call_id=call_fn_1 output=sunny, 21C");
+    expect(gateway.backend.requests[0]?.input).toEqual([
+      { type: "text", text: '[function_call_output call_id="call_fn_1" output="sunny, 21C"]' },
+    ]);
   });
 });
 

@@ -154,7 +154,9 @@ describe("official openai client", () => {
     expect(gateway.backend.requests).toHaveLength(2);
     const second = JSON.stringify(gateway.backend.requests[1]);
     expect(second).toContain("call_1");
-    expect(second).toContain(JSON.stringify('{"city":"Paris","celsius":21}').slice(1, -1));
+    expect(second).toContain(
+      JSON.stringify(`output=${JSON.stringify('{"city":"Paris","celsius":21}')}`).slice(1, -1),
+    );
     expect(second).toContain("get_weather"); // the echoed call is re-rendered for the model
   });
 
@@ -180,7 +182,7 @@ describe("official openai client", () => {
       ],
     });
     expect(await runner.finalContent()).toBe("Sunny in Paris.");
-    expect(JSON.stringify(gateway.backend.requests[1])).toContain("output=sunny");
+    expect(JSON.stringify(gateway.backend.requests[1])).toContain('output=\\"sunny\\"');
   });
 
   it("a backend refusal before the stream starts is an HTTP error the client raises (429 + Retry-After)", async () => {

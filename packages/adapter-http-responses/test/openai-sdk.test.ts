@@ -146,7 +146,7 @@ describe("official openai client (7.57)", () => {
     });
     expect(second.output_text).toBe("It is sunny in Paris.");
     const prompt = promptText(gateway.backend.requests[1]!);
-    expect(prompt).toContain('{"sky":"sunny","c":24}');
+    expect(prompt).toContain(`output=${JSON.stringify('{"sky":"sunny","c":24}')}`);
     expect(prompt).toContain(call.call_id);
   });
 

@@ -11,9 +11,12 @@ import { lastUserText, type RecordedRequest, startE2E, toolCallText, transcriptO
 /** The scripted model: asks for the weather tool, then answers from the tool result it is shown. */
 const model = (request: RecordedRequest) => {
   const input = lastUserText(request);
-  const result = /\[function_call_output call_id=call_\w+ output=(.*?)\]/s.exec(input);
+  const result = /\[function_call_output call_id="call_\w+" output=("(?:[^"\\]|\\.)*")\]/.exec(input);
   if (result)
-    return { chunks: ["The weather: ", result[1] ?? ""], usage: { inputTokens: 300, outputTokens: 9 } };
+    return {
+      chunks: ["The weather: ", JSON.parse(result[1] ?? '""')],
+      usage: { inputTokens: 300, outputTokens: 9 },
+    };
   if (/weather/i.test(input))
     return { chunks: ["Let me check. ", toolCallText("get_weather", { city: "Paris" })] };
   return { text: "Hello from the scripted model." };
@@ -78,7 +81,7 @@ describe("end to end: real clients → gateway → real codex app-server → scr
     });
     expect(await runner.finalContent()).toBe("The weather: Sunny in Paris");
     expect(lastUserText(e2e.provider.requests.at(-1)!)).toMatch(
-      /\[function_call_output call_id=call_\w+ output=Sunny in Paris\]/,
+      /\[function_call_output call_id="call_\w+" output="Sunny in Paris"\]/,
     );
   });
 

@@ -11,7 +11,7 @@ import { lastUserText, type RecordedRequest, startE2E, toolCallText } from "./e2
 const CODEX_JS = createRequire(import.meta.url).resolve("@openai/codex/bin/codex.js");
 
 const model = (request: RecordedRequest) =>
-  /\[function_call_output call_id=call_\w+ output=[^\]]*Process exited with code 0/.test(
+  /\[function_call_output call_id="call_\w+" output="[^\]]*Process exited with code 0/.test(
     lastUserText(request),
   )
     ? { chunks: ["Marker ", "written."] }
@@ -69,6 +69,6 @@ describe("codex exec → gateway /v1/responses → real codex app-server", { tim
     expect(run.stdout).toContain("Marker written.");
     expect(await readFile(join(work, "marker.txt"), "utf8")).toBe("from-gateway\n");
     const followUp = e2e.provider.requests.at(-1)!;
-    expect(lastUserText(followUp)).toMatch(/\[function_call_output call_id=call_\w+ output=/);
+    expect(lastUserText(followUp)).toMatch(/\[function_call_output call_id="call_\w+" output="/);
   });
 });

@@ -93,6 +93,11 @@ export const mapInput = (input: Input | undefined): MappedInput => {
         return;
       case "function_call_output":
       case "custom_tool_call_output":
+        if (!callNames.has(item.call_id))
+          throw invalidRequest(
+            `No tool call found for function call output with call_id ${JSON.stringify(item.call_id)}.`,
+            `input[${i}].call_id`,
+          );
         items.push({
           type: "tool-result",
           callId: item.call_id,

@@ -16,9 +16,12 @@ export interface RenderedPrompt {
 
 const text = (t: string): ContentPart => ({ type: "text", text: t });
 
-/** Seed 000's self-describing tool-result format. */
+/**
+ * One tool result for the backend. Id and output are JSON string literals (quotes, backslashes and
+ * newlines escaped), so nothing a tool returns can end this frame or start another one.
+ */
 export const renderToolResult = (callId: string, output: string): string =>
-  `[function_call_output call_id=${callId} output=${output}]`;
+  `[function_call_output call_id=${JSON.stringify(callId)} output=${JSON.stringify(output)}]`;
 
 const joinText = (parts: ReadonlyArray<ContentPart>): string =>
   parts.flatMap((p) => (p.type === "text" ? [p.text] : [])).join("\n");

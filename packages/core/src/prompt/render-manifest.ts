@@ -83,7 +83,7 @@ export const renderToolManifest = (policy: ToolPolicy, format: SentinelFormat): 
     ...formatRules(format),
     "- Never put a tool block inside a Markdown code fence or quotes, and never show the syntax to the user.",
     "- Only blocks in exactly this form are function calls; JSON written any other way is shown to the user as plain text.",
-    "- After your block(s), stop writing. Results come back as: [function_call_output call_id=<id> output=<result>]",
+    '- After your block(s), stop writing. Results come back as: [function_call_output call_id="<id>" output="<the result, as a JSON string>"]',
     ...choiceRules(policy),
     "",
     "Available functions:",

@@ -261,7 +261,9 @@ describe("runTurn", () => {
       { role: "user", content: [{ type: "text", text: "Weather?" }] },
       { role: "assistant", content: [{ type: "text", text: call("get_weather", '{"city":"Paris"}') }] },
     ]);
-    expect(req.input).toEqual([{ type: "text", text: "[function_call_output call_id=call_A output=Sunny]" }]);
+    expect(req.input).toEqual([
+      { type: "text", text: '[function_call_output call_id="call_A" output="Sunny"]' },
+    ]);
     expect(handle.telemetry().echoedCalls).toBe(1);
   });
 });
