@@ -33,6 +33,13 @@ const parseJson = (text: string): unknown => {
   }
 };
 
+/** `stop`: one string or up to 4, as OpenAI takes it. */
+const stopSequences = (stop: string | ReadonlyArray<string> | null | undefined) => {
+  const list = stop == null ? [] : typeof stop === "string" ? [stop] : stop;
+  if (list.length > 4) throw invalidRequest(`'stop' takes at most 4 sequences, got ${list.length}.`, "stop");
+  return list.length === 0 ? undefined : list;
+};
+
 /** Decodes a raw request body; every failure is a GatewayError("invalid_request") naming its `param`. */
 export const decodeChatRequest = (bodyText: string): ChatTurnPlan => {
   const json = parseJson(bodyText);
@@ -65,6 +72,7 @@ export const decodeChatRequest = (bodyText: string): ChatTurnPlan => {
     jsonObject:
       format?.type === "json_object" || (format?.type === "json_schema" && schema === undefined) || undefined,
     maxOutputTokens: body.max_completion_tokens ?? body.max_tokens ?? undefined,
+    stopSequences: stopSequences(body.stop),
   };
   return {
     request,

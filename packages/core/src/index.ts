@@ -8,6 +8,7 @@ export * from "./model/decode-tools.js";
 export * from "./model/finish-reason.js";
 export * from "./model/tool-spec.js";
 export * from "./model/usage.js";
+export * from "./output/index.js";
 export * from "./parser/index.js";
 export type * from "./parser/parser-types.js";
 export * from "./ports/clock.js";

@@ -36,5 +36,8 @@ export interface TurnRequest {
   readonly outputSchema?: { readonly [key: string]: unknown } | undefined;
   /** `response_format: json_object`: answer with a JSON object (prompted; no schema). */
   readonly jsonObject?: boolean | undefined;
+  /** Output token limit, enforced by the gateway (counted with o200k_base) when the backend has none. */
   readonly maxOutputTokens?: number | undefined;
+  /** Text that ends the answer where it first appears (chat `stop`); never applied inside tool calls. */
+  readonly stopSequences?: ReadonlyArray<string> | undefined;
 }

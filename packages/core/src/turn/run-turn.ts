@@ -5,6 +5,8 @@ import type { TurnRequest } from "../model/conversation.js";
 import { type Finish, resolveFinishReason } from "../model/finish-reason.js";
 import type { ToolPolicy } from "../model/tool-spec.js";
 import { addUsage, type Usage } from "../model/usage.js";
+import { createOutputGuard } from "../output/output-guard.js";
+import { createOutputTokenBudget } from "../output/output-token-budget.js";
 import { createSentinelParser } from "../parser/index.js";
 import { type Clock, systemClock } from "../ports/clock.js";
 import type { IdGenerator } from "../ports/id-generator.js";
@@ -44,6 +46,9 @@ interface AttemptOutcome {
   readonly violation?: Violation | undefined;
   readonly error?: GatewayError | undefined;
 }
+
+const STOP_SEQUENCE: Finish = { reason: "stop", raw: "stop_sequence" };
+const LENGTH: Finish = { reason: "length", raw: "max_output_tokens" };
 
 const correctiveRequest = (
   request: BackendRequest,
@@ -92,6 +97,12 @@ export const runTurn = (deps: TurnDeps, input: TurnInput): TurnHandle => {
     signal.addEventListener("abort", abort, { once: true });
     gate.beginAttempt();
     const parser = createSentinelParser({ tools: toolMap, validator, maxBlockBytes: settings.maxBlockBytes });
+    const limit = request.maxOutputTokens;
+    const budget = limit === undefined ? undefined : createOutputTokenBudget(limit);
+    const guard = createOutputGuard({
+      stopSequences: request.stopSequences,
+      holdCalls: budget !== undefined,
+    });
     const iterator = deps.backend
       .stream(backendRequest, { signal: controller.signal })
       [Symbol.asyncIterator]();
@@ -124,26 +135,39 @@ export const runTurn = (deps: TurnDeps, input: TurnInput): TurnHandle => {
             break;
           case "error":
             return { rawText, stopped: false, error: event.error };
-          case "text-delta":
-            rawText += event.delta;
-            for (const parsed of parser.push(event.delta)) {
+          case "text-delta": {
+            const scan = budget?.push(event.delta);
+            const delta = scan === undefined ? event.delta : scan.accepted;
+            rawText += delta;
+            for (const parsed of parser.push(delta)) {
               const result = gate.accept(parsed);
-              yield* result.events;
+              const guarded = guard.accept(result.events);
+              yield* guarded.events;
               if (result.violation !== undefined)
                 return { rawText, stopped: true, violation: result.violation };
-              if (result.stop) {
+              if (result.stop || guarded.stopped) {
                 controller.abort();
-                return { rawText, stopped: true, usage: await drainUsage(iterator, usage) };
+                const finish = guarded.stopped ? STOP_SEQUENCE : undefined;
+                return { rawText, stopped: true, finish, usage: await drainUsage(iterator, usage) };
               }
             }
+            if (scan?.exhausted) {
+              controller.abort();
+              yield* guard.flush();
+              return { rawText, stopped: true, finish: LENGTH, usage: await drainUsage(iterator, usage) };
+            }
+          }
         }
       }
       for (const parsed of parser.flush()) {
         const result = gate.accept(parsed);
-        yield* result.events;
+        const guarded = guard.accept(result.events);
+        yield* guarded.events;
         if (result.violation !== undefined) return { rawText, stopped: false, violation: result.violation };
+        if (guarded.stopped) return { rawText, finish: STOP_SEQUENCE, usage, stopped: false };
         if (result.stop) break;
       }
+      yield* guard.flush();
       return { rawText, finish, usage, stopped: false, violation: gate.endAttempt() };
     } finally {
       watchdog.dispose();

@@ -1,0 +1,76 @@
+import type { AssistantEvent } from "../events/assistant-event.js";
+import { createStopSequenceMatcher } from "./stop-sequences.js";
+
+export interface GuardResult {
+  readonly events: AssistantEvent[];
+  /** A stop sequence was reached: emit `events`, then end the output (finish `stop`). */
+  readonly stopped: boolean;
+}
+
+export interface OutputGuard {
+  /** The call gate's events for one parser event → what the client may see now. */
+  accept(events: ReadonlyArray<AssistantEvent>): GuardResult;
+  /** The output ended: held text is released; a call still held (cut short) is dropped. */
+  flush(): AssistantEvent[];
+}
+
+export interface OutputGuardOptions {
+  readonly stopSequences?: ReadonlyArray<string> | undefined;
+  /**
+   * Release each call only once it is complete, so a call the output limit cuts short is never
+   * emitted (its arguments then arrive in one piece instead of streamed).
+   */
+  readonly holdCalls?: boolean | undefined;
+}
+
+/**
+ * What the client's own output limits change in the event stream, after tool calls were parsed:
+ * stop sequences apply to text only (never inside tool-call blocks), and calls are held whole when
+ * an output token limit could cut them.
+ */
+export const createOutputGuard = (options: OutputGuardOptions): OutputGuard => {
+  const stops = createStopSequenceMatcher(options.stopSequences ?? []);
+  const holdCalls = options.holdCalls === true;
+  let call: AssistantEvent[] | undefined;
+  let ended = false;
+
+  const releaseText = (out: AssistantEvent[]) => {
+    const text = stops.flush();
+    if (text !== "") out.push({ type: "text-delta", delta: text });
+  };
+
+  return {
+    accept(events) {
+      const out: AssistantEvent[] = [];
+      if (ended) return { events: out, stopped: true };
+      for (const event of events) {
+        if (event.type === "text-delta") {
+          const scan = stops.push(event.delta);
+          if (scan.text !== "") out.push({ type: "text-delta", delta: scan.text });
+          if (scan.stopped) {
+            ended = true;
+            return { events: out, stopped: true };
+          }
+          continue;
+        }
+        // A tool call ends any text a stop sequence could still complete.
+        if (event.type === "tool-call-start") releaseText(out);
+        if (!holdCalls) out.push(event);
+        else if (event.type === "tool-call-start") call = [event];
+        else if (call !== undefined && event.type === "tool-call-delta") call.push(event);
+        else if (call !== undefined && event.type === "tool-call-end") {
+          out.push(...call, event);
+          call = undefined;
+        } else out.push(event);
+      }
+      return { events: out, stopped: false };
+    },
+    flush() {
+      const out: AssistantEvent[] = [];
+      if (!ended) releaseText(out);
+      call = undefined;
+      ended = true;
+      return out;
+    },
+  };
+};

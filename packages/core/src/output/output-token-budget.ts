@@ -1,0 +1,89 @@
+import { countTokens, tokenPrefix } from "../tokens/token-counter.js";
+
+export interface BudgetScan {
+  /** The part of the delta within the budget (the whole delta unless the budget ran out in it). */
+  readonly accepted: string;
+  /** The output went past the limit: the turn ends here with finish `length`. */
+  readonly exhausted: boolean;
+}
+
+export interface OutputTokenBudget {
+  push(delta: string): BudgetScan;
+  /** Output tokens counted so far. */
+  used(): number;
+}
+
+const SPLITS_BEFORE = new Set([" ", '"', "{", "}", "[", "]", ",", ":", "(", ")", "."]);
+const isDigit = (c: number) => c >= 48 && c <= 57;
+const isUpper = (c: number) => c >= 65 && c <= 90;
+const isLower = (c: number) => c >= 97 && c <= 122;
+/** A run without such places is settled anyway past this size (BPE may merge across it: an estimate). */
+const MAX_PENDING = 256;
+
+/**
+ * Counting restarts only where o200k_base's pre-tokenizer always splits, so the count of the text
+ * before the cut never changes again and is taken once: after an ASCII letter or digit and before
+ * a space that starts the next word or JSON punctuation; between letters and digits; before an
+ * upper-case letter that follows a lower-case one.
+ */
+const isSafeCut = (text: string, i: number): boolean => {
+  const before = text.charCodeAt(i - 1);
+  const at = text.charCodeAt(i);
+  const letterBefore = isUpper(before) || isLower(before);
+  if (SPLITS_BEFORE.has(text[i]!)) {
+    // A space starts a clean piece only before a non-space (runs of spaces regroup).
+    if (at === 32 && (i + 1 >= text.length || /\s/.test(text[i + 1]!))) return false;
+    return letterBefore || isDigit(before);
+  }
+  return (
+    (letterBefore && isDigit(at)) ||
+    (isDigit(before) && (isUpper(at) || isLower(at))) ||
+    (isLower(before) && isUpper(at))
+  );
+};
+
+const lastSafeCut = (text: string): number => {
+  for (let i = text.length - 1; i > 0; i--) if (isSafeCut(text, i)) return i;
+  return 0;
+};
+
+/**
+ * Enforces an output token limit on streamed text with the gateway's tokenizer, incrementally:
+ * text up to the last safe cut is counted once and dropped, only the short tail after it is
+ * counted again on the next delta. When a delta crosses the limit, the part of it covered by the
+ * first tokens up to the limit is accepted (one encode, once per turn).
+ */
+export const createOutputTokenBudget = (limit: number): OutputTokenBudget => {
+  let settled = 0;
+  let pending = "";
+  let exhausted = limit <= 0;
+
+  return {
+    push(delta) {
+      if (exhausted) return { accepted: "", exhausted: true };
+      const text = pending + delta;
+      const total = settled + countTokens(text);
+      // Reaching the limit exactly is not yet exceeding it: the answer may end right there.
+      if (total <= limit) {
+        let cut = lastSafeCut(text);
+        // No clean split in a long run: settle all but its last few tokens, which may still merge.
+        // (A run of a few huge tokens, such as whitespace, is cut whole: the cost must stay bounded.)
+        if (cut === 0 && text.length > MAX_PENDING)
+          cut = tokenPrefix(text, total - settled - 8).length || text.length;
+        if (cut > 0) {
+          settled += countTokens(text.slice(0, cut));
+          pending = text.slice(cut);
+        } else pending = text;
+        return { accepted: delta, exhausted: false };
+      }
+      exhausted = true;
+      // The output the model would have written had it stopped at its limit-th token.
+      const within = tokenPrefix(text, limit - settled);
+      const accepted = within.length > pending.length ? within.slice(pending.length) : "";
+      settled = limit;
+      pending = "";
+      return { accepted, exhausted: true };
+    },
+    used: () => settled + (pending === "" ? 0 : countTokens(pending)),
+  };
+};

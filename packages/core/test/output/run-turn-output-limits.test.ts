@@ -1,0 +1,110 @@
+import { describe, expect, it } from "vitest";
+import {
+  type AssistantEvent,
+  countTokens,
+  createCountingIdGenerator,
+  DEFAULT_TURN_SETTINGS,
+  decodeToolPolicy,
+  runTurn,
+  type TurnRequest,
+} from "../../src/index.js";
+import { createScriptedBackend, type Script } from "../../src/testing/index.js";
+
+const weatherTool = {
+  type: "function",
+  function: {
+    name: "get_weather",
+    parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
+  },
+};
+const block = (args: object) =>
+  `<tool_call>${JSON.stringify({ name: "get_weather", arguments: JSON.stringify(args) })}</tool_call>`;
+
+const run = async (script: Script, limits: Pick<TurnRequest, "stopSequences" | "maxOutputTokens">) => {
+  const backend = createScriptedBackend(script);
+  const handle = runTurn(
+    { backend, ids: createCountingIdGenerator() },
+    {
+      request: {
+        model: "m",
+        items: [{ type: "message", role: "user", content: [{ type: "text", text: "Weather?" }] }],
+        ...limits,
+      },
+      tools: decodeToolPolicy({ tools: [weatherTool] }),
+      settings: { ...DEFAULT_TURN_SETTINGS, stopGraceMs: 0 },
+      signal: new AbortController().signal,
+    },
+  );
+  const events: AssistantEvent[] = [];
+  for await (const e of handle.events) events.push(e);
+  return { events, backend };
+};
+const text = (events: AssistantEvent[]) =>
+  events.flatMap((e) => (e.type === "text-delta" ? [e.delta] : [])).join("");
+const finishOf = (events: AssistantEvent[]) => events.flatMap((e) => (e.type === "finish" ? [e.finish] : []));
+const callEvents = (events: AssistantEvent[]) => events.filter((e) => e.type.startsWith("tool-call"));
+
+describe("stop sequences in a turn", () => {
+  it("end the answer before a sequence split across deltas, stop the backend turn, finish stop", async () => {
+    const { events, backend } = await run(
+      [{ chunks: ["Hello wor", "ld. ST", "OP and more", " text"], hangAfterChunks: 3 }],
+      { stopSequences: ["STOP"] },
+    );
+    expect(text(events)).toBe("Hello world. ");
+    expect(finishOf(events)).toEqual([{ reason: "stop", raw: "stop_sequence" }]);
+    expect(backend.aborts()).toBe(1);
+  });
+
+  it("a partial match that does not complete is released as text", async () => {
+    const { events } = await run([{ chunks: ["a ST", "OOP b", " ST"] }], { stopSequences: ["STOP"] });
+    expect(text(events)).toBe("a STOOP b ST");
+    expect(finishOf(events)).toEqual([{ reason: "stop", raw: "completed" }]);
+  });
+
+  it("are not applied inside a tool-call block", async () => {
+    const { events } = await run([{ chunks: [`Checking. ${block({ city: "STOP" })}`] }], {
+      stopSequences: ["STOP"],
+    });
+    expect(text(events)).toBe("Checking. ");
+    expect(events.find((e) => e.type === "tool-call-end")).toMatchObject({ arguments: '{"city":"STOP"}' });
+    expect(finishOf(events)[0]?.reason).toBe("tool_calls");
+  });
+});
+
+describe("output token limit in a turn", () => {
+  it("stops the backend at the limit and finishes length, with exactly the first tokens", async () => {
+    const answer = "one two three four five six seven eight nine ten";
+    const { events, backend } = await run([{ chunks: answer.match(/.{1,4}/g)!, hangAfterChunks: 12 }], {
+      maxOutputTokens: 4,
+    });
+    expect(text(events)).toBe("one two three four");
+    expect(countTokens(text(events))).toBe(4);
+    expect(finishOf(events)).toEqual([{ reason: "length", raw: "max_output_tokens" }]);
+    expect(backend.aborts()).toBe(1);
+  });
+
+  it("an answer within the limit is untouched", async () => {
+    const { events } = await run([{ chunks: ["short ", "answer"] }], { maxOutputTokens: 50 });
+    expect(text(events)).toBe("short answer");
+    expect(finishOf(events)[0]?.reason).toBe("stop");
+  });
+
+  it("a call cut by the limit is never emitted, not even its start", async () => {
+    const full = `Let me check. ${block({ city: "Paris, the capital of France, on the Seine" })}`;
+    const limit = countTokens(full) - 3;
+    const { events } = await run([{ chunks: full.match(/.{1,5}/g)! }], { maxOutputTokens: limit });
+    expect(text(events)).toBe("Let me check. ");
+    expect(callEvents(events)).toEqual([]);
+    expect(finishOf(events)).toEqual([{ reason: "length", raw: "max_output_tokens" }]);
+  });
+
+  it("a call completed within the limit is emitted whole", async () => {
+    const full = `Let me check. ${block({ city: "Paris" })}`;
+    const { events } = await run([{ chunks: full.match(/.{1,5}/g)! }], { maxOutputTokens: 500 });
+    const types = callEvents(events).map((e) => e.type);
+    expect(types[0]).toBe("tool-call-start");
+    expect(types.at(-1)).toBe("tool-call-end");
+    expect(events.find((e) => e.type === "tool-call-end")).toMatchObject({ arguments: '{"city":"Paris"}' });
+    expect(finishOf(events)[0]?.reason).toBe("tool_calls");
+  });
+});
