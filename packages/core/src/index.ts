@@ -1,5 +1,4 @@
 export * from "./errors/gateway-error.js";
-export * from "./errors/http-status.js";
 export * from "./errors/schema-issue.js";
 export type * from "./events/assistant-event.js";
 export type * from "./events/backend-event.js";
@@ -17,9 +16,9 @@ export * from "./prompt/example-arguments.js";
 export * from "./prompt/render-history.js";
 export * from "./prompt/render-manifest.js";
 export * from "./prompt/use-tool-xml.js";
+export * from "./tokens/token-counter.js";
 export * from "./tools/index.js";
 export * from "./turn/call-gate.js";
 export * from "./turn/run-turn.js";
 export * from "./turn/turn-settings.js";
 export * from "./turn/turn-telemetry.js";
-export * from "./tokens/token-counter.js";
