@@ -8,6 +8,7 @@ import {
   GatewayError,
   type IdGenerator,
   resolveOutputMode,
+  resolveToolMode,
   runTurn,
   systemClock,
   type TextBackend,
@@ -49,7 +50,8 @@ export const createChatCompletionsApp = (deps: ChatCompletionsDeps): Hono => {
   app.post("/chat/completions", async (c) => {
     const arrivedAt = clock.now();
     const outputMode = resolveOutputMode(c.req.header("x-proxy-output-mode"), baseSettings.outputMode);
-    const settings: TurnSettings = { ...baseSettings, outputMode };
+    const toolMode = resolveToolMode(c.req.header("x-proxy-tool-mode"), baseSettings.toolMode);
+    const settings: TurnSettings = { ...baseSettings, outputMode, toolMode };
     let ended = false;
     const report = (
       model: string,

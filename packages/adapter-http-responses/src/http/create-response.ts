@@ -3,6 +3,7 @@ import {
   createTelemetry,
   GatewayError,
   resolveOutputMode,
+  resolveToolMode,
   runTurn,
   toGatewayError,
   unixSeconds,
@@ -41,7 +42,11 @@ export const handleCreateResponse = async (c: Context, deps: ResolvedDeps): Prom
     {
       request: parsed.purpose === "compaction" ? withCompactionInstruction(parsed.turn) : parsed.turn,
       tools: parsed.tools,
-      settings: { ...deps.settings, outputMode },
+      settings: {
+        ...deps.settings,
+        outputMode,
+        toolMode: resolveToolMode(c.req.header("x-proxy-tool-mode"), deps.settings.toolMode),
+      },
       signal: controller.signal,
     },
   );
