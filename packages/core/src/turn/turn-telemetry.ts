@@ -23,6 +23,8 @@ export interface TurnTelemetry {
   /** The backend turn was stopped after the tool calls (stop-after-tools). */
   stoppedEarly: boolean;
   backendTurnId?: string | undefined;
+  /** How tools reached the model in this turn. */
+  toolMode?: "native" | "prompt" | undefined;
 }
 
 export const createTelemetry = (toolNames: string[]): TurnTelemetry => ({
