@@ -7,13 +7,12 @@ import type { ToolPolicy } from "../model/tool-spec.js";
 import { addUsage, type Usage } from "../model/usage.js";
 import { createOutputGuard } from "../output/output-guard.js";
 import { createOutputTokenBudget } from "../output/output-token-budget.js";
-import { createSentinelParser } from "../parser/index.js";
 import { type Clock, systemClock } from "../ports/clock.js";
 import type { IdGenerator } from "../ports/id-generator.js";
 import type { BackendRequest, TextBackend } from "../ports/text-backend.js";
-import { renderBackendRequest } from "../prompt/render-history.js";
 import { createArgumentsValidator, type SchemaCache } from "../tools/index.js";
 import { createCallGate, type Violation } from "./call-gate.js";
+import { chooseToolMode, correctiveRequest, createEventReader, renderForMode } from "./native-turn.js";
 import { createWatchdog } from "./next-event.js";
 import type { TurnSettings } from "./turn-settings.js";
 import { createTelemetry, type TurnTelemetry } from "./turn-telemetry.js";
@@ -50,37 +49,24 @@ interface AttemptOutcome {
 const STOP_SEQUENCE: Finish = { reason: "stop", raw: "stop_sequence" };
 const LENGTH: Finish = { reason: "length", raw: "max_output_tokens" };
 
-const correctiveRequest = (
-  request: BackendRequest,
-  rawText: string,
-  violation: Violation,
-): BackendRequest => ({
-  ...request,
-  history: [
-    ...request.history,
-    { role: "user", content: request.input },
-    { role: "assistant", content: [{ type: "text", text: rawText }] },
-  ],
-  input: [
-    {
-      type: "text",
-      text: `Your previous reply broke the function-calling rules: ${violation.message}. Write your reply again from the start, following the rules exactly.`,
-    },
-  ],
-});
+/** The model output an event carries, as counted against an output token limit. */
+const outputOf = (event: BackendEvent): string =>
+  event.type === "text-delta" || event.type === "tool-call-delta" ? event.delta : "";
 
 /**
- * Runs one client turn against a text-only backend: renders tools and history, streams the
- * backend, parses sentinel blocks, applies the tool policy (gate), retries once with a corrective
- * turn on tool_choice/strict violations, and yields the canonical assistant event stream.
+ * Runs one client turn against a backend: picks the tool mode, renders tools and history, streams
+ * the backend, reads tool calls (sentinel blocks in prompt mode, the model's own calls in native
+ * mode), applies the tool policy (gate), retries once with a corrective turn on tool_choice/strict
+ * violations, and yields the canonical assistant event stream.
  */
 export const runTurn = (deps: TurnDeps, input: TurnInput): TurnHandle => {
   const { request, tools, settings, signal } = input;
   const clock = deps.clock ?? systemClock;
   const telemetry = createTelemetry(tools.tools.map((t) => t.name));
-  const format = settings.outputMode === "obsidian-xml" ? "xml" : "json";
-  const rendered = renderBackendRequest(request, tools, format);
+  const mode = chooseToolMode(settings.toolMode, deps.backend, tools);
+  const rendered = renderForMode(mode instanceof GatewayError ? "prompt" : mode, request, tools, settings);
   telemetry.echoedCalls = rendered.echoedCalls;
+  if (!(mode instanceof GatewayError)) telemetry.toolMode = mode;
   const allowed =
     tools.choice.type === "tool"
       ? tools.tools.filter((t) => t.name === (tools.choice as { name: string }).name)
@@ -96,9 +82,14 @@ export const runTurn = (deps: TurnDeps, input: TurnInput): TurnHandle => {
     const abort = () => controller.abort();
     signal.addEventListener("abort", abort, { once: true });
     gate.beginAttempt();
-    const parser = createSentinelParser({ tools: toolMap, validator, maxBlockBytes: settings.maxBlockBytes });
-    const limit = request.maxOutputTokens;
-    const budget = limit === undefined ? undefined : createOutputTokenBudget(limit);
+    const reader = createEventReader(
+      rendered.request.tools ? "native" : "prompt",
+      toolMap,
+      validator,
+      settings,
+    );
+    const budget =
+      request.maxOutputTokens === undefined ? undefined : createOutputTokenBudget(request.maxOutputTokens);
     const guard = createOutputGuard({
       stopSequences: request.stopSequences,
       holdCalls: budget !== undefined,
@@ -135,11 +126,16 @@ export const runTurn = (deps: TurnDeps, input: TurnInput): TurnHandle => {
             break;
           case "error":
             return { rawText, stopped: false, error: event.error };
-          case "text-delta": {
-            const scan = budget?.push(event.delta);
-            const delta = scan === undefined ? event.delta : scan.accepted;
-            rawText += delta;
-            for (const parsed of parser.push(delta)) {
+          case "text-delta":
+          case "tool-call-start":
+          case "tool-call-delta":
+          case "tool-call": {
+            // Past the output limit only the text within it goes on; a native call it cuts is dropped.
+            const scan = budget?.push(outputOf(event));
+            const kept =
+              scan?.exhausted && event.type === "text-delta" ? { ...event, delta: scan.accepted } : event;
+            if (kept.type === "text-delta") rawText += kept.delta;
+            for (const parsed of scan?.exhausted && kept.type !== "text-delta" ? [] : reader.push(kept)) {
               const result = gate.accept(parsed);
               const guarded = guard.accept(result.events);
               yield* guarded.events;
@@ -159,7 +155,7 @@ export const runTurn = (deps: TurnDeps, input: TurnInput): TurnHandle => {
           }
         }
       }
-      for (const parsed of parser.flush()) {
+      for (const parsed of reader.flush()) {
         const result = gate.accept(parsed);
         const guarded = guard.accept(result.events);
         yield* guarded.events;
@@ -192,6 +188,10 @@ export const runTurn = (deps: TurnDeps, input: TurnInput): TurnHandle => {
   }
 
   async function* events(): AsyncGenerator<AssistantEvent> {
+    if (mode instanceof GatewayError) {
+      yield { type: "error", error: mode };
+      return;
+    }
     // A strict tool whose schema cannot be compiled could never be enforced: refuse the request.
     const uncheckable = tools.tools.find((t) => t.strict && validator?.schemaError(t.name) !== undefined);
     if (uncheckable) {
@@ -219,7 +219,7 @@ export const runTurn = (deps: TurnDeps, input: TurnInput): TurnHandle => {
         gate.discardHeld();
         if (attemptNo < settings.correctiveRetries && !signal.aborted) {
           telemetry.retries++;
-          backendRequest = correctiveRequest(backendRequest, outcome.rawText, outcome.violation);
+          backendRequest = correctiveRequest(backendRequest, outcome.rawText, outcome.violation.message);
           continue;
         }
         const message = `The model's reply broke the tool rules after ${telemetry.retries} corrective turn(s): ${outcome.violation.message}.`;
