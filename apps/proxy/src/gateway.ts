@@ -18,6 +18,7 @@ export const turnSettingsFrom = (config: GatewayConfig): TurnSettings => ({
   stopAfterTools: config.stopAfterTools,
   stopAfterToolsMode: config.stopAfterToolsMode,
   toolBlockMax: config.toolBlockMax,
+  parallelToolCalls: config.parallelToolCalls,
   dedupToolBlocks: config.toolBlockDedup,
   correctiveRetries: config.correctiveRetries,
   requestTimeoutMs: config.requestTimeoutMs,

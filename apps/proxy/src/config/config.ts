@@ -1,4 +1,6 @@
 import { Result, Schema, SchemaIssue, SchemaParser } from "effect";
+import { ConfigError } from "./config-error.js";
+import { applyLegacySettings } from "./legacy-settings.js";
 import { OPTIONS, type OptionSpec } from "./options.js";
 
 const PositiveInt = Schema.Number.check(Schema.isInt(), Schema.isGreaterThanOrEqualTo(1));
@@ -24,6 +26,7 @@ export const GatewayConfig = Schema.Struct({
   stopAfterToolsMode: Schema.Literals(["burst", "first"]),
   toolBlockMax: NonNegativeInt,
   toolBlockDedup: Schema.Boolean,
+  parallelToolCalls: Schema.Boolean,
   correctiveRetries: Schema.Number.check(Schema.isInt(), Schema.isBetween({ minimum: 0, maximum: 5 })),
   modelAliases: Schema.Record(Schema.String, Schema.String),
   shutdownGraceMs: NonNegativeInt,
@@ -32,9 +35,7 @@ export const GatewayConfig = Schema.Struct({
 });
 export type GatewayConfig = typeof GatewayConfig.Type;
 
-export class ConfigError extends Error {
-  override readonly name = "ConfigError";
-}
+export { ConfigError };
 
 const parseRaw = (spec: OptionSpec, raw: string): unknown => {
   const value = raw.trim();
@@ -74,7 +75,8 @@ const formatter = SchemaIssue.makeFormatterStandardSchemaV1();
 
 /**
  * Merges defaults ← config file ← environment ← CLI flags and validates the result. Errors name
- * the option the way the operator set it (env var or flag) and say what was expected.
+ * the option the way the operator set it (env var or flag) and say what was expected. Settings of
+ * the earlier codex proxies are honoured as aliases or refused (see legacy-settings.ts).
  */
 export const resolveConfig = (sources: {
   readonly env: Readonly<Record<string, string | undefined>>;
@@ -83,13 +85,14 @@ export const resolveConfig = (sources: {
 }): GatewayConfig => {
   const merged: Record<string, unknown> = {};
   const origin: Record<string, string> = {};
+  const environment = applyLegacySettings(sources.env);
   for (const spec of OPTIONS) {
     merged[spec.key] = parseRaw(spec, spec.default);
     if (sources.file && spec.key in sources.file) {
       merged[spec.key] = sources.file[spec.key];
       origin[spec.key] = `config file key '${spec.key}'`;
     }
-    const env = sources.env[spec.env];
+    const env = environment[spec.env];
     if (env !== undefined && env !== "") {
       merged[spec.key] = parseRaw(spec, env);
       origin[spec.key] = spec.env;

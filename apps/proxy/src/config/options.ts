@@ -113,7 +113,7 @@ export const OPTIONS: ReadonlyArray<OptionSpec> = [
     "PROXY_STOP_AFTER_TOOLS",
     "bool",
     "true",
-    "Stop the backend turn and drop text after the last tool call of a burst.",
+    "Stop the backend turn and drop text after the last tool call of a burst. Legacy alias `PROXY_SUPPRESS_TAIL_AFTER_TOOLS`.",
   ),
   opt(
     "stopAfterToolsMode",
@@ -124,6 +124,13 @@ export const OPTIONS: ReadonlyArray<OptionSpec> = [
     ["burst", "first"],
   ),
   opt("toolBlockMax", "PROXY_TOOL_BLOCK_MAX", "int", "0", "Max tool calls per turn (0 = unlimited)."),
+  opt(
+    "parallelToolCalls",
+    "PROXY_PARALLEL_TOOL_CALLS",
+    "bool",
+    "true",
+    "Default `parallel_tool_calls` for requests that do not set it: `false` allows at most one call per turn. Legacy alias `PROXY_ENABLE_PARALLEL_TOOL_CALLS`.",
+  ),
   opt(
     "toolBlockDedup",
     "PROXY_TOOL_BLOCK_DEDUP",

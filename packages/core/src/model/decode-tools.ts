@@ -134,5 +134,11 @@ export const decodeToolPolicy = (input: ToolPolicyInput): DecodedToolPolicy => {
       "parallel_tool_calls",
     );
   }
-  return { tools, choice, parallel: parallel !== false, ignoredToolTypes };
+  return {
+    tools,
+    choice,
+    parallel: parallel !== false,
+    parallelDefaulted: parallel == null,
+    ignoredToolTypes,
+  };
 };

@@ -21,6 +21,8 @@ export interface ToolPolicy {
   readonly choice: ToolChoice;
   /** `parallel_tool_calls`; false means at most one call per turn. */
   readonly parallel: boolean;
+  /** The client did not set `parallel_tool_calls`: the deployment's default applies. */
+  readonly parallelDefaulted?: boolean | undefined;
 }
 
 export const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;

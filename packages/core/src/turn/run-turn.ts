@@ -60,7 +60,10 @@ const outputOf = (event: BackendEvent): string =>
  * violations, and yields the canonical assistant event stream.
  */
 export const runTurn = (deps: TurnDeps, input: TurnInput): TurnHandle => {
-  const { request, tools, settings, signal } = input;
+  const { request, settings, signal } = input;
+  const tools = input.tools.parallelDefaulted
+    ? { ...input.tools, parallel: settings.parallelToolCalls }
+    : input.tools;
   const clock = deps.clock ?? systemClock;
   const telemetry = createTelemetry(tools.tools.map((t) => t.name));
   const mode = chooseToolMode(settings.toolMode, deps.backend, tools);

@@ -22,6 +22,8 @@ export interface TurnSettings {
   readonly stopAfterToolsMode: "burst" | "first";
   /** Cap on calls per turn (0 = no cap); enforced even when stopAfterTools is off. */
   readonly toolBlockMax: number;
+  /** `parallel_tool_calls` for requests that do not set it (false: at most one call per turn). */
+  readonly parallelToolCalls: boolean;
   /** Drop a block identical (name + arguments) to an earlier one in the same turn. */
   readonly dedupToolBlocks: boolean;
   /** Corrective backend turns for strict / tool_choice violations before failing. */
@@ -42,6 +44,7 @@ export const DEFAULT_TURN_SETTINGS: TurnSettings = {
   stopAfterTools: true,
   stopAfterToolsMode: "burst",
   toolBlockMax: 0,
+  parallelToolCalls: true,
   dedupToolBlocks: true,
   correctiveRetries: 1,
   maxBlockBytes: 1024 * 1024,
