@@ -7,3 +7,10 @@ export {
   type ScriptedResponse,
   startScriptedModelProvider,
 } from "./scripted-model-provider.js";
+export {
+  hasProcfs,
+  type ProcessTreeReport,
+  reapedChildFaults,
+  startEgressTrap,
+  watchProcessTree,
+} from "./host-activity.js";
