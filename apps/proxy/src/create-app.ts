@@ -20,7 +20,8 @@ import { type RequestGuardOptions, requestGuards } from "./http/request-guard.js
 import type { Logger } from "./observability/logger.js";
 import type { Metrics } from "./observability/metrics.js";
 
-export interface AppDeps extends Partial<Pick<RequestGuardOptions, "bindHost" | "allowedHosts" | "metricsAuth">> {
+export interface AppDeps
+  extends Partial<Pick<RequestGuardOptions, "bindHost" | "allowedHosts" | "metricsAuth">> {
   readonly backend: GatewayBackend;
   readonly settings: TurnSettings;
   readonly logger: Logger;

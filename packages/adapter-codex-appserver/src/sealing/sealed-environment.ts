@@ -71,5 +71,4 @@ export const SEALED_APP_SERVER_CONFIG: ReadonlyArray<string> = [
   "analytics.enabled=false",
 ];
 
-export const sealedAppServerArgs = (): string[] =>
-  SEALED_APP_SERVER_CONFIG.flatMap((pair) => ["-c", pair]);
+export const sealedAppServerArgs = (): string[] => SEALED_APP_SERVER_CONFIG.flatMap((pair) => ["-c", pair]);
