@@ -3,7 +3,13 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { resolveCodexCommand, sealCatalog, sealedThreadConfig } from "../src/index.js";
+import {
+  resolveCodexCommand,
+  SEALED_APP_SERVER_CONFIG,
+  sealCatalog,
+  sealedEnvironment,
+  sealedThreadConfig,
+} from "../src/index.js";
 import { silentLogger } from "../src/logger.js";
 import {
   hasProcfs,
@@ -206,5 +212,36 @@ describe("sealing: a model cannot run anything on the gateway host", () => {
       "agents.enabled": false,
       model_catalog_json: "/x/models.sealed.json",
     });
+  });
+
+  it("gives codex only allow-listed variables, an empty PATH, and no plugin sync or shell snapshot", () => {
+    const source = {
+      PATH: "/usr/bin:/bin",
+      HOME: "/home/op",
+      CODEX_HOME: "/home/op/.codex",
+      LANG: "C.UTF-8",
+      LC_ALL: "C.UTF-8",
+      OPENAI_API_KEY: "sk-codex",
+      PROXY_API_KEYS: "sk-gateway",
+      AWS_SECRET_ACCESS_KEY: "aws",
+      MY_PROVIDER_KEY: "custom",
+    };
+    expect(sealedEnvironment(source, [], "/private/empty")).toEqual({
+      PATH: "/private/empty",
+      HOME: "/home/op",
+      CODEX_HOME: "/home/op/.codex",
+      LANG: "C.UTF-8",
+      LC_ALL: "C.UTF-8",
+      OPENAI_API_KEY: "sk-codex",
+    });
+    expect(sealedEnvironment(source, ["MY_PROVIDER_KEY", "PATH"], "/private/empty")).toMatchObject({
+      PATH: "/usr/bin:/bin",
+      MY_PROVIDER_KEY: "custom",
+    });
+    expect(SEALED_APP_SERVER_CONFIG).toEqual([
+      "features.plugins=false",
+      "features.shell_snapshot=false",
+      "analytics.enabled=false",
+    ]);
   });
 });

@@ -1,7 +1,9 @@
-import { request as httpRequest } from "node:http";
+import { createServer, request as httpRequest } from "node:http";
+import type { AddressInfo } from "node:net";
 import { connect } from "node:net";
 import { createScriptedBackend } from "@proxy/core/testing";
 import { afterEach, describe, expect, it } from "vitest";
+import { guardServer } from "../../src/http/server-guard.js";
 import { chat, gatewayOver, type ReliabilityGateway } from "./support.js";
 
 const backend = () => createScriptedBackend(() => ({ chunks: ["ok"] }));
@@ -113,6 +115,26 @@ describe("HTTP guards at the socket (real gateway)", { timeout: 30_000 }, () => 
     expect(server.headersTimeout).toBeLessThanOrEqual(30_000);
     expect(server.requestTimeout).toBeLessThanOrEqual(60_000);
     expect(server.requestTimeout).toBeGreaterThan(0);
+  });
+
+  it("a client that sends its headers too slowly gets 408 with an OpenAI-shaped body (deadlines shortened)", async () => {
+    const server = createServer(
+      { headersTimeout: 300, requestTimeout: 600, connectionsCheckingInterval: 50 },
+      (_req, res) => res.end("{}"),
+    );
+    guardServer(server, { maxConnections: 10 });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const res = await raw(url, "GET / HTTP/1.1\r\nHost: localhost\r\nX-Slow: ", { wait: 1 });
+      expect(statusOf(res)).toBe(408);
+      expect(bodyOf(res)).toMatchObject({
+        error: { type: "invalid_request_error", code: "request_timeout" },
+      });
+    } finally {
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+    }
   });
 
   it("PROXY_MAX_CONNECTIONS: a connection beyond the cap is closed at once", async () => {

@@ -6,7 +6,9 @@ import { type CodexGateway, chat, gatewayOverCodex } from "./support.js";
 const LIMIT = 1024 * 1024;
 const answer = Array.from({ length: 1500 }, (_, i) => `${String(i).padStart(4, "0")}${"x".repeat(996)}`);
 
-describe("an answer longer than the app-server line limit (real gateway + real codex)", { timeout: 60_000 }, () => {
+describe("an answer longer than the app-server line limit (real gateway + real codex)", {
+  timeout: 60_000,
+}, () => {
   let g: CodexGateway;
   beforeAll(async () => {
     g = await gatewayOverCodex(() => ({ chunks: answer }), {
@@ -19,7 +21,9 @@ describe("an answer longer than the app-server line limit (real gateway + real c
   it("finishes: codex's final item and turn lines (each over the limit) are not dropped", async () => {
     const res = await chat(g.url, "write a lot");
     expect(res.status).toBe(200);
-    const body = (await res.json()) as { choices: Array<{ message: { content: string }; finish_reason: string }> };
+    const body = (await res.json()) as {
+      choices: Array<{ message: { content: string }; finish_reason: string }>;
+    };
     expect(body.choices[0]?.finish_reason).toBe("stop");
     expect(body.choices[0]?.message.content).toBe(answer.join(""));
     expect(answer.join("").length).toBeGreaterThan(LIMIT);

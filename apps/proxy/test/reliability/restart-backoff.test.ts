@@ -8,8 +8,7 @@ describe("codex restart backoff (real gateway + real codex)", { timeout: 60_000 
   });
   afterAll(() => g?.close());
 
-  const readyPids = () =>
-    g.logs.filter((l) => l.msg === "codex app-server ready").map((l) => Number(l.pid));
+  const readyPids = () => g.logs.filter((l) => l.msg === "codex app-server ready").map((l) => Number(l.pid));
   const delays = () =>
     g.logs.filter((l) => l.msg === "codex app-server restart scheduled").map((l) => Number(l.delayMs));
   /** SIGKILLs the serving app-server and waits for its replacement; returns the ms that took. */

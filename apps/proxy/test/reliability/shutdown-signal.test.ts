@@ -39,7 +39,10 @@ const spawnGatewayGroup = async (env: Record<string, string>) => {
     }
   });
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
-  await waitUntil(() => lines.some((l) => l.msg === "gateway listening") || child.exitCode !== null, "listening");
+  await waitUntil(
+    () => lines.some((l) => l.msg === "gateway listening") || child.exitCode !== null,
+    "listening",
+  );
   const listening = lines.find((l) => l.msg === "gateway listening");
   if (!listening) throw new Error("the gateway exited before listening");
   return { child, url: String(listening.url), lines, exited };
@@ -112,7 +115,8 @@ describe("shutdown under a process-group signal (gateway process + real codex)",
     await waitUntil(() => gateway.lines.some((l) => /^shutting down/.test(String(l.msg))), "draining");
     process.kill(codexPid, "SIGKILL");
     let body = "";
-    for (let r = await reader.read(); !r.done; r = await reader.read()) body += new TextDecoder().decode(r.value);
+    for (let r = await reader.read(); !r.done; r = await reader.read())
+      body += new TextDecoder().decode(r.value);
     expect(body).toMatch(/"error"/);
     expect(await gateway.exited).toBe(0);
     const messages = gateway.lines.map((l) => String(l.msg));
