@@ -34,7 +34,12 @@ const filesContaining = (dir: string, needles: ReadonlyArray<string>): string[] 
       const stat = statSync(path, { throwIfNoEntry: false });
       if (stat?.isDirectory()) walk(path);
       else if (stat?.isFile() && stat.size < 64 * 1024 * 1024) {
-        const content = readFileSync(path).toString("latin1");
+        let content = "";
+        try {
+          content = readFileSync(path).toString("latin1");
+        } catch {
+          continue; // removed since the listing (another test's backend shutting down)
+        }
         if (needles.some((n) => content.includes(n))) hits.push(path);
       }
     }
@@ -61,7 +66,6 @@ describe("the codex child on the gateway host (real gateway + real codex)", { ti
   let pid: number;
   let watch: ReturnType<typeof watchProcessTree> | undefined;
   let started: number;
-  let coldStartMs: number;
   beforeAll(async () => {
     started = Date.now();
     trap = await startEgressTrap();
@@ -76,7 +80,6 @@ describe("the codex child on the gateway host (real gateway + real codex)", { ti
     });
     const ready = g.logs.find((l) => l.msg === "codex app-server ready");
     pid = Number(ready?.pid);
-    coldStartMs = Date.now() - started;
     if (hasProcfs()) watch = watchProcessTree(pid);
     // Startup probes and plugin sync run in the background after the handshake: give them time.
     await new Promise((r) => setTimeout(r, 1500));
@@ -106,9 +109,10 @@ describe("the codex child on the gateway host (real gateway + real codex)", { ti
     expect(report?.processes).toEqual([]);
     expect(reapedChildFaults(pid)).toBe(0);
     const provider = new URL(g.provider.url);
+    expect(pid).toBeGreaterThan(0);
+    expect(report?.remotes.length).toBeGreaterThan(0);
     for (const remote of report?.remotes ?? [])
       expect(remote).toBe(`tcp ${provider.hostname}:${provider.port}`);
-    expect(coldStartMs).toBeLessThan(20_000);
   });
 
   it("leaves no key string on disk: CODEX_HOME and the backend's directory hold none of the secrets", async () => {
