@@ -52,7 +52,7 @@ export const OPTIONS: ReadonlyArray<OptionSpec> = [
     "PROXY_CORS_ORIGINS",
     "list",
     "",
-    "Comma-separated allowed CORS origins (`*` for any). Empty = CORS off.",
+    "Comma-separated browser origins allowed to call the gateway, with CORS (`*` for any). A request with any other `Origin` gets 403; empty = no browser origin.",
   ),
   opt(
     "allowedHosts",
