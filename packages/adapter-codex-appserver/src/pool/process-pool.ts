@@ -89,7 +89,7 @@ export const createProcessPool = (options: ProcessPoolOptions): ProcessPool => {
         if (closed) return;
         slot.lastError = `app-server exited (${describe(exit)})`;
         // A process that served a turn was healthy: its death starts the backoff afresh.
-        if (proc.completedTurns() > 0) slot.failures = 0;
+        if (proc.finishedTurns() > 0) slot.failures = 0;
         if (draining) {
           logger.info({ slot: index, pid: proc.pid, ...exit }, "codex app-server exited while draining");
           return;

@@ -26,8 +26,8 @@ export interface AppServerProcess {
   /** Resolves once the child has exited (crash or close). */
   readonly exited: Promise<ExitInfo>;
   isAlive(): boolean;
-  /** Turns this process completed successfully (the pool's evidence that it is healthy). */
-  completedTurns(): number;
+  /** Turns this process brought to an end, whatever their status (the pool's evidence that it worked). */
+  finishedTurns(): number;
   /** Call `listener` when the child exits; returns an unsubscribe function. */
   onExit(listener: (info: ExitInfo) => void): () => void;
   /** Route notifications carrying `threadId` to `listener` until the returned function is called. */
@@ -93,7 +93,7 @@ export const startAppServer = async (options: AppServerOptions): Promise<AppServ
   });
 
   const threads = new Map<string, ThreadListener>();
-  let completedTurns = 0;
+  let finishedTurns = 0;
   const exitListeners = new Set<(info: ExitInfo) => void>();
   void exited.then((info) => {
     for (const listener of [...exitListeners]) listener(info);
@@ -105,8 +105,7 @@ export const startAppServer = async (options: AppServerOptions): Promise<AppServ
     logger: log,
     maxLineLength: options.maxLineLength,
     onNotification: (method, params) => {
-      if (method === "turn/completed" && isObject(params) && isObject(params.turn))
-        if (params.turn.status === "completed") completedTurns++;
+      if (method === "turn/completed") finishedTurns++;
       const threadId = isObject(params) ? params.threadId : undefined;
       const listener = typeof threadId === "string" ? threads.get(threadId) : undefined;
       if (listener && isObject(params)) listener(method, params);
@@ -158,7 +157,7 @@ export const startAppServer = async (options: AppServerOptions): Promise<AppServ
     connection,
     exited,
     isAlive: () => alive,
-    completedTurns: () => completedTurns,
+    finishedTurns: () => finishedTurns,
     onExit(listener) {
       if (!alive) {
         void exited.then(listener);
