@@ -33,7 +33,7 @@ const variantOf = (info: unknown): { name: string; status: number | undefined } 
  * business: every URL leaves as a placeholder (the full text stays in the error's `cause`, for logs).
  */
 const withoutUrls = (message: string): string =>
-  message.replace(/,?\s*url:\s*\S+/gi, "").replace(/\b[a-z][a-z0-9+.-]*:\/\/[^\s"'<>]+/gi, "<url>");
+  message.replace(/,?\s*url:\s*[^\s,]+/gi, "").replace(/\b[a-z][a-z0-9+.-]*:\/\/[^\s"'<>]+/gi, "<url>");
 
 /** A failed turn (its `turn.error`, or the last non-retrying `error` notification) as a GatewayError. */
 export const mapCodexTurnError = (error: CodexTurnError | undefined): GatewayError => {
