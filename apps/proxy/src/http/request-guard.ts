@@ -1,4 +1,5 @@
 import { GatewayError } from "@proxy/core";
+import { openAIError } from "@proxy/http-surface";
 import type { Context, MiddlewareHandler } from "hono";
 import { bearerAuth } from "./auth.js";
 
@@ -31,7 +32,7 @@ const hostName = (header: string): string => {
 };
 
 const refuse = (c: Context, status: 403 | 415, message: string, code: string, param: string) =>
-  c.json({ error: new GatewayError("invalid_request", message, { code, param }).toOpenAI() }, status);
+  c.json({ error: openAIError(new GatewayError("invalid_request", message, { code, param })) }, status);
 
 /**
  * What keeps a browser page from driving the gateway: a foreign `Host` (DNS rebinding against a
