@@ -4,6 +4,7 @@ import {
   type Clock,
   GatewayError,
   type IdGenerator,
+  type MediaFetcher,
   systemClock,
   type TurnSettings,
   unixSeconds,
@@ -37,6 +38,8 @@ export interface AppDeps
   /** Request scope shared with the logger's mixin (so adapter log lines carry the request id). */
   readonly scope?: RequestScope;
   readonly clock?: Clock;
+  /** Fetches http(s) images for backends that take only inline ones. */
+  readonly media?: MediaFetcher;
 }
 
 const ROUTES: ReadonlyArray<[string, string]> = [
@@ -122,7 +125,14 @@ export const createApp = (deps: AppDeps): Hono => {
       owned_by: model.ownedBy ?? "codex",
     });
   });
-  const adapterDeps = { backend, ids: deps.ids, clock, settings: deps.settings, observer: context.observer };
+  const adapterDeps = {
+    backend,
+    ids: deps.ids,
+    clock,
+    settings: deps.settings,
+    observer: context.observer,
+    media: deps.media,
+  };
   v1.route("/", createChatCompletionsApp({ ...adapterDeps, keepAliveMs: deps.keepAliveMs }));
   v1.route("/", createResponsesApp(adapterDeps));
   app.route("/v1", v1);

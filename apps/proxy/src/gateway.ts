@@ -8,6 +8,7 @@ import { createApp } from "./create-app.js";
 import { createRequestScope } from "./http/request-context.js";
 import { isLoopbackHost } from "./http/request-guard.js";
 import { guardServer, SERVER_OPTIONS } from "./http/server-guard.js";
+import { createImageFetcher } from "./media/image-fetcher.js";
 import { createLogger, type Logger } from "./observability/logger.js";
 import { createMetrics } from "./observability/metrics.js";
 import { Backend } from "./runtime.js";
@@ -67,6 +68,12 @@ export const startGateway = async (
     metricsAuth: config.metricsAuth,
     bodyLimitBytes: config.bodyLimitBytes,
     keepAliveMs: config.keepAliveMs,
+    media: createImageFetcher({
+      allow: config.imageFetchAllow,
+      maxBytes: config.imageFetchMaxBytes,
+      timeoutMs: config.imageFetchTimeoutMs,
+      maxRedirects: config.imageFetchMaxRedirects,
+    }),
     scope,
     version: VERSION,
   });

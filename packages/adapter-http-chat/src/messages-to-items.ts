@@ -10,13 +10,14 @@ const joinText = (content: TextOnly): string =>
 
 const textParts = (text: string): ContentPart[] => (text === "" ? [] : [{ type: "text", text }]);
 
-const userParts = (content: UserContent): ContentPart[] => {
+const userParts = (content: UserContent, i: number): ContentPart[] => {
   if (typeof content === "string") return textParts(content);
-  return content.map((part): ContentPart => {
+  return content.map((part, j): ContentPart => {
     if (part.type === "text") return { type: "text", text: part.text };
     const image = part.image_url;
-    if (typeof image === "string") return { type: "image", url: image };
-    return { type: "image", url: image.url, detail: image.detail ?? undefined };
+    const path = `messages[${i}].content[${j}].image_url`;
+    if (typeof image === "string") return { type: "image", url: image, path };
+    return { type: "image", url: image.url, detail: image.detail ?? undefined, path };
   });
 };
 
@@ -44,7 +45,7 @@ export const messagesToItems = (messages: ReadonlyArray<ChatMessage>): Conversat
         items.push({ type: "message", role: message.role, content: textParts(joinText(message.content)) });
         return;
       case "user":
-        items.push({ type: "message", role: "user", content: userParts(message.content) });
+        items.push({ type: "message", role: "user", content: userParts(message.content, i) });
         return;
       case "assistant": {
         const text = message.content == null ? "" : assistantText(message.content);

@@ -4,6 +4,7 @@ import {
   createSchemaCache,
   DEFAULT_TURN_SETTINGS,
   type IdGenerator,
+  type MediaFetcher,
   type SchemaCache,
   systemClock,
   type TextBackend,
@@ -22,6 +23,8 @@ export interface SurfaceDepsInput {
   readonly observer?: TurnObserver | undefined;
   /** Idle milliseconds after which a stream gets the surface's keep-alive frame; 0 = off. */
   readonly keepAliveMs?: number | undefined;
+  /** Fetches http(s) images so they reach the backend inline; without it they pass as they are. */
+  readonly media?: MediaFetcher | undefined;
 }
 
 export interface SurfaceDeps {
@@ -33,6 +36,7 @@ export interface SurfaceDeps {
   readonly keepAliveMs: number;
   /** Tool schemas compiled once per app: clients resend the same tools every turn. */
   readonly schemas: SchemaCache;
+  readonly media: MediaFetcher | undefined;
 }
 
 export const DEFAULT_KEEP_ALIVE_MS = 15_000;
@@ -46,4 +50,5 @@ export const resolveSurfaceDeps = (input: SurfaceDepsInput): SurfaceDeps => ({
   observer: input.observer,
   keepAliveMs: input.keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS,
   schemas: createSchemaCache(),
+  media: input.media,
 });

@@ -3,6 +3,7 @@ import {
   createTelemetry,
   type FinishReason,
   GatewayError,
+  inlineRemoteImages,
   resolveOutputMode,
   resolveToolMode,
   runTurn,
@@ -171,10 +172,19 @@ export const openTurnSession = (c: Context, deps: SurfaceDeps, profile: SurfaceP
     async start(turn) {
       model = turn.request.model;
       stream = turn.stream;
+      let request = turn.request;
+      // Remote images are fetched before any backend turn runs; a refused one is a 400 naming it.
+      if (deps.media !== undefined) {
+        try {
+          request = await inlineRemoteImages(request, deps.media, controller.signal);
+        } catch (e) {
+          return { accepted: false, response: session.fail(e) };
+        }
+      }
       const handle = runTurn(
         { backend: deps.backend, ids: deps.ids, clock: deps.clock, schemas: deps.schemas },
         {
-          request: turn.request,
+          request,
           tools: turn.tools,
           settings: turn.settings ?? settings,
           signal: controller.signal,

@@ -8,7 +8,15 @@ const WORDS = Array.from({ length: 40 }, (_, i) => `word${i} `);
 const model = (request: RecordedRequest) => {
   const input = lastUserText(request);
   if (input.includes("observe"))
-    return { chunks: ["Thought: done.\nObserv", "ation: the user", " says more"], delayMs: 30 };
+    // Still streaming long after the stop sequence, so only an interrupt can end it early.
+    return {
+      chunks: [
+        "Thought: done.\nObserv",
+        "ation: the user",
+        ...Array.from({ length: 40 }, () => " says more"),
+      ],
+      delayMs: 80,
+    };
   return { chunks: WORDS, delayMs: 60 };
 };
 

@@ -23,7 +23,7 @@ export const renderCompactionSummary = (summary: string): string =>
 
 const IMAGE_DETAILS = new Set(["auto", "low", "high"]);
 
-const toContentPart = (part: MessageContentPart): ContentPart => {
+const toContentPart = (part: MessageContentPart, path: string): ContentPart => {
   switch (part.type) {
     case "input_text":
     case "output_text":
@@ -33,8 +33,8 @@ const toContentPart = (part: MessageContentPart): ContentPart => {
     case "input_image": {
       const detail = part.detail;
       return detail !== undefined && detail !== null && IMAGE_DETAILS.has(detail)
-        ? { type: "image", url: part.image_url, detail: detail as "auto" | "low" | "high" }
-        : { type: "image", url: part.image_url };
+        ? { type: "image", url: part.image_url, detail: detail as "auto" | "low" | "high", path }
+        : { type: "image", url: part.image_url, path };
     }
   }
 };
@@ -73,7 +73,7 @@ export const mapInput = (input: Input | undefined): MappedInput => {
         const content =
           typeof item.content === "string"
             ? [{ type: "text", text: item.content } as const]
-            : item.content.map(toContentPart);
+            : item.content.map((part, j) => toContentPart(part, `input[${i}].content[${j}].image_url`));
         if (item.role === "user") lastUserText = textOf(content);
         items.push({ type: "message", role: item.role, content });
         return;

@@ -1,7 +1,13 @@
 /** Content a message can carry. Images are URLs (data: URLs for the codex backend). */
 export type ContentPart =
   | { readonly type: "text"; readonly text: string }
-  | { readonly type: "image"; readonly url: string; readonly detail?: "auto" | "low" | "high" | undefined };
+  | {
+      readonly type: "image";
+      readonly url: string;
+      readonly detail?: "auto" | "low" | "high" | undefined;
+      /** Where the client put it (`messages[2].content[1].image_url`), to name it in errors. */
+      readonly path?: string | undefined;
+    };
 
 export type MessageRole = "system" | "developer" | "user" | "assistant";
 

@@ -18,6 +18,12 @@ export interface RenderedPrompt {
 
 const text = (t: string): ContentPart => ({ type: "text", text: t });
 
+/** A message's parts as the backend gets them: an image's place in the client request stays here. */
+export const backendParts = (parts: ReadonlyArray<ContentPart>): ContentPart[] =>
+  parts.map((p) =>
+    p.type === "image" && p.path !== undefined ? { type: "image", url: p.url, detail: p.detail } : p,
+  );
+
 /**
  * One tool result for the backend. Id and output are JSON string literals (quotes, backslashes and
  * newlines escaped), so nothing a tool returns can end this frame or start another one.
@@ -53,13 +59,16 @@ export const renderBackendRequest = (
   for (const item of turn.items as ReadonlyArray<ConversationItem>) {
     if (item.type === "message" && (item.role === "system" || item.role === "developer")) {
       if (leading) system.push(joinText(item.content));
-      else messages.push({ role: "developer", content: [...item.content] });
+      else messages.push({ role: "developer", content: backendParts(item.content) });
       continue;
     }
     leading = false;
     if (item.type === "message") {
       if (item.content.length > 0)
-        messages.push({ role: item.role === "assistant" ? "assistant" : "user", content: [...item.content] });
+        messages.push({
+          role: item.role === "assistant" ? "assistant" : "user",
+          content: backendParts(item.content),
+        });
     } else if (item.type === "tool-call") {
       echoedCalls++;
       const block =

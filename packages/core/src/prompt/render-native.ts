@@ -1,7 +1,7 @@
 import type { ContentPart, ConversationItem, TurnRequest } from "../model/conversation.js";
 import type { ToolPolicy } from "../model/tool-spec.js";
 import type { NativeToolCall, PromptMessage } from "../ports/text-backend.js";
-import type { RenderedPrompt } from "./render-history.js";
+import { backendParts, type RenderedPrompt } from "./render-history.js";
 
 /** The gateway's base prompt for native turns: the model calls functions through its own API. */
 export const NATIVE_BASE_INSTRUCTIONS =
@@ -45,13 +45,16 @@ export const renderNativeRequest = (
     if (item.type !== "tool-call") calls = undefined;
     if (item.type === "message" && (item.role === "system" || item.role === "developer")) {
       if (leading) system.push(joinText(item.content));
-      else messages.push({ role: "developer", content: [...item.content] });
+      else messages.push({ role: "developer", content: backendParts(item.content) });
       continue;
     }
     leading = false;
     if (item.type === "message") {
       if (item.content.length > 0)
-        messages.push({ role: item.role === "assistant" ? "assistant" : "user", content: [...item.content] });
+        messages.push({
+          role: item.role === "assistant" ? "assistant" : "user",
+          content: backendParts(item.content),
+        });
     } else if (item.type === "tool-call") {
       echoedCalls++;
       const call = { callId: item.callId, name: item.name, arguments: item.arguments };
