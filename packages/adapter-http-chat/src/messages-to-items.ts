@@ -79,7 +79,12 @@ export const messagesToItems = (messages: ReadonlyArray<ChatMessage>): Conversat
           type: "tool-result",
           callId: message.tool_call_id,
           name: message.name ?? callNames.get(message.tool_call_id),
-          output: joinText(message.content),
+          output: joinText(
+            typeof message.content === "string"
+              ? message.content
+              : message.content.filter((p) => p.type === "text"),
+          ),
+          images: userParts(message.content, i).filter((p) => p.type === "image"),
         });
         return;
       case "function": {

@@ -65,7 +65,10 @@ const AssistantMessage = Schema.Struct({
 const ToolMessage = Schema.Struct({
   role: Schema.Literal("tool"),
   tool_call_id: Schema.String,
-  content: TextContent,
+  content: Schema.Union([
+    Schema.String,
+    Schema.Array(Schema.Union([TextPart, ImageUrlPart, unknownTag("type", ["text", "image_url"])])),
+  ]),
   name: optionalNullable(Schema.String),
 });
 const FunctionMessage = Schema.Struct({

@@ -60,6 +60,58 @@ describe("remote images are fetched by the gateway (real codex app-server)", { t
     expect(upstreamImages()).toEqual([DATA_URL]);
   });
 
+  it("an image a tool returned (function_call_output content) reaches the model inline too", async () => {
+    const call = { type: "function_call" as const, call_id: "call_1", name: "screenshot", arguments: "{}" };
+    const response = await client.responses.create({
+      model: "m",
+      input: [
+        { role: "user", content: "Take a screenshot." },
+        call,
+        {
+          type: "function_call_output",
+          call_id: "call_1",
+          output: [
+            { type: "input_text", text: "Here it is." },
+            { type: "input_image", image_url: images.url("/cat.png"), detail: "auto" },
+          ],
+        },
+      ],
+    });
+    expect(response.output_text).toBe("A cat.");
+    expect(upstreamImages()).toEqual([DATA_URL]);
+    expect(JSON.stringify(e2e.provider.requests.at(-1)?.body.input)).not.toContain("omitted");
+  });
+
+  it("chat: an image part in a tool message reaches the model inline", async () => {
+    const res = await fetch(`${e2e.url}/v1/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        model: "m",
+        messages: [
+          { role: "user", content: "Take a screenshot." },
+          {
+            role: "assistant",
+            content: null,
+            tool_calls: [
+              { id: "call_1", type: "function", function: { name: "screenshot", arguments: "{}" } },
+            ],
+          },
+          {
+            role: "tool",
+            tool_call_id: "call_1",
+            content: [
+              { type: "text", text: "Here it is." },
+              { type: "image_url", image_url: { url: images.url("/cat.png") } },
+            ],
+          },
+        ],
+      }),
+    });
+    expect(res.status).toBe(200);
+    expect(upstreamImages()).toEqual([DATA_URL]);
+  });
+
   it.each([
     ["a private address", "http://10.20.30.40/cat.png", /not public/],
     ["a redirect to a private address", "/to-private", /not public/],

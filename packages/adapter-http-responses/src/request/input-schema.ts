@@ -44,13 +44,14 @@ export const FunctionCallItem = Schema.Struct({
   arguments: Schema.String,
 });
 
-/** Tool output: a string, or content parts (text kept; images and files become placeholders). */
+/** Tool output: a string, or content parts (text and images kept; files and file-id images become placeholders). */
 const ToolOutput = Schema.Union([
   Schema.String,
   Schema.Array(
     Schema.Union([
       InputTextPart,
       OutputTextPart,
+      InputImagePart,
       Schema.Struct({ type: Schema.Literals(["input_image", "input_file"]) }),
     ]),
   ),

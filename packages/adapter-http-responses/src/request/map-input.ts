@@ -41,15 +41,29 @@ const toContentPart = (part: MessageContentPart, path: string): ContentPart => {
 
 type ToolOutput = Extract<InputItem, { type: "function_call_output" }>["output"];
 
-/** Tool results are text for the backend; non-text parts leave a visible placeholder. */
+/** Tool results are text for the backend; parts it cannot be shown leave a visible placeholder. */
 const toolOutputText = (output: ToolOutput): string =>
   typeof output === "string"
     ? output
     : output
-        .map((part) =>
-          part.type === "input_text" || part.type === "output_text" ? part.text : `[${part.type} omitted]`,
+        .flatMap((part) =>
+          part.type === "input_text" || part.type === "output_text"
+            ? [part.text]
+            : "image_url" in part
+              ? []
+              : [`[${part.type} omitted]`],
         )
         .join("\n");
+
+/** The images a tool returned, shown to the model after its result. */
+const toolOutputImages = (output: ToolOutput, i: number) =>
+  typeof output === "string"
+    ? []
+    : output.flatMap((part, j) =>
+        part.type === "input_image" && "image_url" in part
+          ? [{ type: "image" as const, url: part.image_url, path: `input[${i}].output[${j}].image_url` }]
+          : [],
+      );
 
 const textOf = (content: ReadonlyArray<ContentPart>): string =>
   content.map((part) => (part.type === "text" ? part.text : "")).join("\n");
@@ -103,6 +117,7 @@ export const mapInput = (input: Input | undefined): MappedInput => {
           callId: item.call_id,
           name: callNames.get(item.call_id),
           output: toolOutputText(item.output),
+          images: toolOutputImages(item.output, i),
         });
         return;
       case "reasoning": {

@@ -9,6 +9,10 @@ type ImagePart = Extract<ContentPart, { type: "image" }>;
 const isRemoteImage = (part: ContentPart): part is ImagePart =>
   part.type === "image" && REMOTE.test(part.url);
 
+/** The images of an item: a message's image parts, or the images a tool returned. */
+const imagesOf = (item: ConversationItem): ReadonlyArray<ContentPart> =>
+  item.type === "message" ? item.content : item.type === "tool-result" ? (item.images ?? []) : [];
+
 /**
  * Replaces every http(s) image of a request with a data URL fetched through the port, before any
  * backend turn runs. The first image that cannot be fetched fails the request with a 400 whose
@@ -20,9 +24,7 @@ export const inlineRemoteImages = async (
   fetcher: MediaFetcher,
   signal: AbortSignal,
 ): Promise<TurnRequest> => {
-  const remote = request.items.flatMap((item) =>
-    item.type === "message" ? item.content.filter(isRemoteImage) : [],
-  );
+  const remote = request.items.flatMap(imagesOf).filter(isRemoteImage);
   if (remote.length === 0) return request;
   const inlined = new Map<ImagePart, string>();
   // One at a time: the size cap then bounds what one request holds in memory at once.
@@ -39,15 +41,14 @@ export const inlineRemoteImages = async (
       );
     }
   }
+  const inline = <P extends ContentPart>(part: P): P => {
+    const url = part.type === "image" ? inlined.get(part as ImagePart) : undefined;
+    return url === undefined ? part : { ...part, url };
+  };
   const items = request.items.map((item): ConversationItem => {
-    if (item.type !== "message" || !item.content.some(isRemoteImage)) return item;
-    return {
-      ...item,
-      content: item.content.map((part) => {
-        const url = part.type === "image" ? inlined.get(part) : undefined;
-        return url === undefined ? part : { ...part, url };
-      }),
-    };
+    if (!imagesOf(item).some(isRemoteImage)) return item;
+    if (item.type === "message") return { ...item, content: item.content.map(inline) };
+    return item.type === "tool-result" ? { ...item, images: item.images?.map(inline) } : item;
   });
   return { ...request, items };
 };

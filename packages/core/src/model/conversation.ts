@@ -25,6 +25,8 @@ export type ConversationItem =
       readonly callId: string;
       readonly name?: string | undefined;
       readonly output: string;
+      /** Images the tool returned (content parts of its output), shown to the model after the result. */
+      readonly images?: ReadonlyArray<Extract<ContentPart, { type: "image" }>> | undefined;
     }
   /** Reasoning echoed back by the client; accepted and (by default) not shown to the backend. */
   | { readonly type: "reasoning"; readonly text: string };

@@ -77,7 +77,7 @@ export const renderBackendRequest = (
           : renderUseToolXml(item.name, item.arguments);
       append("assistant", [text(block)]);
     } else if (item.type === "tool-result") {
-      append("user", [text(renderToolResult(item.callId, item.output))]);
+      append("user", [text(renderToolResult(item.callId, item.output)), ...backendParts(item.images ?? [])]);
     }
   }
 
