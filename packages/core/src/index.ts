@@ -1,5 +1,4 @@
 export * from "./errors/gateway-error.js";
-export * from "./errors/http-status.js";
 export * from "./errors/schema-issue.js";
 export type * from "./events/assistant-event.js";
 export type * from "./events/backend-event.js";

@@ -44,7 +44,8 @@ export const createTelemetry = (toolNames: string[]): TurnTelemetry => ({
 
 /** One line of per-request facts for the composition root's logs and metrics. */
 export interface TurnSummary {
-  readonly api: "chat" | "responses";
+  /** The HTTP surface that served the turn (`chat`, `responses`, …). */
+  readonly api: string;
   readonly model: string;
   readonly stream: boolean;
   readonly outputMode: OutputMode;
