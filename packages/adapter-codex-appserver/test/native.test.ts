@@ -1,10 +1,13 @@
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import type { BackendEvent, BackendRequest, ToolSpec } from "@proxy/core";
+import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Logger } from "../src/logger.js";
+import { silentLogger } from "../src/logger.js";
 import type { RecordedRequest } from "../src/testing/index.js";
 import { createToolNames } from "../src/turn/tool-names.js";
+import { createTurnMapper } from "../src/turn/turn-mapper.js";
 import { collect, type RealHarness, request, startRealHarness } from "./helpers.js";
 
 const tool = (name: string, description = `the client's ${name}`): ToolSpec => ({
@@ -42,6 +45,70 @@ describe("tool names for codex", () => {
     // The same tools map the same way in the follow-up request, whatever its history holds.
     expect(createToolNames(["get_weather", "exec_command", "exec_command_1"]).toCodex("exec_command")).toBe(
       "exec_command_2",
+    );
+  });
+});
+
+describe("native completion rule", () => {
+  const t = { threadId: "th", turnId: "tu" };
+  const raw = (callId: string, name: string) =>
+    [
+      "rawResponseItem/completed",
+      { ...t, item: { type: "function_call", call_id: callId, name, arguments: `{"id":"${callId}"}` } },
+    ] as const;
+  const asked = (callId: string) => ["item/tool/call", { ...t, callId }] as const;
+  const usage = {
+    inputTokens: 5,
+    outputTokens: 2,
+    totalTokens: 7,
+    cachedInputTokens: 0,
+    reasoningOutputTokens: 0,
+  };
+  const completed = ["rawResponse/completed", { ...t, responseId: "r", usage }] as const;
+
+  it("finishes once: after the response completed and codex asked for every call, in any arrival order", () => {
+    fc.assert(
+      fc.property(fc.array(fc.nat(), { minLength: 8, maxLength: 8 }), (weights) => {
+        // The response's raw items and its end come in order; codex's requests interleave anywhere.
+        const streams: Array<Array<readonly [string, Record<string, unknown>]>> = [
+          [
+            raw("call_a", "get_weather"),
+            raw("call_h", "get_weather"), // replayed history: not a new call
+            raw("call_b", "exec_command_1"),
+            raw("call_x", "shell"), // not a client tool: codex answers it itself
+            completed,
+          ],
+          [asked("call_a")],
+          [asked("call_b")],
+        ];
+        const names = createToolNames(["get_weather", "exec_command"]);
+        const m = createTurnMapper(silentLogger, names, new Set(["call_h"]));
+        const out: BackendEvent[] = [];
+        const seen = new Set<string>();
+        let w = 0;
+        while (streams.some((s) => s.length > 0)) {
+          const live = streams.filter((s) => s.length > 0);
+          const [method, params] = live[(weights[w++ % weights.length] ?? 0) % live.length]!.shift()!;
+          seen.add(method === "item/tool/call" ? `asked:${params.callId}` : method);
+          const events = m.map(method, params);
+          if (events.some((e) => e.type === "finish")) {
+            expect(
+              seen.has("rawResponse/completed") && seen.has("asked:call_a") && seen.has("asked:call_b"),
+            ).toBe(true);
+          }
+          out.push(...events);
+        }
+        expect(out.filter((e) => e.type === "tool-call")).toEqual([
+          { type: "tool-call", callId: "call_a", name: "get_weather", arguments: '{"id":"call_a"}' },
+          { type: "tool-call", callId: "call_b", name: "exec_command", arguments: '{"id":"call_b"}' },
+        ]);
+        expect(out.filter((e) => e.type === "finish")).toEqual([
+          { type: "finish", finish: { reason: "tool_calls", raw: "function_call" } },
+        ]);
+        expect(out.filter((e) => e.type === "usage")).toEqual([{ type: "usage", usage }]);
+        expect(m.done()).toBe(true);
+      }),
+      { numRuns: 200 },
     );
   });
 });

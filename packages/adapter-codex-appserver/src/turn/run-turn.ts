@@ -209,7 +209,10 @@ export async function* runCodexTurn(
     streamStarted = true;
     yield { type: "stream-start", model: started.model ?? request.model, turnId };
 
-    const mapper = createTurnMapper(logger, names);
+    const historyCallIds = new Set(
+      request.history.flatMap((m) => ("toolCalls" in m ? m.toolCalls.map((c) => c.callId) : [])),
+    );
+    const mapper = createTurnMapper(logger, names, historyCallIds);
     for (;;) {
       const next = await queue.next();
       if (next === undefined || next.kind === "abort") return;

@@ -37,7 +37,7 @@ const toUsage = (u: Params): Usage => ({
  * (`item/tool/call` may arrive just after `rawResponse/completed`). Calls to names that are not
  * our dynamic tools are codex's own business: it answers them "unsupported" and samples again.
  */
-const createNativeCalls = (names: ToolNames) => {
+const createNativeCalls = (names: ToolNames, historyCallIds: ReadonlySet<string>) => {
   const awaiting = new Set<string>();
   const asked = new Set<string>();
   let responded = false;
@@ -49,6 +49,8 @@ const createNativeCalls = (names: ToolNames) => {
         const { call_id: callId, name, arguments: args } = item ?? {};
         if (item?.type !== "function_call" || typeof callId !== "string" || typeof args !== "string")
           return [];
+        // Injected history is echoed as raw items too (0.169 tags them with another turn id): never a new call.
+        if (historyCallIds.has(callId)) return [];
         const client = typeof name === "string" ? names.toClient(name) : undefined;
         if (client === undefined) return [];
         awaiting.add(callId);
@@ -79,8 +81,12 @@ export interface TurnMapper {
  * It takes `total`, not `last`: the thread is ephemeral and holds only this turn, so `total` is
  * exactly this turn's usage, including any follow-up sampling step (`last` is only the final one).
  */
-export const createTurnMapper = (logger: Logger, names?: ToolNames): TurnMapper => {
-  const native = names ? createNativeCalls(names) : undefined;
+export const createTurnMapper = (
+  logger: Logger,
+  names?: ToolNames,
+  historyCallIds: ReadonlySet<string> = new Set(),
+): TurnMapper => {
+  const native = names ? createNativeCalls(names, historyCallIds) : undefined;
   let usage: Usage | undefined;
   let lastError: CodexTurnError | undefined;
   let summaryIndex = 0;
