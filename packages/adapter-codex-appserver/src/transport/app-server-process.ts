@@ -9,7 +9,7 @@ import { answerServerRequest } from "./server-requests.js";
 export type Spawn = (
   command: string,
   args: ReadonlyArray<string>,
-  options: { env: NodeJS.ProcessEnv; stdio: ["pipe", "pipe", "pipe"] },
+  options: { env: NodeJS.ProcessEnv; stdio: ["pipe", "pipe", "pipe"]; detached: boolean },
 ) => ChildProcessWithoutNullStreams;
 
 export interface ExitInfo {
@@ -31,6 +31,8 @@ export interface AppServerProcess {
   /** The app-server accepted `capabilities.experimentalApi` at initialize (dynamic tools, raw events). */
   readonly experimentalApi: boolean;
   isAlive(): boolean;
+  /** Turns this process brought to an end, whatever their status (the pool's evidence that it worked). */
+  finishedTurns(): number;
   /** Call `listener` when the child exits; returns an unsubscribe function. */
   onExit(listener: (info: ExitInfo) => void): () => void;
   /** Route notifications carrying `threadId` to `listener` until the returned function is called. */
@@ -64,7 +66,14 @@ export const startAppServer = async (options: AppServerOptions): Promise<AppServ
   const { logger } = options;
   const [command, args] = commandLine(options.command, options.args);
   const spawn: Spawn = options.spawn ?? ((c, a, o) => nodeSpawn(c, [...a], o));
-  const child = spawn(command, args, { env: options.env, stdio: ["pipe", "pipe", "pipe"] });
+  // Its own process group: a Ctrl-C or a group-wide SIGTERM meant for the gateway must not kill
+  // codex under turns the gateway is still draining. It still ends with the gateway: on stdin
+  // EOF (the pipe closes when the gateway exits, however it exits) or through close().
+  const child = spawn(command, args, {
+    env: options.env,
+    stdio: ["pipe", "pipe", "pipe"],
+    detached: process.platform !== "win32",
+  });
   const log = logger;
   let alive = true;
 
@@ -92,6 +101,7 @@ export const startAppServer = async (options: AppServerOptions): Promise<AppServ
 
   const threads = new Map<string, ThreadListener>();
   const threadRequests = new Map<string, ThreadRequestHandler>();
+  let finishedTurns = 0;
   const exitListeners = new Set<(info: ExitInfo) => void>();
   void exited.then((info) => {
     for (const listener of [...exitListeners]) listener(info);
@@ -103,6 +113,7 @@ export const startAppServer = async (options: AppServerOptions): Promise<AppServ
     logger: log,
     maxLineLength: options.maxLineLength,
     onNotification: (method, params) => {
+      if (method === "turn/completed") finishedTurns++;
       const threadId = isObject(params) ? params.threadId : undefined;
       const listener = typeof threadId === "string" ? threads.get(threadId) : undefined;
       if (listener && isObject(params)) listener(method, params);
@@ -166,6 +177,7 @@ export const startAppServer = async (options: AppServerOptions): Promise<AppServ
     exited,
     experimentalApi,
     isAlive: () => alive,
+    finishedTurns: () => finishedTurns,
     onExit(listener) {
       if (!alive) {
         void exited.then(listener);
