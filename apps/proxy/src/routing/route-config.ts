@@ -40,6 +40,8 @@ export const OpenAICompatibleRoute = Schema.Struct({
 export const RouteConfig = Schema.Union([CodexRoute, OpenAICompatibleRoute]);
 export type RouteConfig = typeof RouteConfig.Type;
 
+const BACKENDS: ReadonlyArray<string> = ["codex", "openai-compatible"];
+
 const decodeStrict = SchemaParser.decodeUnknownResult(Schema.Array(RouteConfig));
 const formatter = SchemaIssue.makeFormatterStandardSchemaV1();
 
@@ -58,6 +60,12 @@ export const routeProblem = (
   raw: unknown,
   env: Readonly<Record<string, string | undefined>>,
 ): string | undefined => {
+  // The union's own message lists both shapes; say what is wrong instead.
+  const badBackend = Array.isArray(raw)
+    ? raw.findIndex((r) => !BACKENDS.includes((r as { backend?: unknown } | null)?.backend as string))
+    : -1;
+  if (badBackend !== -1)
+    return `models[${badBackend}].backend: must be one of ${BACKENDS.map((b) => `"${b}"`).join(", ")}`;
   const strict = decodeStrict(raw, { onExcessProperty: "error" });
   if (!Result.isSuccess(strict)) {
     const issue = formatter(strict.failure).issues[0];
