@@ -96,6 +96,16 @@ describe("model routes: real clients → gateway → text-only OpenAI-compatible
     expect(upstreamTranscript(sent)).toContain("get_weather");
   });
 
+  it("keeps the upstream connection alive across requests", async () => {
+    const before = upstream().connections();
+    for (let i = 0; i < 4; i++)
+      await client.chat.completions.create({
+        model: "qwen3-local",
+        messages: [{ role: "user", content: "hi" }],
+      });
+    expect(upstream().connections() - before).toBeLessThanOrEqual(1);
+  });
+
   it("openai runTools() through an alias: a full loop with the result fed back upstream", async () => {
     const runner = client.chat.completions.runTools({
       model: "local",
