@@ -115,6 +115,7 @@ describe("model routes: real clients → gateway → text-only OpenAI-compatible
           type: "function",
           function: {
             name: "get_weather",
+            description: "Current weather for a city",
             parameters: weatherSchema,
             function: (args: { city: string }) => `Sunny in ${args.city}`,
             parse: JSON.parse,
