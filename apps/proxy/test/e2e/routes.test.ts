@@ -34,6 +34,8 @@ const localModel = (request: RecordedUpstreamRequest): UpstreamTurn => {
       splitAt: [3, 50, 51, 52, 200, 333, 401, 402, 777],
     };
   if (/slow/i.test(input)) return { chunks: ["slow ", "answer"], delayMs: 300 };
+  if (/throttle me/i.test(input)) return { status: 429, retryAfter: "7", errorMessage: "slow down" };
+  if (/bad key/i.test(input)) return { status: 401, errorMessage: "invalid api key" };
   return { text: "Hello from the local model." };
 };
 
@@ -274,6 +276,25 @@ describe("model routes: real clients → gateway → text-only OpenAI-compatible
       messages: [{ role: "user", content: "hi" }],
     });
     expect(again.choices[0]?.message.content).toBe("Hello from the local model.");
+  });
+
+  it("upstream 429 → 429 with the upstream's Retry-After; 401 → 503 backend_auth naming the route", async () => {
+    const post = (content: string) =>
+      fetch(`${e2e.url}/v1/chat/completions`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ model: "qwen3-local", messages: [{ role: "user", content }] }),
+      });
+    const throttled = await post("throttle me");
+    expect(throttled.status).toBe(429);
+    expect(throttled.headers.get("retry-after")).toBe("7");
+    expect(((await throttled.json()) as { error: { type: string } }).error.type).toBe("rate_limit_error");
+    const refused = await post("bad key");
+    expect(refused.status).toBe(503);
+    const body = (await refused.json()) as { error: { type: string; message: string } };
+    expect(body.error.type).toBe("authentication_error");
+    expect(body.error.message).toContain("route 'qwen3-local'");
+    expect(body.error.message).toContain("apiKeyEnv");
   });
 
   it("each route has its own admission: a second turn on a full route is refused, others are not", async () => {
