@@ -34,6 +34,7 @@ const localModel = (request: RecordedUpstreamRequest): UpstreamTurn => {
       splitAt: [3, 50, 51, 52, 200, 333, 401, 402, 777],
     };
   if (/slow/i.test(input)) return { chunks: ["slow ", "answer"], delayMs: 300 };
+  if (/hang forever/i.test(input)) return { chunks: ["waiting "], hang: true };
   if (/throttle me/i.test(input)) return { status: 429, retryAfter: "7", errorMessage: "slow down" };
   if (/bad key/i.test(input)) return { status: 401, errorMessage: "invalid api key" };
   return { text: "Hello from the local model." };
@@ -295,6 +296,21 @@ describe("model routes: real clients → gateway → text-only OpenAI-compatible
     expect(body.error.type).toBe("authentication_error");
     expect(body.error.message).toContain("route 'qwen3-local'");
     expect(body.error.message).toContain("apiKeyEnv");
+  });
+
+  it("a client that disconnects mid-stream cancels the upstream request", async () => {
+    const before = upstream().abandoned();
+    const controller = new AbortController();
+    const stream = await client.chat.completions.create(
+      { model: "qwen3-local", messages: [{ role: "user", content: "hang forever" }], stream: true },
+      { signal: controller.signal },
+    );
+    const read = (async () => {
+      for await (const chunk of stream) if (chunk.choices[0]?.delta.content) controller.abort();
+    })();
+    await read.catch(() => undefined); // the SDK may end the iteration quietly or throw on abort
+    await expect.poll(() => upstream().abandoned()).toBe(before + 1);
+    expect(upstream().open()).toBe(0);
   });
 
   it("each route has its own admission: a second turn on a full route is refused, others are not", async () => {
