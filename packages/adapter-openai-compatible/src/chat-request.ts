@@ -1,11 +1,19 @@
-import type { BackendRequest, ContentPart, PromptMessage } from "@proxy/core";
+import type { BackendRequest, ContentPart, PromptMessage, ToolChoice, ToolPolicy } from "@proxy/core";
 
 type ChatContent = string | Array<Record<string, unknown>>;
 
-export interface ChatMessage {
-  readonly role: "system" | "user" | "assistant";
-  readonly content: ChatContent;
+interface ChatToolCall {
+  readonly id: string;
+  readonly type: "function";
+  readonly function: { readonly name: string; readonly arguments: string };
 }
+
+export type ChatMessage =
+  | { readonly role: "system" | "user" | "assistant"; readonly content: ChatContent }
+  /** A native turn's earlier function calls. */
+  | { readonly role: "assistant"; readonly content: null; readonly tool_calls: ReadonlyArray<ChatToolCall> }
+  /** …and their outputs. */
+  | { readonly role: "tool"; readonly tool_call_id: string; readonly content: string };
 
 /** Plain strings where possible: many local servers' templates only handle string content. */
 const toContent = (parts: ReadonlyArray<ContentPart>, textOnly: boolean): ChatContent | undefined => {
@@ -23,9 +31,21 @@ const toContent = (parts: ReadonlyArray<ContentPart>, textOnly: boolean): ChatCo
 
 /**
  * History keeps its roles; `developer` becomes `system`, the role every chat template knows.
- * Assistant turns carry text only (images have no assistant form on this wire).
+ * Assistant turns carry text only (images have no assistant form on this wire). A native turn's
+ * calls and outputs become `tool_calls` and `tool` messages.
  */
 const toMessage = (message: PromptMessage): ChatMessage | undefined => {
+  if ("toolCalls" in message)
+    return {
+      role: "assistant",
+      content: null,
+      tool_calls: message.toolCalls.map((c) => ({
+        id: c.callId,
+        type: "function",
+        function: { name: c.name, arguments: c.arguments },
+      })),
+    };
+  if (message.role === "tool") return { role: "tool", tool_call_id: message.callId, content: message.output };
   const content = toContent(message.content, message.role === "assistant");
   if (content === undefined) return undefined;
   return { role: message.role === "developer" ? "system" : message.role, content };
@@ -44,7 +64,29 @@ export const toChatMessages = (request: BackendRequest): ChatMessage[] => {
   return messages;
 };
 
-/** The streamed `POST /chat/completions` body for prompt mode: no `tools`, usage requested. */
+const toToolChoice = (choice: ToolChoice) =>
+  choice.type === "tool" ? { type: "function", function: { name: choice.name } } : choice.type;
+
+/** Native mode: the client's tools, choice and parallelism, as they are. */
+const nativeTools = (policy: ToolPolicy) => ({
+  tools: policy.tools.map((t) => ({
+    type: "function",
+    function: {
+      name: t.name,
+      ...(t.description === undefined ? {} : { description: t.description }),
+      parameters: t.parameters ?? { type: "object", properties: {} },
+      ...(t.strict ? { strict: true } : {}),
+    },
+  })),
+  tool_choice: toToolChoice(policy.choice),
+  // Sent only when it restricts: several servers reject the field they do not know.
+  ...(policy.parallel ? {} : { parallel_tool_calls: false }),
+});
+
+/**
+ * The streamed `POST /chat/completions` body: prompt mode sends no `tools` (the manifest is in the
+ * instructions); a native turn (`request.tools`) sends them. Usage is always requested.
+ */
 export const toChatBody = (
   request: BackendRequest,
 ): { readonly messages: ChatMessage[]; readonly [field: string]: unknown } => ({
@@ -52,6 +94,7 @@ export const toChatBody = (
   messages: toChatMessages(request),
   stream: true,
   stream_options: { include_usage: true },
+  ...(request.tools === undefined ? {} : nativeTools(request.tools)),
   ...(request.maxOutputTokens === undefined ? {} : { max_tokens: request.maxOutputTokens }),
   ...(request.reasoningEffort === undefined ? {} : { reasoning_effort: request.reasoningEffort }),
 });
@@ -59,9 +102,10 @@ export const toChatBody = (
 /** Everything the prompt says, for estimating input tokens when the upstream reports none. */
 export const promptText = (messages: ReadonlyArray<ChatMessage>): string =>
   messages
-    .map((m) =>
-      typeof m.content === "string"
-        ? m.content
-        : m.content.map((p) => (typeof p.text === "string" ? p.text : "")).join(""),
-    )
+    .map((m) => {
+      if ("tool_calls" in m)
+        return m.tool_calls.map((c) => `${c.function.name}(${c.function.arguments})`).join("\n");
+      if (typeof m.content === "string") return m.content;
+      return (m.content ?? []).map((p) => (typeof p.text === "string" ? p.text : "")).join("");
+    })
     .join("\n");

@@ -18,6 +18,12 @@ export interface OpenAICompatibleBackendOptions {
   readonly idleTimeoutMs?: number | undefined;
   /** Kept-alive connections to the upstream (default 64). */
   readonly maxConnections?: number | undefined;
+  /**
+   * Native tool mode: the server's own function calling is used (`tools`/`tool_choice` are sent as
+   * they are and its `tool_calls` come back as tool-call events). Off by default: many local
+   * servers' templates do tools badly, and prompt mode works with any of them.
+   */
+  readonly nativeTools?: boolean | undefined;
   /** How long a failed reachability check is trusted before `readiness()` re-probes (default 5 s). */
   readonly reprobeAfterMs?: number | undefined;
 }
@@ -110,6 +116,7 @@ export const createOpenAICompatibleBackend = (
   return {
     specificationVersion: "v1",
     name: `openai-compatible:${route}`,
+    capabilities: { nativeTools: options.nativeTools === true },
     stream(request, { signal }) {
       return {
         async *[Symbol.asyncIterator]() {

@@ -12,6 +12,7 @@ import { decodeChatChunk, mapFinishReason, toUsage, upstreamErrorMessage } from 
 import { type ChatMessage, promptText, toChatBody } from "./chat-request.js";
 import { mapTransportError, mapUpstreamStatus } from "./map-upstream-error.js";
 import { createThinkSplitter, type ThinkSegment } from "./think-splitter.js";
+import { createToolCallAccumulator } from "./tool-call-accumulator.js";
 
 /** What one turn needs from its backend: where to send it, how, and where to report reachability. */
 export interface TurnContext {
@@ -101,6 +102,8 @@ export async function* streamTurn(
     const parser = createParser({ onEvent: (event) => void data.push(event.data) });
     const decoder = new TextDecoder();
     const splitter = createThinkSplitter();
+    // Native turns only: the model's own calls, keyed by index; ids the server omits are minted here.
+    const calls = createToolCallAccumulator(() => `call_${crypto.randomUUID().replaceAll("-", "")}`);
     // Kept only to estimate usage if the upstream reports none (pushing a string copies nothing).
     const output: string[] = [];
     let usage: Usage | undefined;
@@ -145,6 +148,11 @@ export async function* streamTurn(
             output.push(content);
             for (const segment of splitter.push(content)) yield segmentEvent(segment);
           }
+          const toolCalls = choice.delta?.tool_calls;
+          if (toolCalls) {
+            for (const d of toolCalls) if (d.function?.arguments) output.push(d.function.arguments);
+            for (const event of calls.push(toolCalls)) yield event;
+          }
           if (choice.finish_reason) finish = mapFinishReason(choice.finish_reason);
         }
         data.length = 0;
@@ -167,6 +175,8 @@ export async function* streamTurn(
       };
       return;
     }
+    // A call is complete only once the upstream finished; an interrupted stream yields none.
+    for (const event of calls.flush()) yield event;
     yield { type: "usage", usage: usage ?? estimateUsage(body.messages, output) };
     yield { type: "finish", finish: finish ?? { reason: "stop", raw: "done" } };
   } finally {

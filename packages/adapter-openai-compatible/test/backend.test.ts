@@ -275,3 +275,81 @@ describe("openai-compatible backend: upstream failures name the route and never 
     await again.close();
   });
 });
+
+describe("openai-compatible backend in native tool mode", () => {
+  const weather = {
+    name: "get_weather",
+    description: "Current weather",
+    parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
+    strict: true,
+  };
+
+  it("sends tools, tool_choice and parallel_tool_calls as they are, and maps the streamed tool_calls", async () => {
+    const native = createOpenAICompatibleBackend({
+      baseUrl: upstream.url,
+      route: "local-qwen",
+      nativeTools: true,
+    });
+    expect(native.capabilities?.nativeTools).toBe(true);
+    next = {
+      chunks: ["Let me look."],
+      toolCalls: [{ id: "call_up_1", name: "get_weather", argumentChunks: ['{"ci', 'ty":"Pa', 'ris"}'] }],
+      splitAt: [40, 41, 300, 555],
+    };
+    const { events } = await collect(
+      native,
+      request("weather?", {
+        tools: { tools: [weather], choice: { type: "tool", name: "get_weather" }, parallel: false },
+      }),
+    );
+    await native.close();
+    const sent = upstream.requests.at(-1)!.body;
+    expect(sent.tools).toEqual([
+      {
+        type: "function",
+        function: {
+          name: "get_weather",
+          description: "Current weather",
+          parameters: weather.parameters,
+          strict: true,
+        },
+      },
+    ]);
+    expect(sent.tool_choice).toEqual({ type: "function", function: { name: "get_weather" } });
+    expect(sent.parallel_tool_calls).toBe(false);
+    expect(events.filter((e) => e.type.startsWith("tool-call"))).toEqual([
+      { type: "tool-call-start", callId: "call_up_1", name: "get_weather" },
+      { type: "tool-call-delta", callId: "call_up_1", delta: '{"ci' },
+      { type: "tool-call-delta", callId: "call_up_1", delta: 'ty":"Pa' },
+      { type: "tool-call-delta", callId: "call_up_1", delta: 'ris"}' },
+      { type: "tool-call", callId: "call_up_1", name: "get_weather", arguments: '{"city":"Paris"}' },
+    ]);
+    expect(events.at(-1)).toEqual({ type: "finish", finish: { reason: "tool_calls", raw: "tool_calls" } });
+  });
+
+  it("a prompt-mode backend declares no native tools and a prompt request carries no tools", async () => {
+    expect(backend.capabilities?.nativeTools).toBe(false);
+    next = { text: "ok" };
+    await collect(backend, request("hi"));
+    expect(upstream.requests.at(-1)!.body).not.toHaveProperty("tools");
+  });
+
+  it("a stream cut before the end yields no half-finished call", async () => {
+    const native = createOpenAICompatibleBackend({
+      baseUrl: upstream.url,
+      route: "local-qwen",
+      nativeTools: true,
+    });
+    next = {
+      toolCalls: [{ id: "call_cut", name: "get_weather", argumentChunks: ['{"city":'] }],
+      disconnect: true,
+    };
+    const { events } = await collect(
+      native,
+      request("weather?", { tools: { tools: [weather], choice: { type: "auto" }, parallel: true } }),
+    );
+    await native.close();
+    expect(events.some((e) => e.type === "tool-call")).toBe(false);
+    expect(events.at(-1)).toMatchObject({ type: "error", error: { kind: "backend_error" } });
+  });
+});

@@ -66,6 +66,7 @@ export const createGatewayBackend = (
     get capabilities() {
       return inner.capabilities;
     },
+    capabilitiesFor: (model) => inner.capabilitiesFor?.(aliases[model] ?? model),
     stream: (request, { signal }) => guarded(request, signal),
     async listModels() {
       const models = await inner.listModels();

@@ -63,6 +63,9 @@ export const withRouteAdmission = (
   return {
     specificationVersion: "v1",
     name: inner.name,
+    get capabilities() {
+      return inner.capabilities;
+    },
     stream: (request, { signal }) => admitted(request, signal),
     listModels: () => inner.listModels(),
     readiness() {

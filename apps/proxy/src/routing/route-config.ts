@@ -21,11 +21,14 @@ const common = {
   reasoningEffort: Schema.optional(Schema.Literals(["none", "minimal", "low", "medium", "high", "xhigh"])),
   /** Turns of this route running at once; more wait in the route's queue. */
   maxInFlight: Schema.optional(PositiveInt),
-  /** `prompt`: tools are taught in the prompt and parsed from text. `auto` is `prompt`. */
-  toolMode: Schema.optional(Schema.Literals(["auto", "prompt"])),
 };
 
-export const CodexRoute = Schema.Struct({ ...common, backend: Schema.Literal("codex") });
+export const CodexRoute = Schema.Struct({
+  ...common,
+  backend: Schema.Literal("codex"),
+  /** `prompt`: always teach tools in the prompt; `auto`: as codex and PROXY_TOOL_MODE decide. */
+  toolMode: Schema.optional(Schema.Literals(["auto", "prompt"])),
+});
 
 export const OpenAICompatibleRoute = Schema.Struct({
   ...common,
@@ -34,6 +37,11 @@ export const OpenAICompatibleRoute = Schema.Struct({
   baseUrl: HttpUrl,
   /** Name of the environment variable holding the upstream's API key (none: no key sent). */
   apiKeyEnv: Schema.optional(EnvName),
+  /**
+   * `native`: `tools`/`tool_choice` go to the server as they are and its `tool_calls` come back
+   * (for servers that do tools well); `prompt` and `auto` (the default): tools taught in the prompt.
+   */
+  toolMode: Schema.optional(Schema.Literals(["auto", "prompt", "native"])),
 });
 
 /** One entry of the `models` list: a model name clients can ask for, and what serves it. */

@@ -69,7 +69,13 @@ export const createRoutedBackend = (routes: ReadonlyArray<Route>): RoutedBackend
 
   return {
     specificationVersion: "v1",
-    name: "router",
+    name: "model router",
+    capabilitiesFor(model) {
+      const route = byName.get(model);
+      if (!route) return undefined;
+      // `prompt` keeps a route in prompt mode whatever its backend can do.
+      return route.config.toolMode === "prompt" ? { nativeTools: false } : route.backend.capabilities;
+    },
     stream: (request, options) => routed(request, options.signal),
     async listModels(): Promise<ReadonlyArray<ModelInfo>> {
       return routes.flatMap(({ config }) => [

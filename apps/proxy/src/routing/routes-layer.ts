@@ -21,6 +21,7 @@ const acquireUpstream = (
         baseUrl: route.baseUrl,
         route: route.id,
         apiKey: route.apiKeyEnv ? env[route.apiKeyEnv] : undefined,
+        nativeTools: route.toolMode === "native",
       });
       if (!(await backend.probe()))
         logger.warn(

@@ -40,6 +40,17 @@ const localModel = (request: RecordedUpstreamRequest): UpstreamTurn => {
   return { text: "Hello from the local model." };
 };
 
+/** A server that does tools well (native mode): gets `tools`, answers with its own `tool_calls`. */
+const nativeModel = (request: RecordedUpstreamRequest): UpstreamTurn => {
+  const messages = request.body.messages as Array<{ role: string; content: unknown }>;
+  const last = messages.at(-1);
+  if (last?.role === "tool") return { text: `The weather: ${String(last.content)}` };
+  if (!request.body.tools) return { text: "no tools were offered" };
+  return {
+    toolCalls: [{ id: "call_upstream_7", name: "get_weather", argumentChunks: ['{"city":', '"Paris"}'] }],
+  };
+};
+
 const weatherSchema = {
   type: "object",
   properties: { city: { type: "string" } },
@@ -58,8 +69,8 @@ describe("model routes: real clients → gateway → text-only OpenAI-compatible
     downPort = gone.port;
     await gone.close();
     e2e = await startUpstreamGateway(
-      [localModel],
-      ([local]) => [
+      [localModel, nativeModel],
+      ([local, native]) => [
         {
           id: "qwen3-local",
           backend: "openai-compatible",
@@ -68,6 +79,7 @@ describe("model routes: real clients → gateway → text-only OpenAI-compatible
           aliases: ["local"],
         },
         { id: "one-at-a-time", backend: "openai-compatible", baseUrl: local, maxInFlight: 1 },
+        { id: "vllm-native", backend: "openai-compatible", baseUrl: native, toolMode: "native" },
         { id: "offline-model", backend: "openai-compatible", baseUrl: `http://127.0.0.1:${downPort}/v1` },
       ],
       { PROXY_MAX_QUEUE: "0" },
@@ -230,12 +242,77 @@ describe("model routes: real clients → gateway → text-only OpenAI-compatible
     expect(result.finalOutput).toBe("The weather: Foggy in Paris");
   });
 
+  it("native route: tools go upstream as they are and its own tool_calls come back, next to a prompt route", async () => {
+    const tools = [
+      { type: "function" as const, function: { name: "get_weather", parameters: weatherSchema } },
+    ];
+    const res = await client.chat.completions.create({
+      model: "vllm-native",
+      messages: [{ role: "user", content: "What's the weather in Paris?" }],
+      tools,
+    });
+    const call = res.choices[0]?.message.tool_calls?.[0];
+    expect(res.choices[0]?.finish_reason).toBe("tool_calls");
+    expect(call).toMatchObject({
+      id: "call_upstream_7",
+      function: { name: "get_weather", arguments: '{"city":"Paris"}' },
+    });
+    const sent = e2e.upstreams[1]!.requests.at(-1)!.body;
+    expect(sent.tools).toEqual([
+      { type: "function", function: { name: "get_weather", parameters: weatherSchema } },
+    ]);
+    expect(sent.tool_choice).toBe("auto");
+    expect(JSON.stringify(sent.messages)).not.toContain("<tool_call>");
+    // The same request to a prompt route in the same gateway still sends no tools.
+    await client.chat.completions.create({
+      model: "qwen3-local",
+      messages: [{ role: "user", content: "hi" }],
+      tools,
+    });
+    expect(upstream().requests.at(-1)!.body).not.toHaveProperty("tools");
+  });
+
+  it("native route: the tool result goes back as a tool message with the model's call id (Responses API)", async () => {
+    const tools = [
+      { type: "function" as const, name: "get_weather", parameters: weatherSchema, strict: true },
+    ];
+    const first = await client.responses.create({ model: "vllm-native", input: "weather in Paris?", tools });
+    const call = first.output.find((i) => i.type === "function_call");
+    expect(call).toMatchObject({ call_id: "call_upstream_7", arguments: '{"city":"Paris"}' });
+    const second = await client.responses.create({
+      model: "vllm-native",
+      tools,
+      input: [
+        { role: "user", content: "weather in Paris?" },
+        ...first.output.filter((i) => i.type === "function_call"),
+        { type: "function_call_output", call_id: "call_upstream_7", output: "Hail" },
+      ],
+    });
+    expect(second.output_text).toBe("The weather: Hail");
+    const messages = e2e.upstreams[1]!.requests.at(-1)!.body.messages as Array<Record<string, unknown>>;
+    expect(messages.slice(-2)).toEqual([
+      {
+        role: "assistant",
+        content: null,
+        tool_calls: [
+          {
+            id: "call_upstream_7",
+            type: "function",
+            function: { name: "get_weather", arguments: '{"city":"Paris"}' },
+          },
+        ],
+      },
+      { role: "tool", tool_call_id: "call_upstream_7", content: "Hail" },
+    ]);
+  });
+
   it("/v1/models lists the routes and their aliases", async () => {
     const models = await client.models.list();
     expect(models.data.map((m) => [m.id, m.owned_by])).toEqual([
       ["qwen3-local", "openai-compatible"],
       ["local", "openai-compatible"],
       ["one-at-a-time", "openai-compatible"],
+      ["vllm-native", "openai-compatible"],
       ["offline-model", "openai-compatible"],
     ]);
   });
@@ -270,6 +347,7 @@ describe("model routes: real clients → gateway → text-only OpenAI-compatible
     expect(readiness.routes.map((r) => [r.route, r.backend, r.ready])).toEqual([
       ["qwen3-local", "openai-compatible", true],
       ["one-at-a-time", "openai-compatible", true],
+      ["vllm-native", "openai-compatible", true],
       ["offline-model", "openai-compatible", false],
     ]);
     const again = await client.chat.completions.create({

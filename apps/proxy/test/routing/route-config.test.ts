@@ -35,7 +35,11 @@ describe("model routes in the configuration", () => {
     ],
     ["a missing id", [{ backend: "codex" }], /models\[0\]\.id/],
     ["maxInFlight 0", [{ ...upstream, maxInFlight: 0 }], /models\[0\]\.maxInFlight/],
-    ["toolMode native (not available yet)", [{ ...upstream, toolMode: "native" }], /models\[0\]\.toolMode/],
+    [
+      "toolMode native on a codex route",
+      [{ id: "x", backend: "codex", toolMode: "native" }],
+      /models\[0\]\.toolMode/,
+    ],
     [
       "an unknown reasoning effort",
       [{ ...upstream, reasoningEffort: "max" }],
@@ -57,6 +61,11 @@ describe("model routes in the configuration", () => {
     expect(run).toThrow(ConfigError);
     expect(run).toThrow(/PROXY_MODELS/);
     expect(run).toThrow(message);
+  });
+
+  it("accepts toolMode native on an openai-compatible route", () => {
+    const models = [{ ...upstream, toolMode: "native" }];
+    expect(resolveConfig({ env: { PROXY_MODELS: JSON.stringify(models) } }).models).toEqual(models);
   });
 
   it("names PROXY_MODELS when it is not JSON", () => {
