@@ -5,7 +5,7 @@ import { createGatewayBackend, type GatewayBackend } from "./backend/gateway-bac
 import { requireBackendAuth } from "./backend/require-auth.js";
 import type { GatewayConfig } from "./config/config.js";
 import type { Logger } from "./observability/logger.js";
-import { acquireRoutes } from "./routing/routes-layer.js";
+import { type AcquiredBackend, acquireRoutes } from "./routing/routes-layer.js";
 
 /** A sealed, supervised codex app-server pool (auth-guarded), closed with the scope. */
 const acquireCodex = (config: GatewayConfig, logger: Logger, env: NodeJS.ProcessEnv) =>
@@ -17,6 +17,7 @@ const acquireCodex = (config: GatewayConfig, logger: Logger, env: NodeJS.Process
         maxInFlight: config.maxInFlight,
         maxQueue: config.maxQueue,
         env,
+        passEnv: config.codexPassEnv,
         logger: logger.child({ component: "codex" }),
       });
       await codex.warmup();
@@ -34,7 +35,15 @@ const acquireCodex = (config: GatewayConfig, logger: Logger, env: NodeJS.Process
       return { codex, guarded: requireBackendAuth(codex, () => codex.checkAuth(), auth) };
     }),
     ({ codex }) => Effect.promise(() => codex.close()),
-  ).pipe(Effect.map(({ guarded }) => guarded));
+  ).pipe(
+    // Once draining starts the codex pool stops restarting its processes.
+    Effect.map(
+      ({ codex, guarded }): AcquiredBackend => ({
+        backend: guarded,
+        beginShutdown: () => codex.beginShutdown(),
+      }),
+    ),
+  );
 
 /** The backend the gateway serves from. Only this file decides which implementation that is. */
 export class Backend extends Context.Service<Backend, GatewayBackend>()("@proxy/gateway/Backend") {
@@ -47,7 +56,9 @@ export class Backend extends Context.Service<Backend, GatewayBackend>()("@proxy/
     Layer.effect(
       Backend,
       acquireCodex(config, logger, env).pipe(
-        Effect.map((codex) => createGatewayBackend(codex, config.modelAliases)),
+        Effect.map(({ backend, beginShutdown }) =>
+          createGatewayBackend(backend, config.modelAliases, beginShutdown),
+        ),
       ),
     );
 
@@ -60,7 +71,9 @@ export class Backend extends Context.Service<Backend, GatewayBackend>()("@proxy/
     Layer.effect(
       Backend,
       acquireRoutes(config, logger, env, acquireCodex(config, logger, env)).pipe(
-        Effect.map((routed) => createGatewayBackend(routed, config.modelAliases)),
+        Effect.map(({ backend, beginShutdown }) =>
+          createGatewayBackend(backend, config.modelAliases, beginShutdown),
+        ),
       ),
     );
 

@@ -9,6 +9,12 @@ import { createRoutedBackend, type Route, type RoutedBackend } from "./route-tab
 
 type UpstreamRoute = Extract<RouteConfig, { backend: "openai-compatible" }>;
 
+/** A backend as the runtime acquired it, with what to do when the gateway starts draining. */
+export interface AcquiredBackend {
+  readonly backend: TextBackend;
+  readonly beginShutdown: () => void;
+}
+
 /** One upstream's backend, probed once at startup (a down upstream is logged, not fatal), closed with the scope. */
 const acquireUpstream = (
   route: UpstreamRoute,
@@ -41,10 +47,11 @@ export const acquireRoutes = (
   config: GatewayConfig,
   logger: Logger,
   env: Readonly<Record<string, string | undefined>>,
-  acquireCodex: Effect.Effect<TextBackend, never, Scope.Scope>,
-): Effect.Effect<RoutedBackend, never, Scope.Scope> =>
+  acquireCodex: Effect.Effect<AcquiredBackend, never, Scope.Scope>,
+): Effect.Effect<AcquiredBackend & { readonly backend: RoutedBackend }, never, Scope.Scope> =>
   Effect.gen(function* () {
-    const codex = config.models.some((r) => r.backend === "codex") ? yield* acquireCodex : undefined;
+    const acquired = config.models.some((r) => r.backend === "codex") ? yield* acquireCodex : undefined;
+    const codex = acquired?.backend;
     const routes: Route[] = [];
     for (const route of config.models) {
       const backend =
@@ -65,5 +72,5 @@ export const acquireRoutes = (
       { routes: config.models.map((r) => ({ id: r.id, backend: r.backend, aliases: r.aliases ?? [] })) },
       "model routes",
     );
-    return createRoutedBackend(routes);
+    return { backend: createRoutedBackend(routes), beginShutdown: () => acquired?.beginShutdown() };
   });
