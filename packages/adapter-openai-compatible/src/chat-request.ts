@@ -96,8 +96,27 @@ export const toChatBody = (
   stream_options: { include_usage: true },
   ...(request.tools === undefined ? {} : nativeTools(request.tools)),
   ...(request.maxOutputTokens === undefined ? {} : { max_tokens: request.maxOutputTokens }),
-  ...(request.reasoningEffort === undefined ? {} : { reasoning_effort: request.reasoningEffort }),
+  ...reasoningEffort(request.reasoningEffort),
 });
+
+/**
+ * Servers that take `reasoning_effort` (vLLM, Ollama, llama.cpp for some models) know only
+ * low/medium/high and may refuse anything else: the gateway's wider scale is folded onto those.
+ */
+const reasoningEffort = (effort: BackendRequest["reasoningEffort"]) => {
+  switch (effort) {
+    case undefined:
+    case "none":
+      return {};
+    case "minimal":
+    case "low":
+      return { reasoning_effort: "low" };
+    case "medium":
+      return { reasoning_effort: "medium" };
+    default:
+      return { reasoning_effort: "high" };
+  }
+};
 
 /** Everything the prompt says, for estimating input tokens when the upstream reports none. */
 export const promptText = (messages: ReadonlyArray<ChatMessage>): string =>

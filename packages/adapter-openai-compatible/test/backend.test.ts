@@ -76,6 +76,17 @@ describe("openai-compatible backend at the wire", () => {
     expect(sent.body).not.toHaveProperty("tools");
   });
 
+  it.each([
+    ["minimal", "low"],
+    ["medium", "medium"],
+    ["xhigh", "high"],
+    ["none", undefined],
+  ] as const)("folds reasoning effort %s onto the servers' low/medium/high (%s)", async (effort, sent) => {
+    next = { text: "ok" };
+    await collect(backend, request("think", { reasoningEffort: effort }));
+    expect(upstream.requests.at(-1)!.body.reasoning_effort).toBe(sent);
+  });
+
   it("sends images as image_url parts", async () => {
     next = { text: "a cat" };
     await collect(
