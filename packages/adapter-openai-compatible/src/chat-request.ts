@@ -1,4 +1,11 @@
-import type { BackendRequest, ContentPart, PromptMessage, ToolChoice, ToolPolicy } from "@proxy/core";
+import {
+  type BackendRequest,
+  type ContentPart,
+  GatewayError,
+  type PromptMessage,
+  type ToolChoice,
+  type ToolPolicy,
+} from "@proxy/core";
 
 type ChatContent = string | Array<Record<string, unknown>>;
 
@@ -24,6 +31,13 @@ const toContent = (parts: ReadonlyArray<ContentPart>, textOnly: boolean): ChatCo
   const content = parts.flatMap((p): Array<Record<string, unknown>> => {
     if (p.type === "text") return [{ type: "text", text: p.text }];
     if (textOnly) return [];
+    // A remote URL would make the model server fetch whatever a client names (vLLM does): inline only.
+    if (!/^data:/i.test(p.url))
+      throw new GatewayError(
+        "invalid_request",
+        "This model only accepts inline images (data: URLs); fetch the image and send it base64-encoded.",
+        { param: "image_url", code: "invalid_image_url" },
+      );
     return [{ type: "image_url", image_url: { url: p.url, ...(p.detail ? { detail: p.detail } : {}) } }];
   });
   return content.length === 0 ? undefined : content;

@@ -107,6 +107,16 @@ describe("openai-compatible backend at the wire", () => {
     });
   });
 
+  it("refuses a remote image URL before asking the upstream (it would fetch it)", async () => {
+    const before = upstream.requests.length;
+    const { thrown } = await collect(
+      backend,
+      request("", { input: [{ type: "image", url: "http://169.254.169.254/latest/meta-data" }] }),
+    );
+    expect(thrown).toMatchObject({ kind: "invalid_request", param: "image_url", code: "invalid_image_url" });
+    expect(upstream.requests.length).toBe(before);
+  });
+
   it("reports the upstream's usage as is, and an estimate marked as such only when there is none", async () => {
     next = { text: "Four.", usage: { inputTokens: 120, outputTokens: 3 } };
     const reported = (await collect(backend, request("2+2?"))).events.find((e) => e.type === "usage");
