@@ -69,6 +69,12 @@ export const createMetrics = () => {
     labelNames: ["route"] as const,
     registers: [registry],
   });
+  const pendingToolRequests = new Gauge({
+    name: "proxy_codex_pending_tool_requests",
+    help: "Native turns: codex requests for tool results held open now (returns to 0 when turns end).",
+    labelNames: ["route"] as const,
+    registers: [registry],
+  });
 
   return {
     registry,
@@ -89,8 +95,17 @@ export const createMetrics = () => {
       });
     },
     /** Without `route` (a single backend) the series stay unlabelled, as before routing existed. */
-    observeBackend(readiness: { inFlight: number; queued: number; restarts: number }, route?: string) {
+    observeBackend(
+      readiness: {
+        inFlight: number;
+        queued: number;
+        restarts: number;
+        pendingToolRequests?: number | undefined;
+      },
+      route?: string,
+    ) {
       const labels = route === undefined ? {} : { route };
+      pendingToolRequests.set(labels, readiness.pendingToolRequests ?? 0);
       inFlight.set(labels, readiness.inFlight);
       queueDepth.set(labels, readiness.queued);
       backendRestarts.set(labels, readiness.restarts);
