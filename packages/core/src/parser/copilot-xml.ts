@@ -20,6 +20,14 @@ const ITEM_CLOSE = "</item>";
 const MAX_TAG_NAME = 256;
 const EMPTY_LIST_PARAMS: ReadonlySet<string> = new Set(["chatHistory", "salientTerms"]);
 
+/** The trimmed text of the first `<name>…</name>`, if any (also of an unfinished block). */
+export function useToolName(content: string): string | undefined {
+  const open = content.indexOf(NAME_OPEN);
+  const close = open < 0 ? -1 : content.indexOf(NAME_CLOSE, open + NAME_OPEN.length);
+  const name = close < 0 ? "" : content.slice(open + NAME_OPEN.length, close).trim();
+  return name === "" ? undefined : name;
+}
+
 /** Name and JSON arguments (keys in appearance order) of one block's content, or undefined without a name. */
 export function parseUseToolContent(content: string): { name: string; arguments: string } | undefined {
   const open = content.indexOf(NAME_OPEN);

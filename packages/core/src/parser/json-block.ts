@@ -111,37 +111,34 @@ export function openJsonBlock(ctx: BlockContext): OpenBlock {
     const blockRaw = TOOL_CALL_OPEN + written;
     const name = tokens.name();
     const strict = toolOf(name)?.strict === true;
+    if (status === "too-large") {
+      const detail = `the block exceeds ${ctx.maxBlockBytes} bytes`;
+      if (call) call.abandon("block-too-large", detail, blockRaw);
+      else rejectBlock(ctx, "block-too-large", strict, detail, blockRaw, name);
+      return strict ? "discard" : "passthrough";
+    }
+    const snapshot = tokens.snapshot(body);
+    // Without its close tag a block is a call only if its JSON object closed: anything else
+    // may be a cut-off call, and a repaired prefix would be a shortened one.
+    if (status === "open" && !snapshot.outerComplete) {
+      const detail = `the stream ended inside ${TOOL_CALL_OPEN}`;
+      if (call) call.abandon("unterminated", detail, blockRaw);
+      else rejectBlock(ctx, "unterminated", strict, detail, blockRaw, name);
+      return strict ? "drop-whitespace" : "text";
+    }
     if (call) {
-      const decision = decideJsonCall(tokens.snapshot(body), true);
-      const truncated = status === "too-large";
+      const decision = decideJsonCall(snapshot, true);
       call.finish({
         arguments: decision.ok ? decision.arguments : "",
         repaired: !decision.ok || decision.repaired,
         raw: blockRaw,
         format: "json",
-        ...(truncated ? { truncated } : {}),
       });
-      return truncated ? "discard" : "drop-whitespace";
+      return "drop-whitespace";
     }
-    if (status === "too-large") {
-      const detail = `the block exceeds ${ctx.maxBlockBytes} bytes`;
-      rejectBlock(ctx, "block-too-large", strict, detail, blockRaw, name);
-      return strict ? "discard" : "passthrough";
-    }
-    const unterminated = status === "open";
-    const decision = decideJsonCall(tokens.snapshot(body), !strict);
+    const decision = decideJsonCall(snapshot, !strict);
     if (!decision.ok) {
-      const detail = unterminated
-        ? `the stream ended inside ${TOOL_CALL_OPEN}: ${decision.detail}`
-        : decision.detail;
-      rejectBlock(
-        ctx,
-        unterminated ? "unterminated" : "invalid-json",
-        strict,
-        detail,
-        blockRaw,
-        decision.name,
-      );
+      rejectBlock(ctx, "invalid-json", strict, decision.detail, blockRaw, decision.name);
       return strict ? "drop-whitespace" : "text";
     }
     const chosen = ctx.tools.get(decision.name);
@@ -154,11 +151,7 @@ export function openJsonBlock(ctx: BlockContext): OpenBlock {
         ? "arguments needed repair"
         : schemaProblem(ctx, decision.name, decision.arguments);
       if (problem !== undefined) {
-        const reason = decision.repaired
-          ? unterminated
-            ? "unterminated"
-            : "invalid-json"
-          : "schema-mismatch";
+        const reason = decision.repaired ? "invalid-json" : "schema-mismatch";
         rejectBlock(ctx, reason, true, problem, blockRaw, decision.name);
         return "drop-whitespace";
       }

@@ -129,6 +129,7 @@ export const runTurn = (deps: TurnDeps, input: TurnInput): TurnHandle => {
             for (const parsed of parser.push(event.delta)) {
               const result = gate.accept(parsed);
               yield* result.events;
+              if (result.failure !== undefined) return { rawText, stopped: false, error: result.failure };
               if (result.violation !== undefined)
                 return { rawText, stopped: true, violation: result.violation };
               if (result.stop) {
@@ -141,6 +142,7 @@ export const runTurn = (deps: TurnDeps, input: TurnInput): TurnHandle => {
       for (const parsed of parser.flush()) {
         const result = gate.accept(parsed);
         yield* result.events;
+        if (result.failure !== undefined) return { rawText, stopped: false, error: result.failure };
         if (result.violation !== undefined) return { rawText, stopped: false, violation: result.violation };
         if (result.stop) break;
       }
