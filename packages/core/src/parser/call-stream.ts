@@ -25,7 +25,7 @@ export interface FinishedCall {
   readonly arguments: string;
   readonly repaired: boolean;
   readonly raw: string;
-  readonly format: "json" | "xml";
+  readonly format: string;
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { ToolSpec } from "../model/tool-spec.js";
+import type { BlockFormat } from "./block-format.js";
 
 /** Checks parsed arguments against a tool's JSON Schema (compiled once per request). */
 export interface ArgumentsValidator {
@@ -15,6 +16,8 @@ export interface SentinelParserOptions {
   readonly validator?: ArgumentsValidator | undefined;
   /** Max bytes one open block may buffer before it fails (default 1 MiB). */
   readonly maxBlockBytes?: number | undefined;
+  /** The block formats recognised in the text (default: all of them, whichever one was taught). */
+  readonly formats?: ReadonlyArray<BlockFormat> | undefined;
 }
 
 export type RejectReason =
@@ -41,7 +44,8 @@ export type ParserEvent =
       readonly name: string;
       /** Exactly the concatenation of this call's deltas; a JSON object text. */
       readonly arguments: string;
-      readonly format: "json" | "xml";
+      /** The `id` of the block format the call was written in. */
+      readonly format: string;
       /** True when jsonrepair (or closing a truncated prefix) was needed. */
       readonly repaired: boolean;
       /** Soft tools: the schema mismatch that was tolerated. */

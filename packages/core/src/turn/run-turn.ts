@@ -5,7 +5,7 @@ import type { TurnRequest } from "../model/conversation.js";
 import { type Finish, resolveFinishReason } from "../model/finish-reason.js";
 import type { ToolPolicy } from "../model/tool-spec.js";
 import { addUsage, type Usage } from "../model/usage.js";
-import { createSentinelParser } from "../parser/index.js";
+import { blockFormatFor, createSentinelParser } from "../parser/index.js";
 import { type Clock, systemClock } from "../ports/clock.js";
 import type { IdGenerator } from "../ports/id-generator.js";
 import type { BackendRequest, TextBackend } from "../ports/text-backend.js";
@@ -73,7 +73,7 @@ export const runTurn = (deps: TurnDeps, input: TurnInput): TurnHandle => {
   const { request, tools, settings, signal } = input;
   const clock = deps.clock ?? systemClock;
   const telemetry = createTelemetry(tools.tools.map((t) => t.name));
-  const format = settings.outputMode === "obsidian-xml" ? "xml" : "json";
+  const format = blockFormatFor(settings.outputMode);
   const rendered = renderBackendRequest(request, tools, format);
   telemetry.echoedCalls = rendered.echoedCalls;
   const allowed =

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { parseUseToolContent } from "../../src/parser/copilot-xml.js";
+import { parseUseToolContent } from "../../src/formats/copilot-xml.js";
 import { createSentinelParser } from "../../src/parser/index.js";
 import {
   assertInvariants,

@@ -1,9 +1,9 @@
-import type { AfterBlock, BlockContext } from "./call-stream.js";
-import { createCallStream, rejectBlock, schemaProblem } from "./call-stream.js";
-import { advanceMatch, utf8Width } from "./chars.js";
+import type { OpenBlock } from "../parser/block-format.js";
+import type { AfterBlock, BlockContext } from "../parser/call-stream.js";
+import { createCallStream, rejectBlock, schemaProblem } from "../parser/call-stream.js";
+import { advanceMatch, utf8Width } from "../parser/chars.js";
+import { createTextBuffer } from "../parser/text-buffer.js";
 import { parseUseToolContent, useToolName } from "./copilot-xml.js";
-import type { OpenBlock } from "./json-block.js";
-import { createTextBuffer } from "./text-buffer.js";
 
 export const USE_TOOL_OPEN = "<use_tool>";
 export const USE_TOOL_CLOSE = "</use_tool>";

@@ -1,21 +1,13 @@
-import type { AfterBlock, BlockContext, CallStream } from "./call-stream.js";
-import { createCallStream, rejectBlock, schemaProblem } from "./call-stream.js";
-import { utf8Width } from "./chars.js";
+import type { OpenBlock } from "../parser/block-format.js";
+import type { AfterBlock, BlockContext, CallStream } from "../parser/call-stream.js";
+import { createCallStream, rejectBlock, schemaProblem } from "../parser/call-stream.js";
+import { utf8Width } from "../parser/chars.js";
+import { createTextBuffer } from "../parser/text-buffer.js";
 import { decideJsonCall } from "./json-call-decision.js";
-import { createTextBuffer } from "./text-buffer.js";
 import { createToolCallTokenizer, TOOL_CALL_CLOSE } from "./tool-call-tokenizer.js";
 
 export const TOOL_CALL_OPEN = "<tool_call>";
 export { TOOL_CALL_CLOSE };
-
-/** A sentinel block being read: fed until it closes, outgrows its budget, or the stream ends. */
-export interface OpenBlock {
-  /** Consumes `s` from `start`; returns the index of the first character it did not consume. */
-  feed(s: string, start: number): number;
-  state(): "open" | "closed" | "too-large";
-  /** Emits the block's final events (at close, overflow, or end of stream). */
-  finish(): AfterBlock;
-}
 
 /**
  * `<tool_call>{"name": …, "arguments": …}</tool_call>`: tokenizes the outer object as it

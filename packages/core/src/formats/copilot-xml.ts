@@ -1,6 +1,5 @@
 /**
- * Obsidian Copilot's legacy `<use_tool>` rules (v3.0–3.1.5 `parseXMLToolCalls`, see
- * docs/reference obsidian-copilot.md §A.1), re-implemented without its backtracking regexes so
+ * Obsidian Copilot's legacy `<use_tool>` rules (v3.0–3.1.5 `parseXMLToolCalls`), re-implemented without its backtracking regexes so
  * a 1 MiB block stays linear: `<name>` is trimmed; every other child element becomes a key;
  * scalars stay strings; JSON array/object text is parsed; `<item>` lists; nested tags make an
  * object; empty gives `""` (`[]` for chatHistory/salientTerms); no entity decoding.
