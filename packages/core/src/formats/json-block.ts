@@ -1,7 +1,7 @@
 import type { OpenBlock } from "../parser/block-format.js";
 import type { AfterBlock, BlockContext, CallStream } from "../parser/call-stream.js";
 import { createCallStream, rejectBlock, schemaProblem } from "../parser/call-stream.js";
-import { utf8Width } from "../parser/chars.js";
+import { nextOf, utf8Width } from "../parser/chars.js";
 import { createTextBuffer } from "../parser/text-buffer.js";
 import { decideJsonCall } from "./json-call-decision.js";
 import { createToolCallTokenizer, TOOL_CALL_CLOSE } from "./tool-call-tokenizer.js";
@@ -44,7 +44,50 @@ export function openJsonBlock(ctx: BlockContext): OpenBlock {
     call.delta(fragment);
   };
 
+  /**
+   * End of the plain string run at `from`: the next `"`, `\\` or control character, or the byte
+   * budget. Positions of those characters (and of non-ASCII ones, which only cost more bytes) are
+   * found with `indexOf` and one native regex scan, cached until passed, so a run costs O(1) calls.
+   */
+  let quoteAt = -1;
+  let slashAt = -1;
+  let specialAt = -1;
+  let runEndBytes = 0;
+  const special = /[\u0000-\u001f\u0080-\uffff]/g;
+  const plainRunEnd = (s: string, from: number): number => {
+    if (quoteAt < from) quoteAt = nextOf(s, '"', from);
+    if (slashAt < from) slashAt = nextOf(s, "\\", from);
+    const end = quoteAt < slashAt ? quoteAt : slashAt;
+    let j = from;
+    let runBytes = bytes;
+    while (j < end) {
+      if (specialAt < j) {
+        special.lastIndex = j;
+        specialAt = special.exec(s)?.index ?? s.length;
+      }
+      const ascii = (specialAt < end ? specialAt : end) - j;
+      if (runBytes + ascii > ctx.maxBlockBytes) {
+        j += ctx.maxBlockBytes - runBytes;
+        runBytes = ctx.maxBlockBytes;
+        break;
+      }
+      j += ascii;
+      runBytes += ascii;
+      if (j === end) break;
+      const c = s.charCodeAt(j);
+      const width = utf8Width(c);
+      if (c < 0x20 || runBytes + width > ctx.maxBlockBytes) break;
+      runBytes += width;
+      j += 1;
+    }
+    runEndBytes = runBytes;
+    return j;
+  };
+
   const feed = (s: string, start: number): number => {
+    quoteAt = -1;
+    slashAt = -1;
+    specialAt = -1;
     let i = start;
     for (; i < s.length; i += 1) {
       // Fast path: long argument strings (file contents) are appended run by run. Inside an
@@ -52,16 +95,10 @@ export function openJsonBlock(ctx: BlockContext): OpenBlock {
       // characters (and the byte budget) end a run.
       const target = closeMatched === 0 ? tokens.plainStringTarget() : undefined;
       if (target) {
-        let j = i;
-        let runBytes = bytes;
-        for (; j < s.length; j += 1) {
-          const c = s.charCodeAt(j);
-          if (c === 34 || c === 92 || c < 0x20 || runBytes + utf8Width(c) > ctx.maxBlockBytes) break;
-          runBytes += utf8Width(c);
-        }
+        const j = plainRunEnd(s, i);
         if (j > i) {
           target.feedPlainRun(s, i, j);
-          bytes = runBytes;
+          bytes = runEndBytes;
           i = j - 1;
           continue;
         }

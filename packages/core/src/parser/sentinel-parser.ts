@@ -1,7 +1,7 @@
 import { BLOCK_FORMATS } from "../formats/index.js";
 import type { BlockFormat, OpenBlock } from "./block-format.js";
 import type { AfterBlock, BlockContext } from "./call-stream.js";
-import { advanceMatch, isHighSurrogate, isWhitespace } from "./chars.js";
+import { advanceMatch, isHighSurrogate, isWhitespace, nextOf } from "./chars.js";
 import type { MarkdownFence } from "./markdown-fence.js";
 import { createMarkdownFence } from "./markdown-fence.js";
 import type { ParserEvent, SentinelParser, SentinelParserOptions } from "./parser-types.js";
@@ -9,12 +9,6 @@ import type { ParserEvent, SentinelParser, SentinelParserOptions } from "./parse
 export const DEFAULT_MAX_BLOCK_BYTES = 1024 * 1024;
 
 const LT = 60;
-
-/** Index of the next `ch` at or after `from`, or `s.length` (kept a small integer). */
-const nextOf = (s: string, ch: string, from: number): number => {
-  const at = s.indexOf(ch, from);
-  return at < 0 ? s.length : at;
-};
 
 const TEXT = 0;
 const BLOCK = 1;
