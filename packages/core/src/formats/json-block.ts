@@ -53,6 +53,7 @@ export function openJsonBlock(ctx: BlockContext): OpenBlock {
   let slashAt = -1;
   let specialAt = -1;
   let runEndBytes = 0;
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what ends a plain run
   const special = /[\u0000-\u001f\u0080-\uffff]/g;
   const plainRunEnd = (s: string, from: number): number => {
     if (quoteAt < from) quoteAt = nextOf(s, '"', from);
