@@ -3,6 +3,7 @@ import type { OutputMode } from "../turn/turn-settings.js";
 import { JSON_TOOL_CALL_FORMAT } from "./json-tool-call.js";
 import { USE_TOOL_XML_FORMAT } from "./use-tool-xml.js";
 
+export { CUSTOM_TOOL_RAW_FORMAT } from "./custom-tool-raw.js";
 export { JSON_TOOL_CALL_FORMAT } from "./json-tool-call.js";
 export { USE_TOOL_XML_FORMAT } from "./use-tool-xml.js";
 

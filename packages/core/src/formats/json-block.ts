@@ -3,7 +3,7 @@ import type { AfterBlock, BlockContext, CallStream } from "../parser/call-stream
 import { createCallStream, rejectBlock, schemaProblem } from "../parser/call-stream.js";
 import { nextOf, utf8Width } from "../parser/chars.js";
 import { createTextBuffer } from "../parser/text-buffer.js";
-import { decideJsonCall } from "./json-call-decision.js";
+import { customToolInput, decideJsonCall } from "./json-call-decision.js";
 import { createToolCallTokenizer, TOOL_CALL_CLOSE } from "./tool-call-tokenizer.js";
 
 export const TOOL_CALL_OPEN = "<tool_call>";
@@ -24,7 +24,7 @@ export function openJsonBlock(ctx: BlockContext): OpenBlock {
   const toolOf = (name: string | undefined) => (name === undefined ? undefined : ctx.tools.get(name));
   const streamable = (name: string | undefined) => {
     const tool = toolOf(name);
-    return tool !== undefined && !tool.strict;
+    return tool !== undefined && !tool.strict && tool.custom !== true;
   };
   const tokens = createToolCallTokenizer(streamable);
 
@@ -164,6 +164,13 @@ export function openJsonBlock(ctx: BlockContext): OpenBlock {
         raw: blockRaw,
         format: "json",
       });
+      return "drop-whitespace";
+    }
+    // A custom tool's raw input may come as `{"name": …, "input": "…"}` (models fall back to it).
+    const input = name !== undefined && toolOf(name)?.custom ? customToolInput(body, !strict) : undefined;
+    if (name !== undefined && input !== undefined) {
+      const args = JSON.stringify({ input });
+      createCallStream(ctx, name).finish({ arguments: args, repaired: false, raw: blockRaw, format: "json" });
       return "drop-whitespace";
     }
     const decision = decideJsonCall(snapshot, !strict);

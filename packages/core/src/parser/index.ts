@@ -1,6 +1,7 @@
 export {
   BLOCK_FORMATS,
   blockFormatFor,
+  CUSTOM_TOOL_RAW_FORMAT,
   JSON_TOOL_CALL_FORMAT,
   USE_TOOL_XML_FORMAT,
 } from "../formats/index.js";
