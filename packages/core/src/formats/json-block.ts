@@ -61,6 +61,18 @@ export function openJsonBlock(ctx: BlockContext): OpenBlock {
     const end = quoteAt < slashAt ? quoteAt : slashAt;
     let j = from;
     let runBytes = bytes;
+    // Short runs (small chunks) are cheaper to check in place than to hand to the regex engine.
+    if (end - j < 64) {
+      for (; j < end; j += 1) {
+        const c = s.charCodeAt(j);
+        if (c < 0x20) break;
+        const width = c < 0x80 ? 1 : utf8Width(c);
+        if (runBytes + width > ctx.maxBlockBytes) break;
+        runBytes += width;
+      }
+      runEndBytes = runBytes;
+      return j;
+    }
     while (j < end) {
       if (specialAt < j) {
         special.lastIndex = j;

@@ -10,6 +10,9 @@ export const DEFAULT_MAX_BLOCK_BYTES = 1024 * 1024;
 
 const LT = 60;
 
+/** Returned by a push that produced nothing (most pushes inside a block): no allocation. */
+const NO_EVENTS: ParserEvent[] = Object.freeze([]) as unknown as ParserEvent[];
+
 const TEXT = 0;
 const BLOCK = 1;
 const PASSTHROUGH = 2;
@@ -198,6 +201,7 @@ export function createSentinelParser(options: SentinelParserOptions): SentinelPa
     }
     flushText();
     text = carry;
+    if (events.length === 0) return NO_EVENTS;
     const out = events;
     events = [];
     return out;
