@@ -58,7 +58,7 @@ export function openJsonBlock(ctx: BlockContext): OpenBlock {
   const plainRunEnd = (s: string, from: number): number => {
     if (quoteAt < from) quoteAt = nextOf(s, '"', from);
     if (slashAt < from) slashAt = nextOf(s, "\\", from);
-    const end = quoteAt < slashAt ? quoteAt : slashAt;
+    const end = Math.min(quoteAt, slashAt);
     let j = from;
     let runBytes = bytes;
     // Short runs (small chunks) are cheaper to check in place than to hand to the regex engine.
@@ -78,7 +78,7 @@ export function openJsonBlock(ctx: BlockContext): OpenBlock {
         special.lastIndex = j;
         specialAt = special.exec(s)?.index ?? s.length;
       }
-      const ascii = (specialAt < end ? specialAt : end) - j;
+      const ascii = Math.min(specialAt, end) - j;
       if (runBytes + ascii > ctx.maxBlockBytes) {
         j += ctx.maxBlockBytes - runBytes;
         runBytes = ctx.maxBlockBytes;

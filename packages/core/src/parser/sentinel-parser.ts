@@ -117,7 +117,7 @@ export function createSentinelParser(options: SentinelParserOptions): SentinelPa
         // between only reset the fence's per-line state.
         if (ltAt < i) ltAt = nextOf(s, "<", i);
         if (fenceAt < i) fenceAt = nextFenceLine(s, i);
-        const next = ltAt < fenceAt ? ltAt : fenceAt;
+        const next = Math.min(ltAt, fenceAt);
         if (next > i) {
           if (nlAt < i) nlAt = nextOf(s, "\n", i);
           if (nlAt < next) fence.skippedLines();
