@@ -66,7 +66,7 @@ export const runTurn = (deps: TurnDeps, input: TurnInput): TurnHandle => {
     : input.tools;
   const clock = deps.clock ?? systemClock;
   const telemetry = createTelemetry(tools.tools.map((t) => t.name));
-  const mode = chooseToolMode(settings.toolMode, deps.backend, tools);
+  const mode = chooseToolMode(settings.toolMode, deps.backend, tools, request.model);
   const rendered = renderForMode(mode instanceof GatewayError ? "prompt" : mode, request, tools, settings);
   telemetry.echoedCalls = rendered.echoedCalls;
   if (!(mode instanceof GatewayError)) telemetry.toolMode = mode;
@@ -142,6 +142,7 @@ export const runTurn = (deps: TurnDeps, input: TurnInput): TurnHandle => {
               const result = gate.accept(parsed);
               const guarded = guard.accept(result.events);
               yield* guarded.events;
+              if (result.failure !== undefined) return { rawText, stopped: false, error: result.failure };
               if (result.violation !== undefined)
                 return { rawText, stopped: true, violation: result.violation };
               if (result.stop || guarded.stopped) {
@@ -162,6 +163,7 @@ export const runTurn = (deps: TurnDeps, input: TurnInput): TurnHandle => {
         const result = gate.accept(parsed);
         const guarded = guard.accept(result.events);
         yield* guarded.events;
+        if (result.failure !== undefined) return { rawText, stopped: false, error: result.failure };
         if (result.violation !== undefined) return { rawText, stopped: false, violation: result.violation };
         if (guarded.stopped) return { rawText, finish: STOP_SEQUENCE, usage, stopped: false };
         if (result.stop) break;
