@@ -19,9 +19,12 @@ import {
 /** A text-only local model: thinks aloud in <think>, asks for the weather tool, then answers from its result. */
 const localModel = (request: RecordedUpstreamRequest): UpstreamTurn => {
   const input = lastUpstreamUserText(request);
-  const result = /\[function_call_output call_id=call_\w+ output=(.*?)\]/s.exec(input);
+  const result = /\[function_call_output call_id="call_\w+" output=("(?:[^"\\]|\\.)*")\]/.exec(input);
   if (result)
-    return { chunks: ["The weather: ", result[1] ?? ""], usage: { inputTokens: 300, outputTokens: 9 } };
+    return {
+      chunks: ["The weather: ", JSON.parse(result[1] ?? '""') as string],
+      usage: { inputTokens: 300, outputTokens: 9 },
+    };
   if (/weather/i.test(input))
     return {
       chunks: [
@@ -139,7 +142,7 @@ describe("model routes: real clients → gateway → text-only OpenAI-compatible
       ],
     });
     expect(await runner.finalContent()).toBe("The weather: Sunny in Paris");
-    expect(lastUpstreamUserText(upstream().requests.at(-1)!)).toMatch(/output=Sunny in Paris\]/);
+    expect(lastUpstreamUserText(upstream().requests.at(-1)!)).toMatch(/output="Sunny in Paris"\]/);
   });
 
   it("openai chat stream: the streamed call, reasoning kept out of content, usage", async () => {
