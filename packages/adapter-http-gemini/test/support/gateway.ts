@@ -19,7 +19,11 @@ export interface TestGateway {
  */
 export const startGateway = async (
   script: Script,
-  options: { readonly settings?: Partial<TurnSettings>; readonly nativeTools?: boolean } = {},
+  options: {
+    readonly settings?: Partial<TurnSettings>;
+    readonly nativeTools?: boolean;
+    readonly keepAliveMs?: number;
+  } = {},
 ): Promise<TestGateway> => {
   const backend = createScriptedBackend(script, {
     models: [{ id: "gemini-2.5-flash" }, { id: "gpt-5.5", description: "GPT" }],
@@ -32,6 +36,7 @@ export const startGateway = async (
     clock: fixedClock(1_700_000_000_000),
     settings: { stopGraceMs: 0, ...options.settings },
     observer: { onTurnEnd: (s: TurnSummary) => void summaries.push(s) },
+    keepAliveMs: options.keepAliveMs,
   };
   const gemini = createGeminiApp(deps);
   const app = new Hono()
