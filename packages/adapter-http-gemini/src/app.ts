@@ -28,7 +28,9 @@ const splitAction = (action: string): { model: string; method: (typeof METHODS)[
   const method = action.slice(at + 1);
   const model = action.slice(0, at);
   if (at <= 0 || !(METHODS as ReadonlyArray<string>).includes(method))
-    throw notFound(`Method '${at < 0 ? "" : method}' is not found for 'models/${action}'. Use :generateContent, :streamGenerateContent or :countTokens.`);
+    throw notFound(
+      `Method '${at < 0 ? "" : method}' is not found for 'models/${action}'. Use :generateContent, :streamGenerateContent or :countTokens.`,
+    );
   return { model, method: method as (typeof METHODS)[number] };
 };
 
@@ -37,7 +39,12 @@ const metaFor = (deps: SurfaceDeps, model: string): ResponseMeta => ({
   responseId: deps.ids.next("resp"),
 });
 
-const runPlan = async (c: Context, deps: SurfaceDeps, decode: (json: unknown) => GeminiTurnPlan & { stream?: boolean }, delivery: (plan: { stream?: boolean }) => Delivery) => {
+const runPlan = async (
+  c: Context,
+  deps: SurfaceDeps,
+  decode: (json: unknown) => GeminiTurnPlan & { stream?: boolean },
+  delivery: (plan: { stream?: boolean }) => Delivery,
+) => {
   const session = openTurnSession(c, deps, GEMINI_SURFACE);
   let plan: ReturnType<typeof decode>;
   try {
@@ -62,13 +69,19 @@ export const createGeminiApp = (input: GeminiDeps): Hono => {
     if (method === "countTokens") {
       const json = objectAt(await readJsonBody(c), "body");
       // The SDK may wrap the request: `{generateContentRequest: {model, contents, …}}`.
-      const inner = json.generateContentRequest == null ? json : objectAt(json.generateContentRequest, "generateContentRequest");
+      const inner =
+        json.generateContentRequest == null
+          ? json
+          : objectAt(json.generateContentRequest, "generateContentRequest");
       const plan = decodeGenerateContent(model, inner);
       return c.json({ totalTokens: countRequestTokens(plan.request, plan.tools) });
     }
     const sse = c.req.query("alt") === "sse";
-    return runPlan(c, deps, (json) => decodeGenerateContent(model, json), () =>
-      method === "generateContent" ? "json" : sse ? "sse" : "json-array",
+    return runPlan(
+      c,
+      deps,
+      (json) => decodeGenerateContent(model, json),
+      () => (method === "generateContent" ? "json" : sse ? "sse" : "json-array"),
     );
   });
 
@@ -99,4 +112,3 @@ export const createGeminiEndpointApp = (input: GeminiDeps): Hono => {
   app.onError((err, c) => errorResponse(c, err, geminiErrorBody));
   return app;
 };
-

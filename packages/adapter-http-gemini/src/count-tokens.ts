@@ -1,4 +1,4 @@
-import { countTokens, type TurnRequest, type ToolPolicy } from "@proxy/core";
+import { countTokens, type ToolPolicy, type TurnRequest } from "@proxy/core";
 
 /**
  * `countTokens`: the request's text (instructions, messages, calls, results, tool declarations)

@@ -1,5 +1,5 @@
 import { type ContentPart, type ConversationItem, invalidRequest } from "@proxy/core";
-import { isObject, listAt, objectAt, type Obj, oneOf, optionalString, stringAt } from "./fields.js";
+import { isObject, listAt, type Obj, objectAt, oneOf, optionalString, stringAt } from "./fields.js";
 
 const ROLES = ["user", "model", "function", "system"] as const;
 
@@ -48,8 +48,7 @@ const createCallBook = () => {
  */
 export const contentsToItems = (rawContents: unknown, param = "contents"): ConversationItem[] => {
   const contents = listAt(rawContents, param);
-  if (contents.length === 0)
-    throw invalidRequest(`'${param}' must hold at least one content.`, param);
+  if (contents.length === 0) throw invalidRequest(`'${param}' must hold at least one content.`, param);
   const items: ConversationItem[] = [];
   const calls = createCallBook();
   contents.forEach((raw, i) => {
@@ -83,11 +82,23 @@ export const contentsToItems = (rawContents: unknown, param = "contents"): Conve
         const file = objectAt(part.fileData, `${p}.fileData`);
         const uri = stringAt(file.fileUri, `${p}.fileData.fileUri`);
         if (!/^https?:\/\//i.test(uri))
-          throw invalidRequest(`Invalid value at '${p}.fileData.fileUri': only http(s) URIs are supported.`, `${p}.fileData.fileUri`);
-        message.push(imagePart(optionalString(file.mimeType, `${p}.fileData.mimeType`) ?? "image/*", uri, `${p}.fileData.mimeType`));
+          throw invalidRequest(
+            `Invalid value at '${p}.fileData.fileUri': only http(s) URIs are supported.`,
+            `${p}.fileData.fileUri`,
+          );
+        message.push(
+          imagePart(
+            optionalString(file.mimeType, `${p}.fileData.mimeType`) ?? "image/*",
+            uri,
+            `${p}.fileData.mimeType`,
+          ),
+        );
       } else if (part.functionCall !== undefined) {
         if (role !== "model")
-          throw invalidRequest(`'${p}.functionCall' may only appear in a 'model' content.`, `${p}.functionCall`);
+          throw invalidRequest(
+            `'${p}.functionCall' may only appear in a 'model' content.`,
+            `${p}.functionCall`,
+          );
         const call = objectAt(part.functionCall, `${p}.functionCall`);
         const name = stringAt(call.name, `${p}.functionCall.name`);
         const args = call.args == null ? {} : objectAt(call.args, `${p}.functionCall.args`);
@@ -97,7 +108,10 @@ export const contentsToItems = (rawContents: unknown, param = "contents"): Conve
         items.push({ type: "tool-call", callId, name, arguments: JSON.stringify(args) });
       } else if (part.functionResponse !== undefined) {
         if (role === "model")
-          throw invalidRequest(`'${p}.functionResponse' may not appear in a 'model' content.`, `${p}.functionResponse`);
+          throw invalidRequest(
+            `'${p}.functionResponse' may not appear in a 'model' content.`,
+            `${p}.functionResponse`,
+          );
         const result = objectAt(part.functionResponse, `${p}.functionResponse`);
         const name = stringAt(result.name, `${p}.functionResponse.name`);
         const response = objectAt(result.response, `${p}.functionResponse.response`);
@@ -109,7 +123,10 @@ export const contentsToItems = (rawContents: unknown, param = "contents"): Conve
           name,
           output: responseText(response),
         });
-      } else if (!isObject(part) || !("thoughtSignature" in part || "executableCode" in part || "codeExecutionResult" in part)) {
+      } else if (
+        !isObject(part) ||
+        !("thoughtSignature" in part || "executableCode" in part || "codeExecutionResult" in part)
+      ) {
         throw invalidRequest(
           `Invalid value at '${p}': a part needs one of text, inlineData, fileData, functionCall or functionResponse.`,
           p,

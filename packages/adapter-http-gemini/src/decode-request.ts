@@ -1,11 +1,17 @@
-import { invalidRequest, type JsonSchema, type ReasoningEffort, type ToolPolicy, type TurnRequest } from "@proxy/core";
+import {
+  invalidRequest,
+  type JsonSchema,
+  type ReasoningEffort,
+  type ToolPolicy,
+  type TurnRequest,
+} from "@proxy/core";
 import { contentsToItems, systemText } from "./decode-contents.js";
 import { decodeGeminiTools } from "./decode-tools.js";
 import {
   listAt,
+  type Obj,
   objectAt,
   oneOf,
-  type Obj,
   optionalBoolean,
   optionalInteger,
   optionalList,
@@ -38,7 +44,15 @@ const reasoningEffort = (thinking: Obj | undefined): ReasoningEffort | undefined
   if (thinking === undefined) return undefined;
   const p = "generationConfig.thinkingConfig";
   if (thinking.thinkingLevel != null)
-    return LEVELS[oneOf(thinking.thinkingLevel, `${p}.thinkingLevel`, ["THINKING_LEVEL_UNSPECIFIED", "MINIMAL", "LOW", "MEDIUM", "HIGH"])];
+    return LEVELS[
+      oneOf(thinking.thinkingLevel, `${p}.thinkingLevel`, [
+        "THINKING_LEVEL_UNSPECIFIED",
+        "MINIMAL",
+        "LOW",
+        "MEDIUM",
+        "HIGH",
+      ])
+    ];
   const budget = optionalInteger(thinking.thinkingBudget, `${p}.thinkingBudget`, -1);
   if (budget === undefined || budget === -1) return undefined;
   if (budget === 0) return "minimal";
@@ -51,7 +65,10 @@ const outputFormat = (config: Obj): { outputSchema?: JsonSchema; jsonObject?: bo
   const mime = optionalString(config.responseMimeType, "generationConfig.responseMimeType");
   const p = "generationConfig";
   if (config.responseSchema != null && config.responseJsonSchema != null)
-    throw invalidRequest(`Give either 'responseSchema' or 'responseJsonSchema', not both.`, `${p}.responseJsonSchema`);
+    throw invalidRequest(
+      `Give either 'responseSchema' or 'responseJsonSchema', not both.`,
+      `${p}.responseJsonSchema`,
+    );
   const raw = config.responseSchema ?? config.responseJsonSchema;
   if (raw != null && mime !== "application/json")
     throw invalidRequest(
@@ -60,7 +77,10 @@ const outputFormat = (config: Obj): { outputSchema?: JsonSchema; jsonObject?: bo
     );
   if (raw != null)
     return {
-      outputSchema: toJsonSchema(raw, config.responseSchema != null ? `${p}.responseSchema` : `${p}.responseJsonSchema`),
+      outputSchema: toJsonSchema(
+        raw,
+        config.responseSchema != null ? `${p}.responseSchema` : `${p}.responseJsonSchema`,
+      ),
     };
   if (mime === "application/json") return { jsonObject: true };
   if (mime !== undefined && mime !== "text/plain")
@@ -76,7 +96,10 @@ const generation = (raw: unknown) => {
     optionalNumber(config[key], `${p}.${key}`);
   const candidates = optionalInteger(config.candidateCount, `${p}.candidateCount`, 1);
   if (candidates !== undefined && candidates !== 1)
-    throw invalidRequest(`candidateCount=${candidates} is not supported: this gateway returns one candidate.`, `${p}.candidateCount`);
+    throw invalidRequest(
+      `candidateCount=${candidates} is not supported: this gateway returns one candidate.`,
+      `${p}.candidateCount`,
+    );
   const stops = (optionalList(config.stopSequences, `${p}.stopSequences`) ?? []).map((s, i) =>
     stringAt(s, `${p}.stopSequences[${i}]`),
   );
@@ -87,7 +110,8 @@ const generation = (raw: unknown) => {
     maxOutputTokens: optionalInteger(config.maxOutputTokens, `${p}.maxOutputTokens`, 1),
     stopSequences: stops,
     reasoningEffort: reasoningEffort(thinking),
-    includeThoughts: optionalBoolean(thinking?.includeThoughts, `${p}.thinkingConfig.includeThoughts`) ?? false,
+    includeThoughts:
+      optionalBoolean(thinking?.includeThoughts, `${p}.thinkingConfig.includeThoughts`) ?? false,
     ...outputFormat(config),
   };
 };
@@ -131,7 +155,12 @@ export const decodeGeminiEndpoint = (json: unknown): GeminiTurnPlan & { readonly
         : body.contents;
   if (contents == null) throw invalidRequest("Missing required field 'input' (or 'contents').", "input");
   return {
-    ...plan(model, body, contents, body.input != null && typeof body.input !== "string" ? "input" : "contents"),
+    ...plan(
+      model,
+      body,
+      contents,
+      body.input != null && typeof body.input !== "string" ? "input" : "contents",
+    ),
     stream: optionalBoolean(body.stream, "stream") ?? false,
   };
 };

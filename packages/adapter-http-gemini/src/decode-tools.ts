@@ -54,8 +54,12 @@ const declaration = (raw: unknown, param: string, strict: boolean): ToolSpec => 
  * required and only those are offered. `VALIDATED` is `AUTO` with strictly validated arguments.
  */
 export const decodeGeminiTools = (rawTools: unknown, rawConfig: unknown): ToolPolicy => {
-  const config = optionalObject(optionalObject(rawConfig, "toolConfig")?.functionCallingConfig, "toolConfig.functionCallingConfig");
-  const mode = config?.mode == null ? "AUTO" : oneOf(config.mode, "toolConfig.functionCallingConfig.mode", MODES);
+  const config = optionalObject(
+    optionalObject(rawConfig, "toolConfig")?.functionCallingConfig,
+    "toolConfig.functionCallingConfig",
+  );
+  const mode =
+    config?.mode == null ? "AUTO" : oneOf(config.mode, "toolConfig.functionCallingConfig.mode", MODES);
   const strict = mode === "VALIDATED";
   const specs: ToolSpec[] = [];
   const seen = new Set<string>();
@@ -64,7 +68,10 @@ export const decodeGeminiTools = (rawTools: unknown, rawConfig: unknown): ToolPo
     for (const key of Object.keys(tool)) {
       if (key === "functionDeclarations") continue;
       if (!HOSTED_TOOLS.has(key))
-        throw invalidRequest(`Invalid JSON payload received. Unknown name "${key}" at 'tools[${i}]'.`, `tools[${i}].${key}`);
+        throw invalidRequest(
+          `Invalid JSON payload received. Unknown name "${key}" at 'tools[${i}]'.`,
+          `tools[${i}].${key}`,
+        );
     }
     (optionalList(tool.functionDeclarations, `tools[${i}].functionDeclarations`) ?? []).forEach((d, j) => {
       const spec = declaration(d, `tools[${i}].functionDeclarations[${j}]`, strict);
@@ -89,12 +96,12 @@ export const decodeGeminiTools = (rawTools: unknown, rawConfig: unknown): ToolPo
     return name;
   });
   if (allowed !== undefined && allowed.length > 0 && mode !== "ANY")
-    throw invalidRequest(
-      `'${allowedParam}' may only be set when the mode is ANY.`,
-      allowedParam,
-    );
+    throw invalidRequest(`'${allowedParam}' may only be set when the mode is ANY.`, allowedParam);
   if (mode === "ANY" && specs.length === 0)
-    throw invalidRequest("Function calling mode ANY needs at least one function declaration.", "toolConfig.functionCallingConfig.mode");
+    throw invalidRequest(
+      "Function calling mode ANY needs at least one function declaration.",
+      "toolConfig.functionCallingConfig.mode",
+    );
 
   let choice: ToolChoice = { type: "auto" };
   let tools: ReadonlyArray<ToolSpec> = specs;

@@ -51,7 +51,10 @@ export const optionalNumber = (u: unknown, param: string): number | undefined =>
 export const optionalInteger = (u: unknown, param: string, min: number): number | undefined => {
   const n = optionalNumber(u, param);
   if (n !== undefined && (!Number.isInteger(n) || n < min))
-    throw invalidRequest(`Invalid value at '${param}': expected an integer of at least ${min}, got ${n}.`, param);
+    throw invalidRequest(
+      `Invalid value at '${param}': expected an integer of at least ${min}, got ${n}.`,
+      param,
+    );
   return n;
 };
 

@@ -59,7 +59,9 @@ export const createGeminiEncoder = (options: EncoderOptions) => {
         case "text-delta":
           return text(event.delta);
         case "reasoning-delta":
-          return options.includeThoughts && event.delta !== "" ? one({ text: event.delta, thought: true }) : [];
+          return options.includeThoughts && event.delta !== ""
+            ? one({ text: event.delta, thought: true })
+            : [];
         case "tool-call-end":
           if (stops.stopped) return [];
           return one({
@@ -113,7 +115,11 @@ export const foldChunks = (meta: ResponseMeta, chunks: ReadonlyArray<GeminiRespo
   if (parts.length === 0) parts.push({ text: "" });
   return {
     candidates: [
-      { content: { role: "model", parts }, ...(finishReason === undefined ? {} : { finishReason }), index: 0 },
+      {
+        content: { role: "model", parts },
+        ...(finishReason === undefined ? {} : { finishReason }),
+        index: 0,
+      },
     ],
     ...(usageMetadata === undefined ? {} : { usageMetadata }),
     modelVersion: meta.modelVersion,

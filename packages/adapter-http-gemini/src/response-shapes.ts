@@ -3,7 +3,11 @@ import type { FinishReason, GatewayError, Usage } from "@proxy/core";
 export type GeminiPart =
   | { readonly text: string; readonly thought?: true }
   | {
-      readonly functionCall: { readonly id: string; readonly name: string; readonly args: Record<string, unknown> };
+      readonly functionCall: {
+        readonly id: string;
+        readonly name: string;
+        readonly args: Record<string, unknown>;
+      };
       readonly thoughtSignature: string;
     };
 

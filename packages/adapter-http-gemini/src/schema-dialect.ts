@@ -47,7 +47,8 @@ const isObject = (u: unknown): u is Record<string, unknown> =>
   typeof u === "object" && u !== null && !Array.isArray(u);
 
 const lowerType = (value: unknown, param: string): string | undefined => {
-  if (typeof value !== "string") throw invalidRequest(`Invalid value at '${param}': a type name must be a string.`, param);
+  if (typeof value !== "string")
+    throw invalidRequest(`Invalid value at '${param}': a type name must be a string.`, param);
   const lower = value.toLowerCase();
   if (value === "TYPE_UNSPECIFIED" || lower === "type_unspecified") return undefined;
   if (!JSON_TYPES.has(lower) || (value !== lower && !OPENAPI_TYPES.has(value)))
@@ -70,7 +71,8 @@ const convertType = (value: unknown, nullable: boolean, param: string): unknown 
 /** One schema node, recursively; `param` names the node in errors (`tools[0]….parameters.properties.x`). */
 export const toJsonSchema = (schema: unknown, param: string): JsonSchema => {
   if (typeof schema === "boolean") return schema as unknown as JsonSchema;
-  if (!isObject(schema)) throw invalidRequest(`Invalid value at '${param}': a schema must be an object.`, param);
+  if (!isObject(schema))
+    throw invalidRequest(`Invalid value at '${param}': a schema must be an object.`, param);
   const out: Record<string, unknown> = {};
   const nullable = schema.nullable === true;
   if (schema.nullable !== undefined && typeof schema.nullable !== "boolean")
@@ -86,27 +88,43 @@ export const toJsonSchema = (schema: unknown, param: string): JsonSchema => {
       out[key] = toJsonSchema(value, `${param}.${key}`);
     } else if (SCHEMA_MAPS.has(key)) {
       if (!isObject(value))
-        throw invalidRequest(`Invalid value at '${param}.${key}': expected an object of schemas.`, `${param}.${key}`);
+        throw invalidRequest(
+          `Invalid value at '${param}.${key}': expected an object of schemas.`,
+          `${param}.${key}`,
+        );
       out[key] = Object.fromEntries(
         Object.entries(value).map(([name, sub]) => [name, toJsonSchema(sub, `${param}.${key}.${name}`)]),
       );
     } else if (SCHEMA_LISTS.has(key)) {
       if (!Array.isArray(value))
-        throw invalidRequest(`Invalid value at '${param}.${key}': expected a list of schemas.`, `${param}.${key}`);
+        throw invalidRequest(
+          `Invalid value at '${param}.${key}': expected a list of schemas.`,
+          `${param}.${key}`,
+        );
       out[key] = value.map((sub, i) => toJsonSchema(sub, `${param}.${key}[${i}]`));
-    } else if (key === "minItems" || key === "maxItems" || key === "minLength" || key === "maxLength" ||
-      key === "minProperties" || key === "maxProperties") {
+    } else if (
+      key === "minItems" ||
+      key === "maxItems" ||
+      key === "minLength" ||
+      key === "maxLength" ||
+      key === "minProperties" ||
+      key === "maxProperties"
+    ) {
       // The OpenAPI dialect carries int64 bounds as strings ("1"); JSON Schema wants numbers.
       const n = typeof value === "string" ? Number(value) : value;
       if (typeof n !== "number" || !Number.isInteger(n) || n < 0)
-        throw invalidRequest(`Invalid value at '${param}.${key}': expected a non-negative integer.`, `${param}.${key}`);
+        throw invalidRequest(
+          `Invalid value at '${param}.${key}': expected a non-negative integer.`,
+          `${param}.${key}`,
+        );
       out[key] = n;
     } else {
       out[key] = value;
     }
   }
   // `nullable` with no `type` (e.g. on an anyOf): widen the node itself.
-  if (nullable && out.type === undefined && Array.isArray(out.anyOf)) out.anyOf = [...out.anyOf, { type: "null" }];
+  if (nullable && out.type === undefined && Array.isArray(out.anyOf))
+    out.anyOf = [...out.anyOf, { type: "null" }];
   if (nullable && Array.isArray(out.enum) && !out.enum.includes(null)) out.enum = [...out.enum, null];
   return out;
 };

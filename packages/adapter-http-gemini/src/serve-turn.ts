@@ -15,7 +15,11 @@ export const serveTurn = async (
   meta: ResponseMeta,
   delivery: Delivery,
 ): Promise<Response> => {
-  const started = await session.start({ request: plan.request, tools: plan.tools, stream: delivery === "sse" });
+  const started = await session.start({
+    request: plan.request,
+    tools: plan.tools,
+    stream: delivery === "sse",
+  });
   if (!started.accepted) return started.response;
   const encoder = createGeminiEncoder({
     meta,
@@ -29,7 +33,8 @@ export const serveTurn = async (
       // The session ends `events` with exactly one finish or error.
       for await (const event of started.events) {
         if (sink.aborted) return;
-        if (event.type === "finish" || event.type === "error") await sendEnd(event, encoder.end(event), send, session);
+        if (event.type === "finish" || event.type === "error")
+          await sendEnd(event, encoder.end(event), send, session);
         else for (const chunk of encoder.push(event)) await send(chunk);
       }
     });

@@ -15,28 +15,107 @@ const TABLE: ReadonlyArray<[string, unknown, string]> = [
   ["parts missing", { contents: [{ role: "user" }] }, "contents[0].parts"],
   ["empty part", { contents: [{ role: "user", parts: [{}] }] }, "contents[0].parts[0]"],
   ["text not a string", { contents: [{ role: "user", parts: [{ text: 1 }] }] }, "contents[0].parts[0]"],
-  ["non-image inlineData", { contents: [{ role: "user", parts: [{ inlineData: { mimeType: "application/pdf", data: "x" } }] }] }, "contents[0].parts[0].inlineData.mimeType"],
-  ["fileData not http(s)", { contents: [{ role: "user", parts: [{ fileData: { fileUri: "gs://b/o", mimeType: "image/png" } }] }] }, "contents[0].parts[0].fileData.fileUri"],
-  ["functionCall from the user", { contents: [{ role: "user", parts: [{ functionCall: { name: "f", args: {} } }] }] }, "contents[0].parts[0].functionCall"],
-  ["functionCall args not an object", { contents: [{ role: "model", parts: [{ functionCall: { name: "f", args: "x" } }] }] }, "contents[0].parts[0].functionCall.args"],
-  ["functionResponse response not an object", { contents: [{ role: "user", parts: [{ functionResponse: { name: "f", response: "x" } }] }] }, "contents[0].parts[0].functionResponse.response"],
-  ["systemInstruction parts not a list", { ...ok, systemInstruction: { parts: "x" } }, "systemInstruction.parts"],
+  [
+    "non-image inlineData",
+    { contents: [{ role: "user", parts: [{ inlineData: { mimeType: "application/pdf", data: "x" } }] }] },
+    "contents[0].parts[0].inlineData.mimeType",
+  ],
+  [
+    "fileData not http(s)",
+    { contents: [{ role: "user", parts: [{ fileData: { fileUri: "gs://b/o", mimeType: "image/png" } }] }] },
+    "contents[0].parts[0].fileData.fileUri",
+  ],
+  [
+    "functionCall from the user",
+    { contents: [{ role: "user", parts: [{ functionCall: { name: "f", args: {} } }] }] },
+    "contents[0].parts[0].functionCall",
+  ],
+  [
+    "functionCall args not an object",
+    { contents: [{ role: "model", parts: [{ functionCall: { name: "f", args: "x" } }] }] },
+    "contents[0].parts[0].functionCall.args",
+  ],
+  [
+    "functionResponse response not an object",
+    { contents: [{ role: "user", parts: [{ functionResponse: { name: "f", response: "x" } }] }] },
+    "contents[0].parts[0].functionResponse.response",
+  ],
+  [
+    "systemInstruction parts not a list",
+    { ...ok, systemInstruction: { parts: "x" } },
+    "systemInstruction.parts",
+  ],
   ["bad tool name", decl({ name: "has space" }), "tools[0].functionDeclarations[0].name"],
-  ["bad OpenAPI type", decl({ name: "f", parameters: { type: "OBJEKT" } }), "tools[0].functionDeclarations[0].parameters.type"],
-  ["bad nested type", decl({ name: "f", parameters: { type: "OBJECT", properties: { a: { type: "TEXT" } } } }), "tools[0].functionDeclarations[0].parameters.properties.a.type"],
-  ["both parameter dialects", decl({ name: "f", parameters: {}, parametersJsonSchema: {} }), "tools[0].functionDeclarations[0].parametersJsonSchema"],
-  ["duplicate declaration", { ...ok, tools: [{ functionDeclarations: [{ name: "f" }, { name: "f" }] }] }, "tools[0].functionDeclarations[1].name"],
+  [
+    "bad OpenAPI type",
+    decl({ name: "f", parameters: { type: "OBJEKT" } }),
+    "tools[0].functionDeclarations[0].parameters.type",
+  ],
+  [
+    "bad nested type",
+    decl({ name: "f", parameters: { type: "OBJECT", properties: { a: { type: "TEXT" } } } }),
+    "tools[0].functionDeclarations[0].parameters.properties.a.type",
+  ],
+  [
+    "both parameter dialects",
+    decl({ name: "f", parameters: {}, parametersJsonSchema: {} }),
+    "tools[0].functionDeclarations[0].parametersJsonSchema",
+  ],
+  [
+    "duplicate declaration",
+    { ...ok, tools: [{ functionDeclarations: [{ name: "f" }, { name: "f" }] }] },
+    "tools[0].functionDeclarations[1].name",
+  ],
   ["unknown tool kind", { ...ok, tools: [{ fooTool: {} }] }, "tools[0].fooTool"],
-  ["unknown mode", { ...decl({ name: "f" }), toolConfig: { functionCallingConfig: { mode: "SOMETIMES" } } }, "toolConfig.functionCallingConfig.mode"],
-  ["allowed name not declared", { ...decl({ name: "f" }), toolConfig: { functionCallingConfig: { mode: "ANY", allowedFunctionNames: ["g"] } } }, "toolConfig.functionCallingConfig.allowedFunctionNames[0]"],
-  ["ANY without declarations", { ...ok, toolConfig: { functionCallingConfig: { mode: "ANY" } } }, "toolConfig.functionCallingConfig.mode"],
-  ["maxOutputTokens not positive", { ...ok, generationConfig: { maxOutputTokens: 0 } }, "generationConfig.maxOutputTokens"],
-  ["temperature not a number", { ...ok, generationConfig: { temperature: "hot" } }, "generationConfig.temperature"],
+  [
+    "unknown mode",
+    { ...decl({ name: "f" }), toolConfig: { functionCallingConfig: { mode: "SOMETIMES" } } },
+    "toolConfig.functionCallingConfig.mode",
+  ],
+  [
+    "allowed name not declared",
+    {
+      ...decl({ name: "f" }),
+      toolConfig: { functionCallingConfig: { mode: "ANY", allowedFunctionNames: ["g"] } },
+    },
+    "toolConfig.functionCallingConfig.allowedFunctionNames[0]",
+  ],
+  [
+    "ANY without declarations",
+    { ...ok, toolConfig: { functionCallingConfig: { mode: "ANY" } } },
+    "toolConfig.functionCallingConfig.mode",
+  ],
+  [
+    "maxOutputTokens not positive",
+    { ...ok, generationConfig: { maxOutputTokens: 0 } },
+    "generationConfig.maxOutputTokens",
+  ],
+  [
+    "temperature not a number",
+    { ...ok, generationConfig: { temperature: "hot" } },
+    "generationConfig.temperature",
+  ],
   ["candidateCount 2", { ...ok, generationConfig: { candidateCount: 2 } }, "generationConfig.candidateCount"],
-  ["six stop sequences", { ...ok, generationConfig: { stopSequences: ["a", "b", "c", "d", "e", "f"] } }, "generationConfig.stopSequences"],
-  ["schema without JSON mime", { ...ok, generationConfig: { responseSchema: { type: "STRING" } } }, "generationConfig.responseMimeType"],
-  ["unknown thinkingLevel", { ...ok, generationConfig: { thinkingConfig: { thinkingLevel: "MAX" } } }, "generationConfig.thinkingConfig.thinkingLevel"],
-  ["lone surrogate", `{"contents":[{"role":"user","parts":[{"text":"\\ud800"}]}]}`, "contents[0].parts[0].text"],
+  [
+    "six stop sequences",
+    { ...ok, generationConfig: { stopSequences: ["a", "b", "c", "d", "e", "f"] } },
+    "generationConfig.stopSequences",
+  ],
+  [
+    "schema without JSON mime",
+    { ...ok, generationConfig: { responseSchema: { type: "STRING" } } },
+    "generationConfig.responseMimeType",
+  ],
+  [
+    "unknown thinkingLevel",
+    { ...ok, generationConfig: { thinkingConfig: { thinkingLevel: "MAX" } } },
+    "generationConfig.thinkingConfig.thinkingLevel",
+  ],
+  [
+    "lone surrogate",
+    `{"contents":[{"role":"user","parts":[{"text":"\\ud800"}]}]}`,
+    "contents[0].parts[0].text",
+  ],
 ];
 
 describe("bad input: Google-shaped 400s naming the field", () => {
@@ -49,12 +128,19 @@ describe("bad input: Google-shaped 400s naming the field", () => {
   it.each(TABLE)("%s", async (_, body, field) => {
     const res = await post(gw, "/v1beta/models/m:generateContent", body);
     expect(res.status).toBe(400);
-    const error = (JSON.parse(res.text) as { error: { code: number; status: string; message: string; details?: unknown[] } }).error;
+    const error = (
+      JSON.parse(res.text) as {
+        error: { code: number; status: string; message: string; details?: unknown[] };
+      }
+    ).error;
     expect(error).toMatchObject({ code: 400, status: "INVALID_ARGUMENT", message: expect.any(String) });
     if (field === "") expect(error.details).toBeUndefined();
     else
       expect(error.details).toEqual([
-        { "@type": "type.googleapis.com/google.rpc.BadRequest", fieldViolations: [{ field, description: error.message }] },
+        {
+          "@type": "type.googleapis.com/google.rpc.BadRequest",
+          fieldViolations: [{ field, description: error.message }],
+        },
       ]);
     expect(gw.backend.requests).toHaveLength(0);
   });

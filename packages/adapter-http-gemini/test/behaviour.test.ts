@@ -37,7 +37,9 @@ describe("Gemini surface behaviour", () => {
       const streamed = sseData((await post(gw, "/v1/gemini", { ...SEED_BODY, stream: true })).text) as Array<{
         candidates: Array<{ content: { parts: Array<{ functionCall?: unknown }> } }>;
       }>;
-      expect(streamed.flatMap((c) => c.candidates[0]!.content.parts).find((p) => p.functionCall)).toBeDefined();
+      expect(
+        streamed.flatMap((c) => c.candidates[0]!.content.parts).find((p) => p.functionCall),
+      ).toBeDefined();
     } finally {
       await gw.close();
     }
@@ -86,7 +88,65 @@ describe("Gemini surface behaviour", () => {
       expect(JSON.parse(cut.text).candidates[0].finishReason).toBe("MAX_TOKENS");
       const down = await post(gw, "/v1/models/m:streamGenerateContent?alt=sse", body);
       expect(down.status).toBe(503);
-      expect(JSON.parse(down.text)).toEqual({ error: { code: 503, message: "Codex is restarting.", status: "UNAVAILABLE" } });
+      expect(JSON.parse(down.text)).toEqual({
+        error: { code: 503, message: "Codex is restarting.", status: "UNAVAILABLE" },
+      });
+    } finally {
+      await gw.close();
+    }
+  });
+
+  it("native tool mode: the backend's own calls come out as functionCall parts, results go back as native items", async () => {
+    const gw = await startGateway(
+      (request) =>
+        request.history.some((m) => m.role === "tool")
+          ? { chunks: ["Sunny."] }
+          : {
+              chunks: [],
+              toolCalls: [{ callId: "fc_native_1", name: "get_weather", arguments: '{"city":"Oslo"}' }],
+            },
+      { nativeTools: true },
+    );
+    try {
+      const tools = [
+        { functionDeclarations: [{ name: "get_weather", parametersJsonSchema: { type: "object" } }] },
+      ];
+      const first = JSON.parse(
+        (
+          await post(gw, "/v1beta/models/m:generateContent", {
+            contents: [{ role: "user", parts: [{ text: "w?" }] }],
+            tools,
+          })
+        ).text,
+      );
+      const part = first.candidates[0].content.parts[0];
+      expect(part.functionCall).toEqual({ id: "fc_native_1", name: "get_weather", args: { city: "Oslo" } });
+      expect(gw.backend.requests[0]?.tools?.tools.map((t) => t.name)).toEqual(["get_weather"]);
+      const second = JSON.parse(
+        (
+          await post(gw, "/v1beta/models/m:generateContent", {
+            tools,
+            contents: [
+              { role: "user", parts: [{ text: "w?" }] },
+              { role: "model", parts: [part] },
+              {
+                role: "user",
+                parts: [
+                  {
+                    functionResponse: { id: "fc_native_1", name: "get_weather", response: { output: "sun" } },
+                  },
+                ],
+              },
+            ],
+          })
+        ).text,
+      );
+      expect(second.candidates[0].content.parts).toEqual([{ text: "Sunny." }]);
+      expect(gw.backend.requests[1]?.history.at(-1)).toEqual({
+        role: "tool",
+        callId: "fc_native_1",
+        output: "sun",
+      });
     } finally {
       await gw.close();
     }

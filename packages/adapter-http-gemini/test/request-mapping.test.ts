@@ -7,7 +7,11 @@ const user = (text: string) => ({ role: "user", parts: [{ text }] });
 describe("request mapping (golden pairs)", () => {
   it("contents, roles, systemInstruction (with role user), consecutive same-role contents", () => {
     const plan = decodeGenerateContent("m", {
-      contents: [user("<session_context>x</session_context>"), user("hi"), { role: "model", parts: [{ text: "yo" }] }],
+      contents: [
+        user("<session_context>x</session_context>"),
+        user("hi"),
+        { role: "model", parts: [{ text: "yo" }] },
+      ],
       systemInstruction: { role: "user", parts: [{ text: "be brief" }, { text: "and kind" }] },
       generationConfig: {},
     });
@@ -15,7 +19,11 @@ describe("request mapping (golden pairs)", () => {
       model: "m",
       instructions: "be brief\nand kind",
       items: [
-        { type: "message", role: "user", content: [{ type: "text", text: "<session_context>x</session_context>" }] },
+        {
+          type: "message",
+          role: "user",
+          content: [{ type: "text", text: "<session_context>x</session_context>" }],
+        },
         { type: "message", role: "user", content: [{ type: "text", text: "hi" }] },
         { type: "message", role: "assistant", content: [{ type: "text", text: "yo" }] },
       ],
@@ -35,7 +43,10 @@ describe("request mapping (golden pairs)", () => {
           role: "model",
           parts: [
             { text: "planning", thought: true },
-            { functionCall: { id: "run_1", name: "sh", args: { command: "ls" } }, thoughtSignature: "skip_thought_signature_validator" },
+            {
+              functionCall: { id: "run_1", name: "sh", args: { command: "ls" } },
+              thoughtSignature: "skip_thought_signature_validator",
+            },
             { functionCall: { name: "sh", args: { command: "pwd" } } },
           ],
         },
@@ -101,8 +112,10 @@ describe("request mapping (golden pairs)", () => {
     expect(level.stopSequences).toEqual(["END"]);
     expect(level.includeThoughts).toBe(true);
     const budget = (thinkingBudget: number) =>
-      decodeGenerateContent("m", { contents: [user("x")], generationConfig: { thinkingConfig: { thinkingBudget } } })
-        .request.reasoningEffort;
+      decodeGenerateContent("m", {
+        contents: [user("x")],
+        generationConfig: { thinkingConfig: { thinkingBudget } },
+      }).request.reasoningEffort;
     expect([-1, 0, 1024, 8192, 24_576].map(budget)).toEqual([undefined, "minimal", "low", "medium", "high"]);
   });
 
@@ -116,7 +129,12 @@ describe("request mapping (golden pairs)", () => {
           properties: {
             complexity_reasoning: { type: "STRING", nullable: true },
             complexity_score: { type: "INTEGER", minimum: 1, maximum: 100, format: "int32" },
-            tags: { type: "ARRAY", items: { type: "STRING", enum: ["a", "b"] }, minItems: "1", maxItems: "3" },
+            tags: {
+              type: "ARRAY",
+              items: { type: "STRING", enum: ["a", "b"] },
+              minItems: "1",
+              maxItems: "3",
+            },
           },
           required: ["complexity_score"],
           propertyOrdering: ["complexity_reasoning", "complexity_score"],
@@ -208,7 +226,8 @@ describe("request mapping (golden pairs)", () => {
   it("functionCallingConfig: AUTO, NONE, ANY, ANY + one name (forced), ANY + several (required among them), VALIDATED (strict)", () => {
     const tools = [{ functionDeclarations: [{ name: "a" }, { name: "b" }, { name: "c" }] }];
     const policy = (functionCallingConfig: object) =>
-      decodeGenerateContent("m", { contents: [user("x")], tools, toolConfig: { functionCallingConfig } }).tools;
+      decodeGenerateContent("m", { contents: [user("x")], tools, toolConfig: { functionCallingConfig } })
+        .tools;
     const names = (p: ReturnType<typeof policy>) => p.tools.map((t) => t.name);
     expect(policy({ mode: "AUTO" }).choice).toEqual({ type: "auto" });
     expect(policy({ mode: "NONE" }).choice).toEqual({ type: "none" });
@@ -225,7 +244,16 @@ describe("request mapping (golden pairs)", () => {
     const plan = decodeGeminiEndpoint({
       model: "gemini-3-flash",
       input: "What is the weather in Tokyo?",
-      tools: [{ functionDeclarations: [{ name: "get_weather", parameters: { type: "OBJECT", properties: { city: { type: "STRING" } }, required: ["city"] } }] }],
+      tools: [
+        {
+          functionDeclarations: [
+            {
+              name: "get_weather",
+              parameters: { type: "OBJECT", properties: { city: { type: "STRING" } }, required: ["city"] },
+            },
+          ],
+        },
+      ],
       conversation: "gemini-tool-test",
       stream: false,
     });

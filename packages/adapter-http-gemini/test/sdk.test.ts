@@ -20,7 +20,8 @@ const script = (request: BackendRequest) => {
   if (seen.includes("Sunny")) return { chunks: ["It is sunny", " in Paris."] };
   if (seen.includes("structured please")) return { chunks: ['{"city":', '"Paris","temp":21}'] };
   if (seen.includes("what time")) return { chunks: [toolBlock("get_time", { tz: "Europe/Paris" })] };
-  if (seen.includes("weather")) return { chunks: ["Let me check. ", toolBlock("get_weather", { city: "Paris" })] };
+  if (seen.includes("weather"))
+    return { chunks: ["Let me check. ", toolBlock("get_weather", { city: "Paris" })] };
   return { chunks: ["Hello", " from", " the gateway."] };
 };
 
@@ -81,7 +82,10 @@ describe("@google/genai 3.1 against the Gemini surface (scripted backend)", () =
       contents: [
         { role: "user", parts: [{ text: "weather in Paris?" }] },
         modelTurn,
-        { role: "user", parts: [{ functionResponse: { id: call.id, name: call.name, response: { output: "Sunny, 21C" } } }] },
+        {
+          role: "user",
+          parts: [{ functionResponse: { id: call.id, name: call.name, response: { output: "Sunny, 21C" } } }],
+        },
       ],
       config: { tools: [{ functionDeclarations: [WEATHER_DECLARATION as never] }] },
     });
@@ -131,7 +135,10 @@ describe("@google/genai 3.1 against the Gemini surface (scripted backend)", () =
   });
 
   it("countTokens, models.list and models.get", async () => {
-    const counted = await ai.models.countTokens({ model: "gemini-2.5-flash", contents: "Hello there, world" });
+    const counted = await ai.models.countTokens({
+      model: "gemini-2.5-flash",
+      contents: "Hello there, world",
+    });
     expect(counted.totalTokens).toBe(4);
     const pager = await ai.models.list();
     const names = [];
@@ -143,11 +150,18 @@ describe("@google/genai 3.1 against the Gemini surface (scripted backend)", () =
 
   it("a backend failure is an ApiError with Google's error body", async () => {
     const failing = await startGateway([
-      { chunks: [], startError: new (await import("@proxy/core")).GatewayError("overloaded", "Busy.", { retryAfterSeconds: 2 }) },
+      {
+        chunks: [],
+        startError: new (await import("@proxy/core")).GatewayError("overloaded", "Busy.", {
+          retryAfterSeconds: 2,
+        }),
+      },
     ]);
     try {
       const client = new GoogleGenAI({ apiKey: "test", httpOptions: { baseUrl: failing.url } });
-      const err = await client.models.generateContent({ model: "m", contents: "hi" }).catch((e: unknown) => e);
+      const err = await client.models
+        .generateContent({ model: "m", contents: "hi" })
+        .catch((e: unknown) => e);
       expect(err).toMatchObject({ status: 429 });
       expect(JSON.parse((err as Error).message)).toEqual({
         error: {

@@ -4,7 +4,14 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createGeminiEncoder, foldChunks } from "../src/response-encoder.js";
 import { createStopMatcher } from "../src/stop-sequences.js";
-import { post, sseData, startGateway, type TestGateway, toolBlock, WEATHER_DECLARATION } from "./support/gateway.js";
+import {
+  post,
+  sseData,
+  startGateway,
+  type TestGateway,
+  toolBlock,
+  WEATHER_DECLARATION,
+} from "./support/gateway.js";
 
 const fixture = (name: string) => new URL(`./__fixtures__/${name}`, import.meta.url);
 /** Golden transcripts; `UPDATE_GOLDEN=1` rewrites them. */
@@ -81,9 +88,16 @@ describe("SSE at the wire (golden transcripts)", () => {
     gw = await startGateway((request) => {
       const input = JSON.stringify(request.input);
       if (input.includes("stop")) return { chunks: ["one two EN", "D three"] };
-      if (input.includes("fail")) return { chunks: ["partial ", "more"], errorAfterChunks: 1, error: new GatewayError("backend_error", "The model crashed.") };
+      if (input.includes("fail"))
+        return {
+          chunks: ["partial ", "more"],
+          errorAfterChunks: 1,
+          error: new GatewayError("backend_error", "The model crashed."),
+        };
       if (input.includes("think")) return { chunks: ["done"], reasoning: ["pondering"] };
-      return { chunks: ["Let me check. ", ...toolBlock("get_weather", { city: "Paris" }).match(/.{1,9}/gs)!] };
+      return {
+        chunks: ["Let me check. ", ...toolBlock("get_weather", { city: "Paris" }).match(/.{1,9}/gs)!],
+      };
     });
   });
   afterAll(() => gw.close());
@@ -103,8 +117,12 @@ describe("SSE at the wire (golden transcripts)", () => {
 
   it("a stop sequence cuts the text across deltas and ends with STOP", async () => {
     const res = await stream("stop please", { generationConfig: { stopSequences: ["END"] } });
-    const chunks = sseData(res.text) as Array<{ candidates: Array<{ content: { parts: Array<{ text: string }> } }> }>;
-    expect(chunks.map((c) => c.candidates[0]!.content.parts.map((p) => p.text).join("")).join("")).toBe("one two ");
+    const chunks = sseData(res.text) as Array<{
+      candidates: Array<{ content: { parts: Array<{ text: string }> } }>;
+    }>;
+    expect(chunks.map((c) => c.candidates[0]!.content.parts.map((p) => p.text).join("")).join("")).toBe(
+      "one two ",
+    );
     golden("stop-sequence.sse", res.text);
   });
 
@@ -118,7 +136,9 @@ describe("SSE at the wire (golden transcripts)", () => {
   it("a failure mid-stream is one data: line holding Google's error object", async () => {
     const res = await stream("fail");
     const chunks = sseData(res.text);
-    expect(chunks.at(-1)).toEqual({ error: { code: 502, message: "The model crashed.", status: "INTERNAL" } });
+    expect(chunks.at(-1)).toEqual({
+      error: { code: 502, message: "The model crashed.", status: "INTERNAL" },
+    });
     golden("error-mid-stream.sse", res.text);
   });
 
@@ -131,7 +151,9 @@ describe("SSE at the wire (golden transcripts)", () => {
     const sse = await stream("weather?");
     // Two requests: only their ids and signatures differ.
     const strip = (u: unknown) =>
-      JSON.parse(JSON.stringify(u, (k, v) => (k === "responseId" || k === "thoughtSignature" || k === "id" ? "*" : v)));
+      JSON.parse(
+        JSON.stringify(u, (k, v) => (k === "responseId" || k === "thoughtSignature" || k === "id" ? "*" : v)),
+      );
     expect(strip(JSON.parse(res.text))).toEqual(strip(sseData(sse.text)));
   });
 });

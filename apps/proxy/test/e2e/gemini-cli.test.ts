@@ -17,7 +17,9 @@ const GEMINI_JS = join(
  * gateway over the real codex: the scripted model asks for the CLI's own `write_file` tool, the CLI
  * runs it on its side, sends the functionResponse back, and the model finishes.
  */
-describe("end to end: Gemini CLI → gateway → real codex app-server → scripted model", { timeout: 120_000 }, () => {
+describe("end to end: Gemini CLI → gateway → real codex app-server → scripted model", {
+  timeout: 120_000,
+}, () => {
   let e2e: Awaited<ReturnType<typeof startE2E>>;
   let work: string;
   let marker: string;
@@ -29,7 +31,9 @@ describe("end to end: Gemini CLI → gateway → real codex app-server → scrip
       if (/\[function_call_output call_id=\S+ output=/.test(input))
         return { chunks: ["Done: ", "marker.txt holds hi."] };
       if (/marker/.test(input))
-        return { chunks: ["Writing it. ", toolCallText("write_file", { file_path: marker, content: "hi\n" })] };
+        return {
+          chunks: ["Writing it. ", toolCallText("write_file", { file_path: marker, content: "hi\n" })],
+        };
       return { text: "Nothing to do." };
     };
     e2e = await startE2E(model, { PROXY_API_KEYS: "gemini-cli-key" });
@@ -52,30 +56,41 @@ describe("end to end: Gemini CLI → gateway → real codex app-server → scrip
   });
 
   it("gemini -p --yolo completes a task with its own write_file tool", async () => {
-    const { stdout, stderr, code } = await new Promise<{ stdout: string; stderr: string; code: number | null }>(
-      (resolve) => {
-        const child = execFile(
-          process.execPath,
-          [GEMINI_JS, "-p", "Create marker.txt containing hi", "--yolo", "-m", "gemini-2.5-pro", "--output-format", "json"],
-          {
-            cwd: join(work, "proj"),
-            env: {
-              PATH: process.env.PATH ?? "",
-              HOME: join(work, "home"),
-              TERM: "dumb",
-              LANG: "C.UTF-8",
-              TMPDIR: join(work, "tmp"),
-              GEMINI_API_KEY: "gemini-cli-key",
-              GOOGLE_GEMINI_BASE_URL: e2e.url,
-              GEMINI_CLI_TRUST_WORKSPACE: "true",
-            },
-            timeout: 90_000,
+    const { stdout, stderr, code } = await new Promise<{
+      stdout: string;
+      stderr: string;
+      code: number | null;
+    }>((resolve) => {
+      const child = execFile(
+        process.execPath,
+        [
+          GEMINI_JS,
+          "-p",
+          "Create marker.txt containing hi",
+          "--yolo",
+          "-m",
+          "gemini-2.5-pro",
+          "--output-format",
+          "json",
+        ],
+        {
+          cwd: join(work, "proj"),
+          env: {
+            PATH: process.env.PATH ?? "",
+            HOME: join(work, "home"),
+            TERM: "dumb",
+            LANG: "C.UTF-8",
+            TMPDIR: join(work, "tmp"),
+            GEMINI_API_KEY: "gemini-cli-key",
+            GOOGLE_GEMINI_BASE_URL: e2e.url,
+            GEMINI_CLI_TRUST_WORKSPACE: "true",
           },
-          (error, out, err) => resolve({ stdout: out, stderr: err, code: error ? (error.code as number) : 0 }),
-        );
-        child.stdin?.end();
-      },
-    );
+          timeout: 90_000,
+        },
+        (error, out, err) => resolve({ stdout: out, stderr: err, code: error ? (error.code as number) : 0 }),
+      );
+      child.stdin?.end();
+    });
     expect({ code, stderr: code === 0 ? "" : stderr }).toEqual({ code: 0, stderr: "" });
     expect(await readFile(marker, "utf8")).toBe("hi\n");
     const result = JSON.parse(stdout) as { response: string };

@@ -28,7 +28,8 @@ const model = (request: RecordedRequest) => {
   if (result) return { chunks: ["The weather: ", result[1] ?? ""] };
   if (/structured/i.test(input)) return { chunks: ['{"city":"Paris",', '"temp":21}'] };
   if (/time/i.test(input)) return { chunks: [toolCallText("get_time", { tz: "Europe/Paris" })] };
-  if (/weather/i.test(input)) return { chunks: ["Let me check. ", toolCallText("get_weather", { city: "Paris" })] };
+  if (/weather/i.test(input))
+    return { chunks: ["Let me check. ", toolCallText("get_weather", { city: "Paris" })] };
   return { text: "Hello from the scripted model." };
 };
 
@@ -50,7 +51,9 @@ describe("end to end: @google/genai → gateway (Gemini surface) → real codex 
       config: { tools: [{ functionDeclarations: [WEATHER as never, TIME] }] },
     });
     expect(res.text).toBe("Let me check. ");
-    expect(res.functionCalls).toEqual([{ id: expect.stringMatching(/^call_/), name: "get_weather", args: { city: "Paris" } }]);
+    expect(res.functionCalls).toEqual([
+      { id: expect.stringMatching(/^call_/), name: "get_weather", args: { city: "Paris" } },
+    ]);
     expect(res.candidates?.[0]?.finishReason).toBe("STOP");
     expect(res.usageMetadata?.totalTokenCount).toBeGreaterThan(0);
     const upstream = e2e.provider.requests.at(-1)!;
@@ -62,7 +65,11 @@ describe("end to end: @google/genai → gateway (Gemini surface) → real codex 
     const beta = new GoogleGenAI({ apiKey: KEY, httpOptions: { baseUrl: e2e.url, apiVersion: "v1beta" } });
     const config = { tools: [{ functionDeclarations: [WEATHER as never] }] };
     const chunks = [];
-    for await (const c of await beta.models.generateContentStream({ model: "e2e-model", contents: "weather in Paris?", config }))
+    for await (const c of await beta.models.generateContentStream({
+      model: "e2e-model",
+      contents: "weather in Paris?",
+      config,
+    }))
       chunks.push(c);
     const calls = chunks.flatMap((c) => c.functionCalls ?? []);
     expect(calls.map((c) => [c.name, c.args])).toEqual([["get_weather", { city: "Paris" }]]);
@@ -75,7 +82,12 @@ describe("end to end: @google/genai → gateway (Gemini surface) → real codex 
       contents: [
         { role: "user", parts: [{ text: "weather in Paris?" }] },
         { role: "model", parts: modelParts },
-        { role: "user", parts: [{ functionResponse: { id: calls[0]!.id, name: "get_weather", response: { output: "Sunny" } } }] },
+        {
+          role: "user",
+          parts: [
+            { functionResponse: { id: calls[0]!.id, name: "get_weather", response: { output: "Sunny" } } },
+          ],
+        },
       ],
     });
     expect(res.text).toBe("The weather: Sunny");
@@ -88,7 +100,9 @@ describe("end to end: @google/genai → gateway (Gemini surface) → real codex 
       contents: "what time is it in Paris?",
       config: {
         tools: [{ functionDeclarations: [WEATHER as never, TIME] }],
-        toolConfig: { functionCallingConfig: { mode: FunctionCallingConfigMode.ANY, allowedFunctionNames: ["get_time"] } },
+        toolConfig: {
+          functionCallingConfig: { mode: FunctionCallingConfigMode.ANY, allowedFunctionNames: ["get_time"] },
+        },
       },
     });
     expect(res.functionCalls?.map((c) => [c.name, c.args])).toEqual([["get_time", { tz: "Europe/Paris" }]]);
@@ -100,7 +114,10 @@ describe("end to end: @google/genai → gateway (Gemini surface) → real codex 
       contents: "structured weather report",
       config: {
         responseMimeType: "application/json",
-        responseSchema: { type: "OBJECT" as never, properties: { city: { type: "STRING" as never }, temp: { type: "INTEGER" as never } } },
+        responseSchema: {
+          type: "OBJECT" as never,
+          properties: { city: { type: "STRING" as never }, temp: { type: "INTEGER" as never } },
+        },
       },
     });
     expect(JSON.parse(res.text ?? "")).toEqual({ city: "Paris", temp: 21 });
@@ -111,7 +128,11 @@ describe("end to end: @google/genai → gateway (Gemini surface) → real codex 
     const url = `${e2e.url}/v1beta/models/e2e-model:generateContent`;
     const headers = { "content-type": "application/json" };
     expect((await fetch(`${url}?key=${KEY}`, { method: "POST", headers, body })).status).toBe(200);
-    const bad = await fetch(url, { method: "POST", headers: { ...headers, "x-goog-api-key": "wrong" }, body });
+    const bad = await fetch(url, {
+      method: "POST",
+      headers: { ...headers, "x-goog-api-key": "wrong" },
+      body,
+    });
     expect(bad.status).toBe(400);
     expect(await bad.json()).toEqual({
       error: {
@@ -128,8 +149,15 @@ describe("end to end: @google/genai → gateway (Gemini surface) → real codex 
         ],
       },
     });
-    const v1 = await fetch(`${e2e.url}/v1/models/e2e-model:generateContent`, { method: "POST", headers, body });
-    expect([v1.status, ((await v1.json()) as { error: { status: string } }).error.status]).toEqual([400, "INVALID_ARGUMENT"]);
+    const v1 = await fetch(`${e2e.url}/v1/models/e2e-model:generateContent`, {
+      method: "POST",
+      headers,
+      body,
+    });
+    expect([v1.status, ((await v1.json()) as { error: { status: string } }).error.status]).toEqual([
+      400,
+      "INVALID_ARGUMENT",
+    ]);
   });
 
   it("GET /v1/models: Google clients get Google's listing, OpenAI clients OpenAI's", async () => {
@@ -171,7 +199,9 @@ describe("end to end: @google/genai → gateway (Gemini surface) → real codex 
         stream: false,
       }),
     ]);
-    const body = JSON.parse(stdout) as { candidates: Array<{ content: { parts: Array<{ functionCall?: unknown }> } }> };
+    const body = JSON.parse(stdout) as {
+      candidates: Array<{ content: { parts: Array<{ functionCall?: unknown }> } }>;
+    };
     expect(body.candidates[0]!.content.parts.find((p) => p.functionCall)).toMatchObject({
       functionCall: { name: "get_weather", args: { city: "Paris" } },
     });

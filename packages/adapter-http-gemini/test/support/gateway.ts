@@ -60,7 +60,12 @@ export const startGateway = async (
 };
 
 /** POSTs JSON and reads the whole answer as text. */
-export const post = async (gateway: TestGateway, path: string, body: unknown, headers: Record<string, string> = {}) => {
+export const post = async (
+  gateway: TestGateway,
+  path: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+) => {
   const res = await fetch(`${gateway.url}${path}`, {
     method: "POST",
     headers: { "content-type": "application/json", ...headers },
@@ -78,7 +83,8 @@ export const sseData = (text: string): unknown[] =>
     .split(/\r?\n\r?\n/)
     .filter((e) => e !== "")
     .map((e) => {
-      if (!e.startsWith("data: ") || e.includes("\n")) throw new Error(`not a lone data line: ${JSON.stringify(e)}`);
+      if (!e.startsWith("data: ") || e.includes("\n"))
+        throw new Error(`not a lone data line: ${JSON.stringify(e)}`);
       return JSON.parse(e.slice(6)) as unknown;
     });
 
