@@ -149,6 +149,13 @@ describe("end to end: @google/genai → gateway (Gemini surface) → real codex 
         ],
       },
     });
+    // A browser's "simple" cross-site POST (text/plain) is refused here as on the OpenAI paths.
+    const plain = await fetch(`${url}?key=${KEY}`, {
+      method: "POST",
+      headers: { "content-type": "text/plain" },
+      body,
+    });
+    expect(plain.status).toBe(415);
     const v1 = await fetch(`${e2e.url}/v1/models/e2e-model:generateContent`, {
       method: "POST",
       headers,
