@@ -149,7 +149,10 @@ describe("bad input: Google-shaped 400s naming the field", () => {
     const method = await post(gw, "/v1beta/models/m:embedContent", ok);
     expect([method.status, JSON.parse(method.text).error.status]).toEqual([404, "NOT_FOUND"]);
     const model = await fetch(`${gw.url}/v1beta/models/none`);
-    expect([model.status, (await model.json()).error.status]).toEqual([404, "NOT_FOUND"]);
+    expect([model.status, ((await model.json()) as { error: { status: string } }).error.status]).toEqual([
+      404,
+      "NOT_FOUND",
+    ]);
   });
 
   it("/v1/gemini: model and input are required and named", async () => {

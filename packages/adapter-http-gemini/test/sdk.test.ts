@@ -1,4 +1,4 @@
-import { FunctionCallingConfigMode, GoogleGenAI } from "@google/genai";
+import { type Content, FunctionCallingConfigMode, GoogleGenAI } from "@google/genai";
 import type { BackendRequest } from "@proxy/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startGateway, type TestGateway, toolBlock, WEATHER_DECLARATION } from "./support/gateway.js";
@@ -79,7 +79,7 @@ describe("@google/genai 3.1 against the Gemini surface (scripted backend)", () =
     const modelTurn = first.candidates![0]!.content!;
     const res = await ai.models.generateContent({
       model: "gemini-2.5-flash",
-      contents: [
+      contents: <Content[]>[
         { role: "user", parts: [{ text: "weather in Paris?" }] },
         modelTurn,
         {

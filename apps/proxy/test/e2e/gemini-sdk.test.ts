@@ -1,6 +1,6 @@
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
-import { FunctionCallingConfigMode, GoogleGenAI } from "@google/genai";
+import { type Content, FunctionCallingConfigMode, GoogleGenAI } from "@google/genai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { lastUserText, type RecordedRequest, startE2E, toolCallText, transcriptOf } from "./e2e-gateway.js";
 
@@ -79,7 +79,7 @@ describe("end to end: @google/genai → gateway (Gemini surface) → real codex 
     const res = await beta.models.generateContent({
       model: "e2e-model",
       config,
-      contents: [
+      contents: <Content[]>[
         { role: "user", parts: [{ text: "weather in Paris?" }] },
         { role: "model", parts: modelParts },
         {

@@ -27,7 +27,7 @@ export const startGateway = async (
 ): Promise<TestGateway> => {
   const backend = createScriptedBackend(script, {
     models: [{ id: "gemini-2.5-flash" }, { id: "gpt-5.5", description: "GPT" }],
-    nativeTools: options.nativeTools,
+    nativeTools: options.nativeTools ?? false,
   });
   const summaries: TurnSummary[] = [];
   const deps = {
