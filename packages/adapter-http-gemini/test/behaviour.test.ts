@@ -151,4 +151,31 @@ describe("Gemini surface behaviour", () => {
       await gw.close();
     }
   });
+
+  it("parallel calls are several functionCall parts of one candidate; signatures are per response", async () => {
+    const calls = toolBlock("get_weather", { city: "Oslo" }) + toolBlock("get_weather", { city: "Rome" });
+    const gw = await startGateway(() => ({ chunks: [calls] }));
+    try {
+      const body = {
+        contents: [{ role: "user", parts: [{ text: "two cities" }] }],
+        tools: [
+          { functionDeclarations: [{ name: "get_weather", parametersJsonSchema: { type: "object" } }] },
+        ],
+      };
+      const answer = async () =>
+        JSON.parse((await post(gw, "/v1beta/models/m:generateContent", body)).text).candidates[0].content
+          .parts as Array<{
+          functionCall: { id: string; args: unknown };
+          thoughtSignature: string;
+        }>;
+      const first = await answer();
+      expect(first.map((p) => p.functionCall.args)).toEqual([{ city: "Oslo" }, { city: "Rome" }]);
+      expect(new Set(first.map((p) => p.functionCall.id)).size).toBe(2);
+      const second = await answer();
+      const signatures = [...first, ...second].map((p) => p.thoughtSignature);
+      expect(new Set(signatures).size).toBe(4);
+    } finally {
+      await gw.close();
+    }
+  });
 });
