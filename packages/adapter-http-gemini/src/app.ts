@@ -39,20 +39,21 @@ const metaFor = (deps: SurfaceDeps, model: string): ResponseMeta => ({
   responseId: deps.ids.next("resp"),
 });
 
+/** Decodes the body, runs the turn and answers; a decoding failure is a 400 reported once. */
 const runPlan = async (
   c: Context,
   deps: SurfaceDeps,
-  decode: (json: unknown) => GeminiTurnPlan & { stream?: boolean },
-  delivery: (plan: { stream?: boolean }) => Delivery,
+  decode: (json: unknown) => { readonly plan: GeminiTurnPlan; readonly delivery: Delivery },
 ) => {
   const session = openTurnSession(c, deps, GEMINI_SURFACE);
-  let plan: ReturnType<typeof decode>;
+  let decoded: ReturnType<typeof decode>;
   try {
-    plan = decode(await readJsonBody(c));
+    decoded = decode(await readJsonBody(c));
   } catch (e) {
     return session.fail(e);
   }
-  return serveTurn(session, plan, metaFor(deps, plan.request.model), delivery(plan));
+  const { plan, delivery } = decoded;
+  return serveTurn(session, plan, metaFor(deps, plan.request.model), delivery);
 };
 
 /**
@@ -76,13 +77,9 @@ export const createGeminiApp = (input: GeminiDeps): Hono => {
       const plan = decodeGenerateContent(model, inner);
       return c.json({ totalTokens: countRequestTokens(plan.request, plan.tools) });
     }
-    const sse = c.req.query("alt") === "sse";
-    return runPlan(
-      c,
-      deps,
-      (json) => decodeGenerateContent(model, json),
-      () => (method === "generateContent" ? "json" : sse ? "sse" : "json-array"),
-    );
+    const delivery: Delivery =
+      method === "generateContent" ? "json" : c.req.query("alt") === "sse" ? "sse" : "json-array";
+    return runPlan(c, deps, (json) => ({ plan: decodeGenerateContent(model, json), delivery }));
   });
 
   app.get("/models", async (c) => c.json(geminiModelList(await deps.backend.listModels())));
@@ -107,7 +104,10 @@ export const createGeminiEndpointApp = (input: GeminiDeps): Hono => {
   const deps = resolveSurfaceDeps(input);
   const app = new Hono();
   app.post("/gemini", (c) =>
-    runPlan(c, deps, decodeGeminiEndpoint, (plan) => (plan.stream === true ? "sse" : "json")),
+    runPlan(c, deps, (json) => {
+      const plan = decodeGeminiEndpoint(json);
+      return { plan, delivery: plan.stream ? "sse" : "json" };
+    }),
   );
   app.onError((err, c) => errorResponse(c, err, geminiErrorBody));
   return app;
