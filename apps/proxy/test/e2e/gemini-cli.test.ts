@@ -3,30 +3,110 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { lastUserText, type RecordedRequest, startE2E, toolCallText } from "./e2e-gateway.js";
+import { afterEach, describe, expect, it } from "vitest";
+import {
+  lastUserText,
+  type RecordedRequest,
+  type ScriptedResponse,
+  startE2E,
+  toolCallText,
+} from "./e2e-gateway.js";
+import { fn, trailingOutputs } from "./native-support.js";
 
 const GEMINI_JS = join(
   dirname(createRequire(import.meta.url).resolve("@google/gemini-cli/package.json")),
   "bundle",
   "gemini.js",
 );
+const KEY = "gemini-cli-key";
+
+/** A throwaway HOME (settings per the reference recipe) and an empty project directory. */
+const makeWorkspace = async () => {
+  const work = await mkdtemp(join(tmpdir(), "gemini-cli-e2e-"));
+  await mkdir(join(work, "home", ".gemini"), { recursive: true });
+  await mkdir(join(work, "proj"));
+  await mkdir(join(work, "tmp"));
+  await writeFile(
+    join(work, "home", ".gemini", "settings.json"),
+    JSON.stringify({
+      security: { auth: { selectedType: "gemini-api-key" } },
+      privacy: { usageStatisticsEnabled: false },
+      telemetry: { enabled: false },
+      general: { disableAutoUpdate: true, disableUpdateNag: true, maxAttempts: 1 },
+    }),
+  );
+  return { work, marker: join(work, "proj", "marker.txt") };
+};
+
+/** `gemini -p … --yolo -m gemini-2.5-pro --output-format json`, offline, against the gateway. */
+const runGemini = (work: string, baseUrl: string) =>
+  new Promise<{ stdout: string; stderr: string; code: number }>((resolve) => {
+    const args = [
+      "-p",
+      "Create marker.txt containing hi",
+      "--yolo",
+      "-m",
+      "gemini-2.5-pro",
+      "--output-format",
+      "json",
+    ];
+    const child = execFile(
+      process.execPath,
+      [GEMINI_JS, ...args],
+      {
+        cwd: join(work, "proj"),
+        env: {
+          PATH: process.env.PATH ?? "",
+          HOME: join(work, "home"),
+          TERM: "dumb",
+          LANG: "C.UTF-8",
+          TMPDIR: join(work, "tmp"),
+          GEMINI_API_KEY: KEY,
+          GOOGLE_GEMINI_BASE_URL: baseUrl,
+          GEMINI_CLI_TRUST_WORKSPACE: "true",
+        },
+        timeout: 90_000,
+      },
+      (error, stdout, stderr) => resolve({ stdout, stderr, code: error ? Number(error.code ?? 1) : 0 }),
+    );
+    child.stdin?.end();
+  });
 
 /**
- * The Gemini CLI (0.61, non-interactive, offline, throwaway HOME and project directory) against the
- * gateway over the real codex: the scripted model asks for the CLI's own `write_file` tool, the CLI
- * runs it on its side, sends the functionResponse back, and the model finishes.
+ * The Gemini CLI (0.61, non-interactive, offline) against the gateway over the real codex: the
+ * scripted model asks for the CLI's own `write_file` tool, the CLI runs it on its side (in a
+ * throwaway directory), sends the functionResponse back, and the model finishes.
  */
 describe("end to end: Gemini CLI → gateway → real codex app-server → scripted model", {
   timeout: 120_000,
 }, () => {
-  let e2e: Awaited<ReturnType<typeof startE2E>>;
-  let work: string;
-  let marker: string;
-  beforeAll(async () => {
-    work = await mkdtemp(join(tmpdir(), "gemini-cli-e2e-"));
-    marker = join(work, "proj", "marker.txt");
-    const model = (request: RecordedRequest) => {
+  let cleanup: Array<() => Promise<void>> = [];
+  afterEach(async () => {
+    for (const c of cleanup) await c();
+    cleanup = [];
+  });
+
+  const complete = async (
+    mode: "prompt" | "native",
+    model: (marker: string) => (r: RecordedRequest) => ScriptedResponse,
+  ) => {
+    const { work, marker } = await makeWorkspace();
+    const e2e = await startE2E(model(marker), { PROXY_API_KEYS: KEY, PROXY_TOOL_MODE: mode });
+    cleanup.push(
+      () => e2e.close(),
+      () => rm(work, { recursive: true, force: true }),
+    );
+    const { stdout, stderr, code } = await runGemini(work, e2e.url);
+    expect({ code, stderr: code === 0 ? "" : stderr }).toEqual({ code: 0, stderr: "" });
+    expect(await readFile(marker, "utf8")).toBe("hi\n");
+    expect((JSON.parse(stdout) as { response: string }).response).toBe("Done: marker.txt holds hi.");
+    // One model turn for the call, one for the answer: no re-requests (every stream ended with a finishReason).
+    expect(e2e.provider.requests).toHaveLength(2);
+    return e2e.provider.requests[1]!;
+  };
+
+  it("prompt tool mode: gemini -p --yolo completes the task with its own write_file tool", async () => {
+    const last = await complete("prompt", (marker) => (request) => {
       const input = lastUserText(request);
       if (/\[function_call_output call_id=\S+ output=/.test(input))
         return { chunks: ["Done: ", "marker.txt holds hi."] };
@@ -35,70 +115,20 @@ describe("end to end: Gemini CLI → gateway → real codex app-server → scrip
           chunks: ["Writing it. ", toolCallText("write_file", { file_path: marker, content: "hi\n" })],
         };
       return { text: "Nothing to do." };
-    };
-    e2e = await startE2E(model, { PROXY_API_KEYS: "gemini-cli-key" });
-    await mkdir(join(work, "home", ".gemini"), { recursive: true });
-    await mkdir(join(work, "proj"));
-    await mkdir(join(work, "tmp"));
-    await writeFile(
-      join(work, "home", ".gemini", "settings.json"),
-      JSON.stringify({
-        security: { auth: { selectedType: "gemini-api-key" } },
-        privacy: { usageStatisticsEnabled: false },
-        telemetry: { enabled: false },
-        general: { disableAutoUpdate: true, disableUpdateNag: true, maxAttempts: 1 },
-      }),
-    );
-  }, 60_000);
-  afterAll(async () => {
-    await e2e?.close();
-    await rm(work, { recursive: true, force: true });
+    });
+    // The CLI echoed the gateway's call id back with the tool's output.
+    expect(lastUserText(last)).toMatch(/\[function_call_output call_id=call_\w+ output=/);
   });
 
-  it("gemini -p --yolo completes a task with its own write_file tool", async () => {
-    const { stdout, stderr, code } = await new Promise<{
-      stdout: string;
-      stderr: string;
-      code: number | null;
-    }>((resolve) => {
-      const child = execFile(
-        process.execPath,
-        [
-          GEMINI_JS,
-          "-p",
-          "Create marker.txt containing hi",
-          "--yolo",
-          "-m",
-          "gemini-2.5-pro",
-          "--output-format",
-          "json",
-        ],
-        {
-          cwd: join(work, "proj"),
-          env: {
-            PATH: process.env.PATH ?? "",
-            HOME: join(work, "home"),
-            TERM: "dumb",
-            LANG: "C.UTF-8",
-            TMPDIR: join(work, "tmp"),
-            GEMINI_API_KEY: "gemini-cli-key",
-            GOOGLE_GEMINI_BASE_URL: e2e.url,
-            GEMINI_CLI_TRUST_WORKSPACE: "true",
-          },
-          timeout: 90_000,
-        },
-        (error, out, err) => resolve({ stdout: out, stderr: err, code: error ? (error.code as number) : 0 }),
-      );
-      child.stdin?.end();
+  it("native tool mode: the model's own write_file call runs in the CLI and its output comes back natively", async () => {
+    const last = await complete("native", (marker) => (request) => {
+      if (trailingOutputs(request).length > 0) return { chunks: ["Done: ", "marker.txt holds hi."] };
+      return { items: [fn("call_cli_1", "write_file", { file_path: marker, content: "hi\n" })] };
     });
-    expect({ code, stderr: code === 0 ? "" : stderr }).toEqual({ code: 0, stderr: "" });
-    expect(await readFile(marker, "utf8")).toBe("hi\n");
-    const result = JSON.parse(stdout) as { response: string };
-    expect(result.response).toBe("Done: marker.txt holds hi.");
-    // One model turn for the call, one for the answer: no re-requests (every stream ended with a finishReason).
-    expect(e2e.provider.requests).toHaveLength(2);
-    // The CLI echoed the gateway's call id back with the tool's output.
-    const last = lastUserText(e2e.provider.requests.at(-1)!);
-    expect(last).toMatch(/\[function_call_output call_id=call_\w+ output=/);
+    const items = (last.body.input ?? []) as Array<{ type?: string; call_id?: string }>;
+    expect(items.filter((i) => i.type?.startsWith("function_call")).map((i) => [i.type, i.call_id])).toEqual([
+      ["function_call", "call_cli_1"],
+      ["function_call_output", "call_cli_1"],
+    ]);
   });
 });
