@@ -38,15 +38,14 @@ const makeWorkspace = async () => {
   return { work, marker: join(work, "proj", "marker.txt") };
 };
 
-/** `gemini -p … --yolo -m gemini-2.5-pro --output-format json`, offline, against the gateway. */
-const runGemini = (work: string, baseUrl: string) =>
+/** `gemini -p … --yolo [-m gemini-2.5-pro] --output-format json`, offline, against the gateway. */
+const runGemini = (work: string, baseUrl: string, pinModel: boolean) =>
   new Promise<{ stdout: string; stderr: string; code: number }>((resolve) => {
     const args = [
       "-p",
       "Create marker.txt containing hi",
       "--yolo",
-      "-m",
-      "gemini-2.5-pro",
+      ...(pinModel ? ["-m", "gemini-2.5-pro"] : []),
       "--output-format",
       "json",
     ];
@@ -72,6 +71,10 @@ const runGemini = (work: string, baseUrl: string) =>
     child.stdin?.end();
   });
 
+/** The CLI's routing question (no `-m`): structured output with its complexity schema. */
+const isRouterRequest = (r: RecordedRequest) =>
+  JSON.stringify(r.body.text ?? "").includes("complexity_score");
+
 /**
  * The Gemini CLI (0.61, non-interactive, offline) against the gateway over the real codex: the
  * scripted model asks for the CLI's own `write_file` tool, the CLI runs it on its side (in a
@@ -89,6 +92,7 @@ describe("end to end: Gemini CLI → gateway → real codex app-server → scrip
   const complete = async (
     mode: "prompt" | "native",
     model: (marker: string) => (r: RecordedRequest) => ScriptedResponse,
+    pinModel = true,
   ) => {
     const { work, marker } = await makeWorkspace();
     const e2e = await startE2E(model(marker), { PROXY_API_KEYS: KEY, PROXY_TOOL_MODE: mode });
@@ -96,17 +100,18 @@ describe("end to end: Gemini CLI → gateway → real codex app-server → scrip
       () => e2e.close(),
       () => rm(work, { recursive: true, force: true }),
     );
-    const { stdout, stderr, code } = await runGemini(work, e2e.url);
+    const { stdout, stderr, code } = await runGemini(work, e2e.url, pinModel);
     expect({ code, stderr: code === 0 ? "" : stderr }).toEqual({ code: 0, stderr: "" });
     expect(await readFile(marker, "utf8")).toBe("hi\n");
     expect((JSON.parse(stdout) as { response: string }).response).toBe("Done: marker.txt holds hi.");
     // One model turn for the call, one for the answer: no re-requests (every stream ended with a finishReason).
-    expect(e2e.provider.requests).toHaveLength(2);
-    return e2e.provider.requests[1]!;
+    const turns = e2e.provider.requests.filter((r) => !isRouterRequest(r));
+    expect(turns).toHaveLength(2);
+    return { last: turns[1]!, routed: e2e.provider.requests.length - turns.length };
   };
 
   it("prompt tool mode: gemini -p --yolo completes the task with its own write_file tool", async () => {
-    const last = await complete("prompt", (marker) => (request) => {
+    const { last } = await complete("prompt", (marker) => (request) => {
       const input = lastUserText(request);
       if (/\[function_call_output call_id=\S+ output=/.test(input))
         return { chunks: ["Done: ", "marker.txt holds hi."] };
@@ -121,7 +126,7 @@ describe("end to end: Gemini CLI → gateway → real codex app-server → scrip
   });
 
   it("native tool mode: the model's own write_file call runs in the CLI and its output comes back natively", async () => {
-    const last = await complete("native", (marker) => (request) => {
+    const { last } = await complete("native", (marker) => (request) => {
       if (trailingOutputs(request).length > 0) return { chunks: ["Done: ", "marker.txt holds hi."] };
       return { items: [fn("call_cli_1", "write_file", { file_path: marker, content: "hi\n" })] };
     });
@@ -130,5 +135,21 @@ describe("end to end: Gemini CLI → gateway → real codex app-server → scrip
       ["function_call", "call_cli_1"],
       ["function_call_output", "call_cli_1"],
     ]);
+  });
+
+  it("without -m: the CLI's JSON-mode routing request is answered, then the routed turn completes the task", async () => {
+    const { routed } = await complete(
+      "prompt",
+      (marker) => (request) => {
+        if (isRouterRequest(request))
+          return { text: '{"complexity_reasoning":"one file","complexity_score":10}' };
+        const input = lastUserText(request);
+        if (/\[function_call_output call_id=\S+ output=/.test(input))
+          return { chunks: ["Done: ", "marker.txt holds hi."] };
+        return { chunks: [toolCallText("write_file", { file_path: marker, content: "hi\n" })] };
+      },
+      false,
+    );
+    expect(routed).toBe(1);
   });
 });
