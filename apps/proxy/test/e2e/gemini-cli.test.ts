@@ -122,7 +122,7 @@ describe("end to end: Gemini CLI → gateway → real codex app-server → scrip
       return { text: "Nothing to do." };
     });
     // The CLI echoed the gateway's call id back with the tool's output.
-    expect(lastUserText(last)).toMatch(/\[function_call_output call_id=call_\w+ output=/);
+    expect(lastUserText(last)).toMatch(/\[function_call_output call_id="call_\w+" output="/);
   });
 
   it("native tool mode: the model's own write_file call runs in the CLI and its output comes back natively", async () => {

@@ -24,8 +24,8 @@ const TIME = {
 /** The scripted model behind the real codex: calls a tool, then answers from the result it is shown. */
 const model = (request: RecordedRequest) => {
   const input = lastUserText(request);
-  const result = /\[function_call_output call_id=\S+ output=(.*?)\]/s.exec(input);
-  if (result) return { chunks: ["The weather: ", result[1] ?? ""] };
+  const result = /\[function_call_output call_id="[^"]*" output=("(?:[^"\\]|\\.)*")\]/.exec(input);
+  if (result) return { chunks: ["The weather: ", JSON.parse(result[1] ?? '""') as string] };
   if (/structured/i.test(input)) return { chunks: ['{"city":"Paris",', '"temp":21}'] };
   if (/time/i.test(input)) return { chunks: [toolCallText("get_time", { tz: "Europe/Paris" })] };
   if (/weather/i.test(input))
@@ -91,7 +91,7 @@ describe("end to end: @google/genai → gateway (Gemini surface) → real codex 
       ],
     });
     expect(res.text).toBe("The weather: Sunny");
-    expect(lastUserText(e2e.provider.requests.at(-1)!)).toContain(`call_id=${calls[0]!.id} output=Sunny`);
+    expect(lastUserText(e2e.provider.requests.at(-1)!)).toContain(`call_id="${calls[0]!.id}" output="Sunny`);
   });
 
   it("ANY + allowedFunctionNames forces the one function", async () => {
