@@ -73,6 +73,8 @@ export const createRequestContext = (deps: {
           toolMode: s?.telemetry.toolMode,
           finish: s?.finish,
           error: s?.error?.kind,
+          // The turn finished with its complete calls; the backend failed afterwards.
+          failureAfterCalls: s?.telemetry.failureAfterCalls?.message,
           backendTurnId: s?.telemetry.backendTurnId,
         },
         "request",

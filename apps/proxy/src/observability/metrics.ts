@@ -45,6 +45,12 @@ export const createMetrics = () => {
     help: "Corrective backend turns.",
     registers: [registry],
   });
+  const failuresAfterCalls = new Counter({
+    name: "proxy_backend_failures_after_tool_calls_total",
+    help: "Backend failures after every streamed tool call was complete (the turn finished with the calls).",
+    labelNames: ["api", "kind"] as const,
+    registers: [registry],
+  });
   const turns = new Counter({
     name: "proxy_turns_total",
     help: "Turns by API and outcome.",
@@ -85,6 +91,8 @@ export const createMetrics = () => {
       if (t.parseFailures > 0) parseFailures.inc(t.parseFailures);
       if (t.strictFailures > 0) strictFailures.inc(t.strictFailures);
       if (t.retries > 0) retries.inc(t.retries);
+      if (t.failureAfterCalls !== undefined)
+        failuresAfterCalls.inc({ api: summary.api, kind: t.failureAfterCalls.kind });
       turns.inc({
         api: summary.api,
         outcome: summary.error ? summary.error.kind : (summary.finish ?? "unknown"),

@@ -229,6 +229,8 @@ export const createCallGate = (deps: {
       heldText.length = 0;
     },
     emittedCount: () => emitted.length,
+    /** A call the client has seen start but not end: a failure now would leave it cut. */
+    callOpen: () => pending?.forwarded === true && !pending.dropped,
   };
 };
 

@@ -182,8 +182,13 @@ export const runTurn = (deps: TurnDeps, input: TurnInput): TurnHandle => {
       const outcome = yield* attempt(backendRequest);
       if (outcome.usage) usage = addUsage(usage, outcome.usage);
       if (outcome.error) {
-        yield { type: "error", error: outcome.error };
-        return;
+        // Calls the client already has in full stay usable: the turn ends as a tool-call turn and
+        // the failure goes to telemetry. Only a call cut in the middle (or a gone client) fails it.
+        if (gate.emittedCount() === 0 || gate.callOpen() || signal.aborted) {
+          yield { type: "error", error: outcome.error };
+          return;
+        }
+        telemetry.failureAfterCalls = outcome.error;
       }
       if (outcome.violation !== undefined) {
         gate.discardHeld();

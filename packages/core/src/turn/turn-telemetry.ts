@@ -23,6 +23,11 @@ export interface TurnTelemetry {
   /** The backend turn was stopped after the tool calls (stop-after-tools). */
   stoppedEarly: boolean;
   backendTurnId?: string | undefined;
+  /**
+   * The backend failed after every call the client saw was complete: the turn finished with those
+   * calls (`tool_calls`) and this failure is kept here for logs and metrics only.
+   */
+  failureAfterCalls?: GatewayError | undefined;
   /** How tools reached the model in this turn. */
   toolMode?: "native" | "prompt" | undefined;
 }
