@@ -21,6 +21,7 @@ export const turnSettingsFrom = (config: GatewayConfig): TurnSettings => ({
   stopAfterTools: config.stopAfterTools,
   stopAfterToolsMode: config.stopAfterToolsMode,
   toolBlockMax: config.toolBlockMax,
+  maxBlockBytes: config.toolBlockMaxBytes,
   dedupToolBlocks: config.toolBlockDedup,
   correctiveRetries: config.correctiveRetries,
   requestTimeoutMs: config.requestTimeoutMs,

@@ -119,8 +119,12 @@ export const runTurn = (deps: TurnDeps, input: TurnInput): TurnHandle => {
             for (const parsed of reader.push(event)) {
               const result = gate.accept(parsed);
               yield* result.events;
-              if (result.violation !== undefined)
-                return { rawText, stopped: true, violation: result.violation };
+              if (result.violation !== undefined) {
+                // The corrective turn's usage adds to this one's: ask the backend for it too.
+                controller.abort();
+                const drained = await drainUsage(iterator, usage);
+                return { rawText, stopped: true, violation: result.violation, usage: drained };
+              }
               if (result.stop) {
                 controller.abort();
                 return { rawText, stopped: true, usage: await drainUsage(iterator, usage) };
