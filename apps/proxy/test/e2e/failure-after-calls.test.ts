@@ -14,6 +14,9 @@ const model = (request: RecordedRequest) => {
   // A complete call, then a block cut in the middle of its arguments: the client saw it start.
   if (input.includes("cut call"))
     return { chunks: [call, toolCallText("get_weather", { city: "Rome" }).slice(0, -15)], fail: failed };
+  // No backend failure: the reply itself ends inside the second block (the gateway's own failure).
+  if (input.includes("unfinished"))
+    return { chunks: [call, toolCallText("get_weather", { city: "Rome" }).slice(0, -15)] };
   return { text: "ok" };
 };
 
@@ -105,6 +108,17 @@ describe("a backend failure after complete tool calls (real codex app-server)", 
       (e: unknown) => e,
     );
     expect(error).toBeInstanceOf(APIError);
+  });
+
+  it("a reply that ends inside a second call is still a failure, not a tool_calls finish", async () => {
+    const error = await client.chat.completions
+      .create({ model: "m", messages: user("unfinished second call"), tools })
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+    expect(error).toBeInstanceOf(APIError);
+    expect((error as APIError).code).toBe("tool_call_incomplete");
   });
 
   it("responses streaming ends with response.completed holding the finished call", async () => {
