@@ -47,8 +47,9 @@ export const startGateway = async (
   const scope = createRequestScope();
   const logger =
     options.logger ?? createLogger(config.logLevel, { requestId: () => scope.getStore()?.requestId });
+  const metrics = createMetrics();
   const runtime = ManagedRuntime.make(
-    options.backendLayer ?? Backend.layerCodex(config, logger, options.env),
+    options.backendLayer ?? Backend.layerCodex(config, logger, options.env, metrics.observeRpc),
   );
   const backend = await runtime.runPromise(
     Effect.gen(function* () {
@@ -59,7 +60,7 @@ export const startGateway = async (
     backend,
     settings: turnSettingsFrom(config),
     logger,
-    metrics: createMetrics(),
+    metrics,
     apiKeys: config.apiKeys,
     corsOrigins: config.corsOrigins,
     bindHost: config.host,

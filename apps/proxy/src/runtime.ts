@@ -13,6 +13,7 @@ export class Backend extends Context.Service<Backend, GatewayBackend>()("@proxy/
     config: GatewayConfig,
     logger: Logger,
     env: NodeJS.ProcessEnv = process.env,
+    onRpcResult?: (method: string, outcome: string) => void,
   ) =>
     Layer.effect(
       Backend,
@@ -26,6 +27,7 @@ export class Backend extends Context.Service<Backend, GatewayBackend>()("@proxy/
             env,
             passEnv: config.codexPassEnv,
             logger: logger.child({ component: "codex" }),
+            onRpcResult,
           });
           await codex.warmup();
           const auth = await codex.checkAuth().catch((error: unknown) => ({

@@ -69,6 +69,7 @@ export const createRequestContext = (deps: {
           model: s?.model,
           stream: s?.stream,
           toolCalls: s?.telemetry.callsEmitted,
+          tools: s?.telemetry.calledTools.length ? s.telemetry.calledTools : undefined,
           outputMode: s?.outputMode,
           toolMode: s?.telemetry.toolMode,
           finish: s?.finish,
@@ -79,6 +80,17 @@ export const createRequestContext = (deps: {
         },
         "request",
       );
+      // Calls accepted with a caveat, on their own line so they can be searched for.
+      if (s !== undefined && s.telemetry.toolWarnings.length > 0)
+        log.warn(
+          {
+            requestId,
+            repairs: s.telemetry.repairs,
+            schemaWarnings: s.telemetry.schemaWarnings,
+            warnings: s.telemetry.toolWarnings,
+          },
+          "tool calls accepted with warnings",
+        );
     };
     const body = c.res.body;
     if (!body) return finish(now() - started);
