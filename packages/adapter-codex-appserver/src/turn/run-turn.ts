@@ -198,6 +198,7 @@ export async function* runCodexTurn(
         threadId,
         input: plan.input,
         ...(request.reasoningEffort ? { effort: request.reasoningEffort } : {}),
+        ...(request.reasoningSummary ? { summary: request.reasoningSummary } : {}),
         ...(request.outputSchema ? { outputSchema: request.outputSchema } : {}),
       },
       { timeoutMs: ctx.requestTimeoutMs },

@@ -49,7 +49,10 @@ export const createCallGate = (deps: {
   readonly telemetry: TurnTelemetry;
 }) => {
   const { policy, settings, ids, telemetry } = deps;
-  const cap = policy.parallel ? settings.toolBlockMax : 1;
+  const deploymentCap = policy.parallel ? settings.toolBlockMax : 1;
+  // 0 means no cap; the smaller of the deployment's and the client's caps applies.
+  const cap =
+    policy.maxCalls === undefined ? deploymentCap : Math.min(deploymentCap || policy.maxCalls, policy.maxCalls);
   const mustCall = policy.choice.type === "required" || policy.choice.type === "tool";
   const known = new Set(policy.tools.map((t) => t.name));
   const emitted: Array<{ name: string; args: string }> = [];
