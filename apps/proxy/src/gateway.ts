@@ -49,7 +49,10 @@ export const startGateway = async (
     options.logger ?? createLogger(config.logLevel, { requestId: () => scope.getStore()?.requestId });
   const metrics = createMetrics();
   const runtime = ManagedRuntime.make(
-    options.backendLayer ?? Backend.layerCodex(config, logger, options.env, metrics.observeRpc),
+    options.backendLayer ??
+      (config.models.length > 0
+        ? Backend.layerRoutes(config, logger, options.env, metrics.observeRpc)
+        : Backend.layerCodex(config, logger, options.env, metrics.observeRpc)),
   );
   const backend = await runtime.runPromise(
     Effect.gen(function* () {
