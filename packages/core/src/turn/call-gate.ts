@@ -52,7 +52,9 @@ export const createCallGate = (deps: {
   const deploymentCap = policy.parallel ? settings.toolBlockMax : 1;
   // 0 means no cap; the smaller of the deployment's and the client's caps applies.
   const cap =
-    policy.maxCalls === undefined ? deploymentCap : Math.min(deploymentCap || policy.maxCalls, policy.maxCalls);
+    policy.maxCalls === undefined
+      ? deploymentCap
+      : Math.min(deploymentCap || policy.maxCalls, policy.maxCalls);
   const mustCall = policy.choice.type === "required" || policy.choice.type === "tool";
   const known = new Set(policy.tools.map((t) => t.name));
   const emitted: Array<{ name: string; args: string }> = [];
