@@ -182,7 +182,10 @@ export const createJsonRpcConnection = (options: JsonRpcConnectionOptions): Json
         options.onResult?.(method, "closed");
         return Promise.reject(closedWith);
       }
-      if (opts.signal?.aborted) return Promise.reject(new RequestAbortedError(method));
+      if (opts.signal?.aborted) {
+        options.onResult?.(method, "aborted");
+        return Promise.reject(new RequestAbortedError(method));
+      }
       const id = nextId++;
       return new Promise<T>((resolve, reject) => {
         let timer: ReturnType<typeof setTimeout> | undefined;
