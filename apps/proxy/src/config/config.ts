@@ -30,6 +30,7 @@ export const GatewayConfig = Schema.Struct({
   stopAfterTools: Schema.Boolean,
   stopAfterToolsMode: Schema.Literals(["burst", "first"]),
   toolBlockMax: NonNegativeInt,
+  toolBlockMaxBytes: PositiveInt,
   toolBlockDedup: Schema.Boolean,
   parallelToolCalls: Schema.Boolean,
   correctiveRetries: Schema.Number.check(Schema.isInt(), Schema.isBetween({ minimum: 0, maximum: 5 })),

@@ -160,6 +160,13 @@ export const OPTIONS: ReadonlyArray<OptionSpec> = [
     "Default `parallel_tool_calls` for requests that do not set it: `false` allows at most one call per turn. Legacy alias `PROXY_ENABLE_PARALLEL_TOOL_CALLS`.",
   ),
   opt(
+    "toolBlockMaxBytes",
+    "PROXY_TOOL_BLOCK_MAX_BYTES",
+    "int",
+    "1048576",
+    "Max bytes of one tool block in prompt mode (a larger block is not a call).",
+  ),
+  opt(
     "toolBlockDedup",
     "PROXY_TOOL_BLOCK_DEDUP",
     "bool",

@@ -28,6 +28,8 @@ export interface ToolPolicy {
   readonly parallel: boolean;
   /** The client did not set `parallel_tool_calls`: the deployment's default applies. */
   readonly parallelDefaulted?: boolean | undefined;
+  /** The client's own cap on calls this turn (Responses `max_tool_calls`); later calls are dropped. */
+  readonly maxCalls?: number | undefined;
 }
 
 export const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;
