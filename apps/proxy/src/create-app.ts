@@ -29,8 +29,10 @@ export interface AppDeps {
   readonly corsOrigins: ReadonlyArray<string>;
   readonly bodyLimitBytes: number;
   readonly version: string;
-  /** SSE keepalive comment interval for chat streams (0 = off). */
+  /** SSE keep-alive interval for streams (0 = off). */
   readonly keepAliveMs?: number;
+  /** How long a stream waits for a client that stopped reading (0 = forever). */
+  readonly writeTimeoutMs?: number;
   readonly ids?: IdGenerator;
   /** Request scope shared with the logger's mixin (so adapter log lines carry the request id). */
   readonly scope?: RequestScope;
@@ -119,8 +121,16 @@ export const createApp = (deps: AppDeps): Hono => {
       owned_by: model.ownedBy ?? "codex",
     });
   });
-  const adapterDeps = { backend, ids: deps.ids, clock, settings: deps.settings, observer: context.observer };
-  v1.route("/", createChatCompletionsApp({ ...adapterDeps, keepAliveMs: deps.keepAliveMs }));
+  const adapterDeps = {
+    backend,
+    ids: deps.ids,
+    clock,
+    settings: deps.settings,
+    observer: context.observer,
+    keepAliveMs: deps.keepAliveMs,
+    writeTimeoutMs: deps.writeTimeoutMs,
+  };
+  v1.route("/", createChatCompletionsApp(adapterDeps));
   v1.route("/", createResponsesApp(adapterDeps));
   app.route("/v1", v1);
 

@@ -61,6 +61,7 @@ export const startGateway = async (
     corsOrigins: config.corsOrigins,
     bodyLimitBytes: config.bodyLimitBytes,
     keepAliveMs: config.keepAliveMs,
+    writeTimeoutMs: config.writeTimeoutMs,
     scope,
     version: VERSION,
   });

@@ -18,6 +18,7 @@ export const GatewayConfig = Schema.Struct({
   requestTimeoutMs: NonNegativeInt,
   idleTimeoutMs: NonNegativeInt,
   keepAliveMs: NonNegativeInt,
+  writeTimeoutMs: NonNegativeInt,
   outputMode: Schema.Literals(["openai-json", "obsidian-xml"]),
   stopAfterTools: Schema.Boolean,
   stopAfterToolsMode: Schema.Literals(["burst", "first"]),

@@ -90,7 +90,14 @@ export const OPTIONS: ReadonlyArray<OptionSpec> = [
     "PROXY_KEEPALIVE_MS",
     "int",
     "15000",
-    "SSE `: ping` comment after this much silence on a chat stream (0 = off).",
+    "SSE `: ping` comment after this much silence on a stream (0 = off).",
+  ),
+  opt(
+    "writeTimeoutMs",
+    "PROXY_WRITE_TIMEOUT_MS",
+    "int",
+    "30000",
+    "A streaming client that reads nothing for this long is dropped and its turn stopped (0 = never).",
   ),
   opt(
     "outputMode",
