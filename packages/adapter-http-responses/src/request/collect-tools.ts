@@ -83,39 +83,13 @@ const HOSTED_CHOICES = new Set([
   "tool_search",
 ]);
 
-export interface NormalizedChoice {
-  readonly toolChoice: unknown;
-  /** `allowed_tools`: only these names are exposed. */
-  readonly allowed?: ReadonlySet<string> | undefined;
-}
-
-/** Responses-only `tool_choice` shapes → what `decodeToolPolicy` understands. */
-export const normalizeToolChoice = (choice: unknown): NormalizedChoice => {
-  if (!isRecord(choice)) return { toolChoice: choice };
-  if (choice.type === "allowed_tools" && Array.isArray(choice.tools)) {
-    const allowed = new Set<string>();
-    for (const tool of choice.tools)
-      if (isRecord(tool) && typeof tool.name === "string") allowed.add(tool.name);
-    return { toolChoice: choice.mode ?? "auto", allowed };
-  }
-  if (choice.type === "custom") return { toolChoice: { type: "function", name: choice.name } };
-  if (typeof choice.type === "string" && HOSTED_CHOICES.has(choice.type)) return { toolChoice: "auto" };
-  return { toolChoice: choice };
-};
-
-export const filterAllowed = (
-  tools: CollectedTools,
-  allowed: ReadonlySet<string> | undefined,
-): CollectedTools => {
-  if (allowed === undefined) return tools;
-  const raw: unknown[] = [];
-  const paths: string[] = [];
-  tools.raw.forEach((tool, i) => {
-    const name = isRecord(tool) ? nameOf(tool) : undefined;
-    if (typeof name === "string" && allowed.has(name)) {
-      raw.push(tool);
-      paths.push(tools.paths[i] ?? "tools");
-    }
-  });
-  return { raw, paths, namespaces: tools.namespaces };
+/**
+ * Responses-only `tool_choice` shapes → what `decodeToolPolicy` understands (`allowed_tools` it
+ * reads itself, the same way for every surface).
+ */
+export const normalizeToolChoice = (choice: unknown): unknown => {
+  if (!isRecord(choice)) return choice;
+  if (choice.type === "custom") return { type: "function", name: choice.name };
+  if (typeof choice.type === "string" && HOSTED_CHOICES.has(choice.type)) return "auto";
+  return choice;
 };

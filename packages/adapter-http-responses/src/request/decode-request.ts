@@ -1,12 +1,7 @@
 import type { ToolPolicy, TurnRequest } from "@proxy/core";
 import { decodeToolPolicy, invalidRequest, isGatewayError, issueToGatewayError } from "@proxy/core";
 import { Result, SchemaParser } from "effect";
-import {
-  collectFunctionTools,
-  filterAllowed,
-  normalizeToolChoice,
-  rewriteToolParam,
-} from "./collect-tools.js";
+import { collectFunctionTools, normalizeToolChoice, rewriteToolParam } from "./collect-tools.js";
 import { decodeInput, type ItemResolver } from "./decode-input.js";
 import { mapInput } from "./map-input.js";
 import { ResponsesRequest, type TextFormat } from "./request-schema.js";
@@ -88,8 +83,8 @@ export const decodeResponsesRequest = (json: unknown, resolve?: ItemResolver): P
   if (purpose === "compaction" || codexCompaction)
     return { body, turn, tools: NO_TOOLS, namespaces: new Map(), stream: body.stream === true, purpose };
 
-  const { toolChoice, allowed } = normalizeToolChoice(body.tool_choice);
-  const collected = filterAllowed(collectFunctionTools(body.tools, input.additionalTools), allowed);
+  const toolChoice = normalizeToolChoice(body.tool_choice);
+  const collected = collectFunctionTools(body.tools, input.additionalTools);
   let tools: ToolPolicy;
   try {
     tools = decodeToolPolicy({
@@ -106,5 +101,12 @@ export const decodeResponsesRequest = (json: unknown, resolve?: ItemResolver): P
       error.code,
     );
   }
-  return { body, turn, tools, namespaces: collected.namespaces, stream: body.stream === true, purpose };
+  return {
+    body,
+    turn,
+    tools,
+    namespaces: collected.namespaces,
+    stream: body.stream === true,
+    purpose,
+  };
 };

@@ -1,6 +1,7 @@
 import { Result, Schema, SchemaParser } from "effect";
 import { invalidRequest } from "../errors/gateway-error.js";
 import { issueToGatewayError } from "../errors/schema-issue.js";
+import { offeredTools } from "./tool-policy.js";
 import { TOOL_NAME_PATTERN, type ToolChoice, type ToolPolicy, type ToolSpec } from "./tool-spec.js";
 
 const FunctionDefinition = Schema.Struct({
@@ -112,6 +113,19 @@ const decodeToolChoice = (input: ToolPolicyInput): ToolChoice => {
   throw invalidRequest(`Unsupported 'tool_choice' of type '${choice.type}'.`, "tool_choice");
 };
 
+const isRecord = (u: unknown): u is Record<string, unknown> =>
+  typeof u === "object" && u !== null && !Array.isArray(u);
+
+/** `allowed_tools`' list (`{type:"function", name}` or `{type:"function", function:{name}}`); empty = no limit. */
+const allowedNames = (choice: unknown): ReadonlyArray<string> | undefined => {
+  if (!isRecord(choice) || choice.type !== "allowed_tools" || !Array.isArray(choice.tools)) return undefined;
+  const names = choice.tools.flatMap((t: unknown) => {
+    const name = isRecord(t) ? (t.name ?? (isRecord(t.function) ? t.function.name : undefined)) : undefined;
+    return typeof name === "string" ? [name] : [];
+  });
+  return names.length > 0 ? names : undefined;
+};
+
 /**
  * Decodes the tool-related request fields of either API into one canonical policy. Throws a
  * GatewayError("invalid_request") whose `param` names the offending path.
@@ -120,11 +134,13 @@ export const decodeToolPolicy = (input: ToolPolicyInput): DecodedToolPolicy => {
   const ignoredToolTypes: string[] = [];
   const tools = decodeTools(input.tools, input.functions, ignoredToolTypes);
   const choice = decodeToolChoice(input);
-  if (choice.type === "tool" && !tools.some((t) => t.name === choice.name)) {
+  const allowed = allowedNames(input.tool_choice);
+  const offered = offeredTools({ tools, choice, parallel: true, allowed });
+  if (choice.type === "tool" && !offered.some((t) => t.name === choice.name)) {
     const param = input.tool_choice === undefined ? "function_call" : "tool_choice";
     throw invalidRequest(`Tool choice '${choice.name}' is not one of the provided tools.`, param);
   }
-  if (choice.type === "required" && tools.length === 0) {
+  if (choice.type === "required" && offered.length === 0) {
     throw invalidRequest("'tool_choice' is 'required' but no tools were provided.", "tool_choice");
   }
   const parallel = input.parallel_tool_calls;
@@ -134,5 +150,5 @@ export const decodeToolPolicy = (input: ToolPolicyInput): DecodedToolPolicy => {
       "parallel_tool_calls",
     );
   }
-  return { tools, choice, parallel: parallel !== false, ignoredToolTypes };
+  return { tools, choice, parallel: parallel !== false, allowed, ignoredToolTypes };
 };

@@ -21,6 +21,8 @@ export interface ToolPolicy {
   readonly choice: ToolChoice;
   /** `parallel_tool_calls`; false means at most one call per turn. */
   readonly parallel: boolean;
+  /** `allowed_tools` on any surface: only these of `tools` are offered (undefined = all of them). */
+  readonly allowed?: ReadonlyArray<string> | undefined;
 }
 
 export const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;

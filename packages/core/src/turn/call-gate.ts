@@ -1,4 +1,5 @@
 import type { AssistantEvent } from "../events/assistant-event.js";
+import { forcedName, mustCall, offeredTools } from "../model/tool-policy.js";
 import type { ToolPolicy } from "../model/tool-spec.js";
 import type { ParserEvent } from "../parser/parser-types.js";
 import type { IdGenerator } from "../ports/id-generator.js";
@@ -47,8 +48,9 @@ export const createCallGate = (deps: {
 }) => {
   const { policy, settings, ids, telemetry } = deps;
   const cap = policy.parallel ? settings.toolBlockMax : 1;
-  const mustCall = policy.choice.type === "required" || policy.choice.type === "tool";
-  const known = new Set(policy.tools.map((t) => t.name));
+  const callRequired = mustCall(policy);
+  const forced = forcedName(policy);
+  const known = new Set(offeredTools(policy).map((t) => t.name));
   const emitted: Array<{ name: string; args: string }> = [];
   const heldText: string[] = [];
   let pending: PendingCall | undefined;
@@ -103,7 +105,7 @@ export const createCallGate = (deps: {
       telemetry.stoppedEarly = true;
       return { events: [], stop: true };
     }
-    if (mustCall && emitted.length === 0) {
+    if (callRequired && emitted.length === 0) {
       heldText.push(text);
       return NONE;
     }
@@ -145,7 +147,7 @@ export const createCallGate = (deps: {
     telemetry.callsDetected++;
     if (e.repaired) telemetry.repairs++;
     if (e.schemaWarning !== undefined) telemetry.schemaWarnings++;
-    // tool_choice none: the model called anyway; D5a says an unusable block is plain text.
+    // tool_choice none: the model called anyway; a block it may not use is plain text.
     if (policy.choice.type === "none") return forwardText(e.raw);
     if (call.dropped) return NONE;
     if (!call.forwarded && call.duplicates.includes(call.args)) {
@@ -180,7 +182,6 @@ export const createCallGate = (deps: {
       };
     }
     if (e.reason !== "unknown-tool") telemetry.parseFailures++;
-    const forced = policy.choice.type === "tool" ? policy.choice.name : undefined;
     if (forced !== undefined && e.reason === "unknown-tool" && e.name !== undefined && known.has(e.name)) {
       swallowNextText = true;
       return {
@@ -217,10 +218,10 @@ export const createCallGate = (deps: {
     },
     /** At the end of a backend attempt: was tool_choice required/forced satisfied? */
     endAttempt(): Violation | undefined {
-      if (!mustCall || emitted.length > 0) return undefined;
+      if (!callRequired || emitted.length > 0) return undefined;
       const message =
-        policy.choice.type === "tool"
-          ? `it did not call the function ${policy.choice.name}, which is required`
+        forced !== undefined
+          ? `it did not call the function ${forced}, which is required`
           : "it did not call any function, and a function call is required";
       return { kind: "tool_choice_not_satisfied", message };
     },

@@ -3,6 +3,7 @@ import type { AssistantEvent } from "../events/assistant-event.js";
 import type { BackendEvent } from "../events/backend-event.js";
 import type { TurnRequest } from "../model/conversation.js";
 import { type Finish, resolveFinishReason } from "../model/finish-reason.js";
+import { callableTools, offeredTools } from "../model/tool-policy.js";
 import type { ToolPolicy } from "../model/tool-spec.js";
 import { addUsage, type Usage } from "../model/usage.js";
 import { createSentinelParser } from "../parser/index.js";
@@ -72,16 +73,13 @@ const correctiveRequest = (
 export const runTurn = (deps: TurnDeps, input: TurnInput): TurnHandle => {
   const { request, tools, settings, signal } = input;
   const clock = deps.clock ?? systemClock;
-  const telemetry = createTelemetry(tools.tools.map((t) => t.name));
+  const offered = offeredTools(tools);
+  const telemetry = createTelemetry(offered.map((t) => t.name));
   const format = settings.outputMode === "obsidian-xml" ? "xml" : "json";
   const rendered = renderBackendRequest(request, tools, format);
   telemetry.echoedCalls = rendered.echoedCalls;
-  const allowed =
-    tools.choice.type === "tool"
-      ? tools.tools.filter((t) => t.name === (tools.choice as { name: string }).name)
-      : tools.tools;
-  const toolMap = new Map(allowed.map((t) => [t.name, t]));
-  const validator = tools.tools.length > 0 ? createArgumentsValidator(tools.tools, deps.schemas) : undefined;
+  const toolMap = new Map(callableTools(tools).map((t) => [t.name, t]));
+  const validator = offered.length > 0 ? createArgumentsValidator(offered, deps.schemas) : undefined;
   const gate = createCallGate({ policy: tools, settings, ids: deps.ids, telemetry });
   const deadlineAt = settings.requestTimeoutMs > 0 ? clock.now() + settings.requestTimeoutMs : 0;
   let started = false;
@@ -169,7 +167,7 @@ export const runTurn = (deps: TurnDeps, input: TurnInput): TurnHandle => {
 
   async function* events(): AsyncGenerator<AssistantEvent> {
     // A strict tool whose schema cannot be compiled could never be enforced: refuse the request.
-    const uncheckable = tools.tools.find((t) => t.strict && validator?.schemaError(t.name) !== undefined);
+    const uncheckable = offered.find((t) => t.strict && validator?.schemaError(t.name) !== undefined);
     if (uncheckable) {
       const detail = validator?.schemaError(uncheckable.name);
       const message = `Invalid schema for strict function '${uncheckable.name}': ${detail}.`;
