@@ -1,13 +1,12 @@
 import { readFileSync } from "node:fs";
 import { type ServerType, serve } from "@hono/node-server";
 import { DEFAULT_TURN_SETTINGS, type TurnSettings } from "@proxy/core";
-import { Effect, type Layer, ManagedRuntime } from "effect";
 import { ConfigError, type GatewayConfig, resolveConfig } from "./config/config.js";
 import { createApp } from "./create-app.js";
 import { createRequestScope } from "./http/request-context.js";
 import { createLogger, type Logger } from "./observability/logger.js";
 import { createMetrics } from "./observability/metrics.js";
-import { Backend } from "./runtime.js";
+import { type BackendHandle, openCodexBackend } from "./runtime.js";
 
 export const VERSION = "0.1.0";
 
@@ -17,7 +16,7 @@ export const turnSettingsFrom = (config: GatewayConfig): TurnSettings => ({
   stopAfterTools: config.stopAfterTools,
   stopAfterToolsMode: config.stopAfterToolsMode,
   toolBlockMax: config.toolBlockMax,
-  dedupToolBlocks: config.toolBlockDedup,
+  toolBlockDedup: config.toolBlockDedup,
   correctiveRetries: config.correctiveRetries,
   requestTimeoutMs: config.requestTimeoutMs,
   idleTimeoutMs: config.idleTimeoutMs,
@@ -31,12 +30,12 @@ export interface RunningGateway {
   shutdown(reason: string): Promise<void>;
 }
 
-/** Starts the gateway with the given backend layer (codex by default) and returns a handle. */
+/** Starts the gateway with the given backend (codex by default) and returns a handle. */
 export const startGateway = async (
   config: GatewayConfig,
   options: {
     readonly logger?: Logger;
-    readonly backendLayer?: Layer.Layer<Backend>;
+    readonly backend?: BackendHandle;
     /** Environment of the codex child (default: this process's, so CODEX_HOME applies). */
     readonly env?: NodeJS.ProcessEnv;
   } = {},
@@ -44,14 +43,8 @@ export const startGateway = async (
   const scope = createRequestScope();
   const logger =
     options.logger ?? createLogger(config.logLevel, { requestId: () => scope.getStore()?.requestId });
-  const runtime = ManagedRuntime.make(
-    options.backendLayer ?? Backend.layerCodex(config, logger, options.env),
-  );
-  const backend = await runtime.runPromise(
-    Effect.gen(function* () {
-      return yield* Backend;
-    }),
-  );
+  const opened = options.backend ?? (await openCodexBackend(config, logger, options.env));
+  const { backend } = opened;
   const app = createApp({
     backend,
     settings: turnSettingsFrom(config),
@@ -88,7 +81,7 @@ export const startGateway = async (
       if ("closeIdleConnections" in server) server.closeIdleConnections();
       await Promise.race([closed, new Promise((r) => setTimeout(r, 1000).unref())]);
       if ("closeAllConnections" in server) server.closeAllConnections();
-      await runtime.dispose();
+      await opened.close();
       logger.info("stopped");
     })());
   return { server, url, shutdown };

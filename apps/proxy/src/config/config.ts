@@ -1,3 +1,4 @@
+import { OUTPUT_MODES, STOP_AFTER_TOOLS_MODES } from "@proxy/core";
 import { Result, Schema, SchemaIssue, SchemaParser } from "effect";
 import { OPTIONS, type OptionSpec } from "./options.js";
 
@@ -19,9 +20,9 @@ export const GatewayConfig = Schema.Struct({
   idleTimeoutMs: NonNegativeInt,
   keepAliveMs: NonNegativeInt,
   writeTimeoutMs: NonNegativeInt,
-  outputMode: Schema.Literals(["openai-json", "obsidian-xml"]),
+  outputMode: Schema.Literals(OUTPUT_MODES),
   stopAfterTools: Schema.Boolean,
-  stopAfterToolsMode: Schema.Literals(["burst", "first"]),
+  stopAfterToolsMode: Schema.Literals(STOP_AFTER_TOOLS_MODES),
   toolBlockMax: NonNegativeInt,
   toolBlockDedup: Schema.Boolean,
   correctiveRetries: Schema.Number.check(Schema.isInt(), Schema.isBetween({ minimum: 0, maximum: 5 })),

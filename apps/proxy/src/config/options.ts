@@ -1,3 +1,5 @@
+import { OUTPUT_MODES, STOP_AFTER_TOOLS_MODES } from "@proxy/core";
+
 /**
  * Every gateway option in one table: the env var, the CLI flag, the config-file key, the default
  * and what it does. `docs/configuration.md` and `proxy --help` are generated from / checked against it.
@@ -105,7 +107,7 @@ export const OPTIONS: ReadonlyArray<OptionSpec> = [
     "enum",
     "openai-json",
     "Default output mode; `x-proxy-output-mode` overrides per request.",
-    ["openai-json", "obsidian-xml"],
+    [...OUTPUT_MODES],
   ),
   opt(
     "stopAfterTools",
@@ -120,7 +122,7 @@ export const OPTIONS: ReadonlyArray<OptionSpec> = [
     "enum",
     "burst",
     "`burst`: stop when text follows the calls; `first`: after the first call.",
-    ["burst", "first"],
+    [...STOP_AFTER_TOOLS_MODES],
   ),
   opt("toolBlockMax", "PROXY_TOOL_BLOCK_MAX", "int", "0", "Max tool calls per turn (0 = unlimited)."),
   opt(

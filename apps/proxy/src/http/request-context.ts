@@ -72,7 +72,9 @@ export const createRequestContext = (deps: {
           outputMode: s?.outputMode,
           finish: s?.finish,
           error: s?.error?.kind,
-          backendTurnId: s?.telemetry.backendTurnId,
+          turnTtfbMs: s?.ttfbMs === undefined ? undefined : Math.round(s.ttfbMs),
+          // The turn's whole result: tools offered, call ids, parser and gate counts, backend turn id.
+          turn: s?.telemetry,
         },
         "request",
       );

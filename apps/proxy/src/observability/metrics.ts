@@ -40,6 +40,16 @@ export const createMetrics = () => {
     help: "Strict tool calls that failed validation.",
     registers: [registry],
   });
+  const repairs = new Counter({
+    name: "proxy_tool_argument_repairs_total",
+    help: "Tool calls whose arguments needed JSON repair.",
+    registers: [registry],
+  });
+  const schemaWarnings = new Counter({
+    name: "proxy_tool_schema_warnings_total",
+    help: "Soft-tool calls sent although their arguments did not match the schema.",
+    registers: [registry],
+  });
   const retries = new Counter({
     name: "proxy_corrective_retries_total",
     help: "Corrective backend turns.",
@@ -80,6 +90,8 @@ export const createMetrics = () => {
       if (t.parseFailures > 0) parseFailures.inc(t.parseFailures);
       if (t.strictFailures > 0) strictFailures.inc(t.strictFailures);
       if (t.retries > 0) retries.inc(t.retries);
+      if (t.repairs > 0) repairs.inc(t.repairs);
+      if (t.schemaWarnings > 0) schemaWarnings.inc(t.schemaWarnings);
       turns.inc({
         api: summary.api,
         outcome: summary.error ? summary.error.kind : (summary.finish ?? "unknown"),

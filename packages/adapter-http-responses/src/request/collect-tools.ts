@@ -6,7 +6,7 @@ import type { ToolSource } from "./map-input.js";
  * `file_search`, `mcp`, …) is set aside: accepted, documented as unsupported, never rendered.
  */
 export interface CollectedTools {
-  /** Raw function tools (either wire shape, D4) for core's `decodeToolPolicy`. */
+  /** Raw function tools (either wire shape) for core's `decodeToolPolicy`. */
   readonly raw: ReadonlyArray<unknown>;
   /** Where each raw tool came from, e.g. `tools[4].tools[1]` or `input[0].tools[0].tools[2]`. */
   readonly paths: ReadonlyArray<string>;

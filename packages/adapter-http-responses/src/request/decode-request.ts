@@ -79,7 +79,7 @@ export const decodeResponsesRequest = (json: unknown, resolve?: ItemResolver): P
     ...outputFormat(body.text?.format),
   };
 
-  // Compaction answers must be text: a tool call there makes codex loop (reference §3.4).
+  // Compaction answers must be text: a tool call there makes codex loop.
   if (purpose === "compaction" || codexCompaction)
     return { body, turn, tools: NO_TOOLS, namespaces: new Map(), stream: body.stream === true, purpose };
 

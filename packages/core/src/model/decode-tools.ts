@@ -54,7 +54,7 @@ const decodeFunctionAt = (value: unknown, param: string): ToolSpec => {
   return toSpec(r.success);
 };
 
-/** Decode tools in both wire shapes (D4), namespaces included, rejecting bad and duplicate names. */
+/** Decode tools in both wire shapes (Chat `{type, function}` and flat Responses), namespaces included, rejecting bad and duplicate names. */
 const decodeTools = (tools: unknown, functions: unknown, ignored: string[]): ToolSpec[] => {
   const specs: Array<{ spec: ToolSpec; param: string }> = [];
   const visit = (list: unknown, base: string) => {

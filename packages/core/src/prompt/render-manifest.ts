@@ -3,7 +3,7 @@ import type { ToolPolicy, ToolSpec } from "../model/tool-spec.js";
 import { exampleArguments } from "./example-arguments.js";
 import { renderToolCallBlock, renderUseToolXml } from "./use-tool-xml.js";
 
-/** Which sentinel the model is taught: seed 000's JSON block, or Copilot 3.0–3.1's `<use_tool>` XML. */
+/** Which sentinel the model is taught: the JSON `<tool_call>` block, or Copilot 3.0–3.1's `<use_tool>` XML. */
 export type SentinelFormat = "json" | "xml";
 
 /** Schemas go in compact, minus noise that costs tokens and teaches nothing. */

@@ -4,7 +4,7 @@ import type { ToolPolicy } from "../model/tool-spec.js";
 import type { ParserEvent } from "../parser/parser-types.js";
 import type { IdGenerator } from "../ports/id-generator.js";
 import type { TurnSettings } from "./turn-settings.js";
-import type { TurnTelemetry } from "./turn-telemetry.js";
+import type { TurnCounters } from "./turn-telemetry.js";
 
 export interface GateResult {
   readonly events: AssistantEvent[];
@@ -44,7 +44,7 @@ export const createCallGate = (deps: {
   readonly policy: ToolPolicy;
   readonly settings: TurnSettings;
   readonly ids: IdGenerator;
-  readonly telemetry: TurnTelemetry;
+  readonly telemetry: TurnCounters;
 }) => {
   const { policy, settings, ids, telemetry } = deps;
   const cap = policy.parallel ? settings.toolBlockMax : 1;
@@ -115,7 +115,7 @@ export const createCallGate = (deps: {
   const onStart = (name: string): GateResult => {
     const dropped = policy.choice.type === "none" || capReached();
     if (capReached()) telemetry.truncated = true;
-    const duplicates = settings.dedupToolBlocks
+    const duplicates = settings.toolBlockDedup
       ? emitted.filter((c) => c.name === name).map((c) => c.args)
       : [];
     pending = {
@@ -165,6 +165,7 @@ export const createCallGate = (deps: {
     });
     emitted.push({ name: call.name, args: call.args });
     telemetry.callsEmitted = emitted.length;
+    telemetry.callIds.push(call.callId);
     const stop = settings.stopAfterTools && settings.stopAfterToolsMode === "first";
     if (stop) telemetry.stoppedEarly = true;
     return { events, stop };

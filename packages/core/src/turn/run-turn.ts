@@ -213,5 +213,8 @@ export const runTurn = (deps: TurnDeps, input: TurnInput): TurnHandle => {
     }
   }
 
-  return { events: events(), telemetry: () => ({ ...telemetry }) };
+  return {
+    events: events(),
+    telemetry: () => Object.freeze({ ...telemetry, callIds: Object.freeze([...telemetry.callIds]) }),
+  };
 };

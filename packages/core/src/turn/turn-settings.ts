@@ -1,19 +1,21 @@
 /** Output modes: `openai-json` (plain OpenAI shapes) or `obsidian-xml` (also echo `<use_tool>` text). */
-export type OutputMode = "openai-json" | "obsidian-xml";
+export const OUTPUT_MODES = ["openai-json", "obsidian-xml"] as const;
+export type OutputMode = (typeof OUTPUT_MODES)[number];
 
-export const OUTPUT_MODES: ReadonlyArray<OutputMode> = ["openai-json", "obsidian-xml"];
+/** `burst`: stop when text follows the calls; `first`: stop after the first call. */
+export const STOP_AFTER_TOOLS_MODES = ["burst", "first"] as const;
+export type StopAfterToolsMode = (typeof STOP_AFTER_TOOLS_MODES)[number];
 
 /** Per-deployment turn policy, shared by every HTTP surface. */
 export interface TurnSettings {
   readonly outputMode: OutputMode;
   /** After the last tool block of a burst, forward no more text and stop the backend turn. */
   readonly stopAfterTools: boolean;
-  /** `burst`: stop when text follows the calls; `first`: stop after the first call. */
-  readonly stopAfterToolsMode: "burst" | "first";
+  readonly stopAfterToolsMode: StopAfterToolsMode;
   /** Cap on calls per turn (0 = no cap); enforced even when stopAfterTools is off. */
   readonly toolBlockMax: number;
   /** Drop a block identical (name + arguments) to an earlier one in the same turn. */
-  readonly dedupToolBlocks: boolean;
+  readonly toolBlockDedup: boolean;
   /** Corrective backend turns for strict / tool_choice violations before failing. */
   readonly correctiveRetries: number;
   /** Max bytes of one open sentinel block. */
@@ -31,7 +33,7 @@ export const DEFAULT_TURN_SETTINGS: TurnSettings = {
   stopAfterTools: true,
   stopAfterToolsMode: "burst",
   toolBlockMax: 0,
-  dedupToolBlocks: true,
+  toolBlockDedup: true,
   correctiveRetries: 1,
   maxBlockBytes: 1024 * 1024,
   stopGraceMs: 250,
@@ -42,5 +44,5 @@ export const DEFAULT_TURN_SETTINGS: TurnSettings = {
 /** Header value (`x-proxy-output-mode`) first, then the configured default. */
 export const resolveOutputMode = (header: string | null | undefined, fallback: OutputMode): OutputMode => {
   const v = header?.trim().toLowerCase();
-  return v === "openai-json" || v === "obsidian-xml" ? v : fallback;
+  return OUTPUT_MODES.find((mode) => mode === v) ?? fallback;
 };
