@@ -8,7 +8,7 @@ import type { ToolSource } from "./map-input.js";
 export interface CollectedTools {
   /** Raw function tools (either wire shape) for core's `decodeToolPolicy`. */
   readonly raw: ReadonlyArray<unknown>;
-  /** Where each raw tool came from, e.g. `tools[4].tools[1]` or `input[0].tools[0].tools[2]`. */
+  /** Where each raw tool came from, e.g. `tools[4].tools[1]` (`decodeToolPolicy`'s `toolPaths`). */
   readonly paths: ReadonlyArray<string>;
   /** Tool name → namespace, for tools exposed from inside a `namespace` tool. */
   readonly namespaces: ReadonlyMap<string, string>;
@@ -59,12 +59,6 @@ export const collectFunctionTools = (
   walk(topLevel ?? [], "tools", false);
   for (const source of extra) walk(source.tools, source.path, true);
   return { raw, paths, namespaces };
-};
-
-/** `decodeToolPolicy` names `tools[k]…` of the list we gave it; point back at the client's path. */
-export const rewriteToolParam = (param: string | null, paths: ReadonlyArray<string>): string | null => {
-  if (param === null) return null;
-  return param.replace(/^tools\[(\d+)\]/, (whole, k: string) => paths[Number(k)] ?? whole);
 };
 
 /** Tool choices naming hosted tools we do not run; degrade to `auto` rather than fail the client. */

@@ -1,7 +1,7 @@
 import type { ToolPolicy, TurnRequest } from "@proxy/core";
-import { decodeToolPolicy, invalidRequest, isGatewayError, issueToGatewayError } from "@proxy/core";
+import { decodeToolPolicy, invalidRequest, issueToGatewayError } from "@proxy/core";
 import { Result, SchemaParser } from "effect";
-import { collectFunctionTools, normalizeToolChoice, rewriteToolParam } from "./collect-tools.js";
+import { collectFunctionTools, normalizeToolChoice } from "./collect-tools.js";
 import { decodeInput, type ItemResolver } from "./decode-input.js";
 import { mapInput } from "./map-input.js";
 import { ResponsesRequest, type TextFormat } from "./request-schema.js";
@@ -85,22 +85,12 @@ export const decodeResponsesRequest = (json: unknown, resolve?: ItemResolver): P
 
   const toolChoice = normalizeToolChoice(body.tool_choice);
   const collected = collectFunctionTools(body.tools, input.additionalTools);
-  let tools: ToolPolicy;
-  try {
-    tools = decodeToolPolicy({
-      tools: collected.raw,
-      tool_choice: toolChoice,
-      parallel_tool_calls: body.parallel_tool_calls,
-    });
-  } catch (error) {
-    if (!isGatewayError(error)) throw error;
-    const param = rewriteToolParam(error.param, collected.paths);
-    throw invalidRequest(
-      error.message.replaceAll(error.param ?? "\u0000", param ?? ""),
-      param ?? undefined,
-      error.code,
-    );
-  }
+  const tools = decodeToolPolicy({
+    tools: collected.raw,
+    toolPaths: collected.paths,
+    tool_choice: toolChoice,
+    parallel_tool_calls: body.parallel_tool_calls,
+  });
   return {
     body,
     turn,

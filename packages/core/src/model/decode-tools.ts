@@ -34,6 +34,11 @@ export interface ToolPolicyInput {
   /** Legacy Chat `functions` / `function_call`. */
   readonly functions?: unknown;
   readonly function_call?: unknown;
+  /**
+   * Where each entry of `tools` sits in the client's request (e.g. `input[0].tools[2]`) when the
+   * surface gathered them from several places; errors name these paths. Default `tools[i]`.
+   */
+  readonly toolPaths?: ReadonlyArray<string> | undefined;
 }
 
 export interface DecodedToolPolicy extends ToolPolicy {
@@ -55,13 +60,18 @@ const decodeFunctionAt = (value: unknown, param: string): ToolSpec => {
 };
 
 /** Decode tools in both wire shapes (Chat `{type, function}` and flat Responses), namespaces included, rejecting bad and duplicate names. */
-const decodeTools = (tools: unknown, functions: unknown, ignored: string[]): ToolSpec[] => {
+const decodeTools = (
+  tools: unknown,
+  functions: unknown,
+  ignored: string[],
+  toolPaths: ReadonlyArray<string> | undefined,
+): ToolSpec[] => {
   const specs: Array<{ spec: ToolSpec; param: string }> = [];
   const visit = (list: unknown, base: string) => {
     if (list === undefined || list === null) return;
     if (!Array.isArray(list)) throw invalidRequest(`Invalid type for '${base}': expected an array.`, base);
     list.forEach((item: unknown, i) => {
-      const at = `${base}[${i}]`;
+      const at = (base === "tools" ? toolPaths?.[i] : undefined) ?? `${base}[${i}]`;
       const head = decodeToolItem(item);
       if (Result.isFailure(head)) throw issueToGatewayError(head.failure, at);
       const obj = item as Record<string, unknown>;
@@ -132,7 +142,7 @@ const allowedNames = (choice: unknown): ReadonlyArray<string> | undefined => {
  */
 export const decodeToolPolicy = (input: ToolPolicyInput): DecodedToolPolicy => {
   const ignoredToolTypes: string[] = [];
-  const tools = decodeTools(input.tools, input.functions, ignoredToolTypes);
+  const tools = decodeTools(input.tools, input.functions, ignoredToolTypes, input.toolPaths);
   const choice = decodeToolChoice(input);
   const allowed = allowedNames(input.tool_choice);
   const offered = offeredTools({ tools, choice, parallel: true, allowed });
@@ -150,5 +160,7 @@ export const decodeToolPolicy = (input: ToolPolicyInput): DecodedToolPolicy => {
       "parallel_tool_calls",
     );
   }
-  return { tools, choice, parallel: parallel !== false, allowed, ignoredToolTypes };
+  // A legacy `function_call` answer holds exactly one call.
+  const legacy = (input.tools === undefined || input.tools === null) && input.functions != null;
+  return { tools, choice, parallel: !legacy && parallel !== false, allowed, ignoredToolTypes };
 };

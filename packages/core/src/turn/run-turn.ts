@@ -13,9 +13,9 @@ import type { BackendRequest, TextBackend } from "../ports/text-backend.js";
 import { renderBackendRequest } from "../prompt/render-history.js";
 import { createArgumentsValidator, type SchemaCache } from "../tools/index.js";
 import { createCallGate, type Violation } from "./call-gate.js";
-import { createWatchdog } from "./watchdog.js";
 import type { TurnSettings } from "./turn-settings.js";
 import { createTelemetry, type TurnTelemetry } from "./turn-telemetry.js";
+import { createWatchdog } from "./watchdog.js";
 
 export interface TurnDeps {
   readonly backend: TextBackend;
