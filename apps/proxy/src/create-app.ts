@@ -17,10 +17,13 @@ import { bearerAuth } from "./http/auth.js";
 import { methodNotAllowed, notFound, onError } from "./http/errors.js";
 import { openApiDocument } from "./http/openapi.js";
 import { createRequestContext, type RequestScope } from "./http/request-context.js";
+import { type RequestGuardOptions, requestGuards } from "./http/request-guard.js";
+import { allowedMethods, GATEWAY_ROUTES, ROUTES } from "./http/routes.js";
 import type { Logger } from "./observability/logger.js";
 import type { Metrics } from "./observability/metrics.js";
 
-export interface AppDeps {
+export interface AppDeps
+  extends Partial<Pick<RequestGuardOptions, "bindHost" | "allowedHosts" | "metricsAuth">> {
   readonly backend: GatewayBackend;
   readonly settings: TurnSettings;
   readonly logger: Logger;
@@ -39,19 +42,6 @@ export interface AppDeps {
   readonly clock?: Clock;
 }
 
-const ROUTES: ReadonlyArray<[string, string]> = [
-  ["/v1/chat/completions", "POST"],
-  ["/v1/responses", "POST"],
-  ["/v1/responses/compact", "POST"],
-  ["/v1/responses/:id", "GET"],
-  ["/v1/models", "GET"],
-  ["/v1/models/:id", "GET"],
-  ["/healthz", "GET"],
-  ["/readyz", "GET"],
-  ["/metrics", "GET"],
-  ["/openapi.json", "GET"],
-];
-
 /** The composition of HTTP concerns around the two API sub-apps; no I/O of its own. */
 export const createApp = (deps: AppDeps): Hono => {
   const { backend, logger, metrics } = deps;
@@ -61,6 +51,7 @@ export const createApp = (deps: AppDeps): Hono => {
   app.onError(onError(logger));
   app.notFound(notFound);
   app.use("*", context.middleware);
+  app.use("*", ...requestGuards(deps));
   if (deps.corsOrigins.length > 0) {
     app.use(
       "*",
@@ -71,8 +62,9 @@ export const createApp = (deps: AppDeps): Hono => {
     );
   }
 
-  app.get("/healthz", (c) => c.json({ status: "ok" }));
-  app.get("/readyz", (c) => {
+  const G = GATEWAY_ROUTES;
+  app.get(G.healthz.path, (c) => c.json({ status: "ok" }));
+  app.get(G.readyz.path, (c) => {
     const r = backend.readiness();
     metrics.observeBackend(r);
     // Each backend defines `ready` as initialized and below capacity (not saturated).
@@ -86,11 +78,11 @@ export const createApp = (deps: AppDeps): Hono => {
       ready ? 200 : 503,
     );
   });
-  app.get("/metrics", async (c) => {
+  app.get(G.metrics.path, async (c) => {
     metrics.observeBackend(backend.readiness());
     return c.text(await metrics.registry.metrics(), 200, { "content-type": metrics.registry.contentType });
   });
-  app.get("/openapi.json", (c) => c.json(openApiDocument(deps.version)));
+  app.get(G.openapi.path, (c) => c.json(openApiDocument(deps.version, ROUTES)));
 
   const v1 = new Hono();
   v1.use("*", bearerAuth(deps.apiKeys));
@@ -99,7 +91,7 @@ export const createApp = (deps: AppDeps): Hono => {
     `Request body is larger than ${deps.bodyLimitBytes} bytes.`,
   );
   v1.use("*", bodyLimit({ maxSize: deps.bodyLimitBytes, onError: (c) => errorResponse(c, tooLarge) }));
-  v1.get("/models", async (c) => {
+  v1.get(G.models.path.slice("/v1".length), async (c) => {
     const created = unixSeconds(clock);
     const models = await backend.listModels();
     return c.json({
@@ -107,7 +99,7 @@ export const createApp = (deps: AppDeps): Hono => {
       data: models.map((m) => ({ id: m.id, object: "model", created, owned_by: m.ownedBy ?? "codex" })),
     });
   });
-  v1.get("/models/:id", async (c) => {
+  v1.get(G.model.path.slice("/v1".length), async (c) => {
     const model = (await backend.listModels()).find((m) => m.id === c.req.param("id"));
     if (!model)
       throw new GatewayError("not_found", `The model '${c.req.param("id")}' does not exist.`, {
@@ -134,6 +126,6 @@ export const createApp = (deps: AppDeps): Hono => {
   v1.route("/", createResponsesApp(adapterDeps));
   app.route("/v1", v1);
 
-  for (const [path, allow] of ROUTES) app.all(path, methodNotAllowed(allow));
+  for (const [path, allow] of allowedMethods(ROUTES)) app.all(path, methodNotAllowed(allow));
   return app;
 };

@@ -26,6 +26,7 @@ export const openCodexBackend = async (
     maxInFlight: config.maxInFlight,
     maxQueue: config.maxQueue,
     env,
+    passEnv: config.codexPassEnv,
     logger: logger.child({ component: "codex" }),
   });
   await codex.warmup();
@@ -41,7 +42,10 @@ export const openCodexBackend = async (
     );
   }
   const guarded = requireBackendAuth(codex, () => codex.checkAuth(), auth);
-  return { backend: createGatewayBackend(guarded, config.modelAliases), close: () => codex.close() };
+  return {
+    backend: createGatewayBackend(guarded, config.modelAliases, () => codex.beginShutdown()),
+    close: () => codex.close(),
+  };
 };
 
 /** Any other TextBackend (tests, benchmarks, the offline demo's scripted backend). */

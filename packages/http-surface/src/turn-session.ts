@@ -4,6 +4,7 @@ import {
   type FinishReason,
   GatewayError,
   resolveOutputMode,
+  resolveToolMode,
   runTurn,
   type ToolPolicy,
   type TurnRequest,
@@ -102,7 +103,8 @@ const EMPTY_TELEMETRY = (): TurnTelemetry => createTelemetry([]);
 export const openTurnSession = (c: Context, deps: SurfaceDeps, profile: SurfaceProfile): TurnSession => {
   const arrivedAt = deps.clock.now();
   const outputMode = resolveOutputMode(c.req.header("x-proxy-output-mode"), deps.settings.outputMode);
-  const settings: TurnSettings = { ...deps.settings, outputMode };
+  const toolMode = resolveToolMode(c.req.header("x-proxy-tool-mode"), deps.settings.toolMode);
+  const settings: TurnSettings = { ...deps.settings, outputMode, toolMode };
   const controller = new AbortController();
   let clientGone = false;
   const abort = () => {

@@ -14,6 +14,8 @@ export interface GatewayBackend extends TextBackend {
 export const createGatewayBackend = (
   inner: TextBackend,
   aliases: Readonly<Record<string, string>> = {},
+  /** Called once draining starts (the codex pool then stops restarting its processes). */
+  onDrain?: () => void,
 ): GatewayBackend => {
   const active = new Set<(error: GatewayError) => void>();
   let draining = false;
@@ -59,6 +61,10 @@ export const createGatewayBackend = (
   return {
     specificationVersion: "v1",
     name: inner.name,
+    // A getter: a backend may learn at startup that it cannot do native tools after all.
+    get capabilities() {
+      return inner.capabilities;
+    },
     stream: (request, { signal }) => guarded(request, signal),
     async listModels() {
       const models = await inner.listModels();
@@ -75,6 +81,7 @@ export const createGatewayBackend = (
     },
     activeTurns: () => active.size,
     async drain(graceMs) {
+      if (!draining) onDrain?.();
       draining = true;
       if (active.size > 0) {
         const timer = new Promise<void>((resolve) => setTimeout(resolve, graceMs).unref?.());

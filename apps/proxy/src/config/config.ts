@@ -1,4 +1,4 @@
-import { OUTPUT_MODES, STOP_AFTER_TOOLS_MODES } from "@proxy/core";
+import { OUTPUT_MODES, STOP_AFTER_TOOLS_MODES, TOOL_MODES } from "@proxy/core";
 import { Result, Schema, SchemaIssue, SchemaParser } from "effect";
 import { OPTIONS, type OptionSpec } from "./options.js";
 
@@ -11,7 +11,11 @@ export const GatewayConfig = Schema.Struct({
   host: Schema.String.check(Schema.isMinLength(1)),
   apiKeys: Schema.Array(Schema.String.check(Schema.isMinLength(8))),
   corsOrigins: Schema.Array(Schema.String),
+  allowedHosts: Schema.Array(Schema.String),
+  metricsAuth: Schema.Boolean,
+  maxConnections: PositiveInt,
   codexBin: Schema.String,
+  codexPassEnv: Schema.Array(Schema.String.check(Schema.isPattern(/^[A-Za-z_][A-Za-z0-9_]*$/))),
   codexPoolSize: PositiveInt,
   maxInFlight: PositiveInt,
   maxQueue: NonNegativeInt,
@@ -21,6 +25,7 @@ export const GatewayConfig = Schema.Struct({
   keepAliveMs: NonNegativeInt,
   writeTimeoutMs: NonNegativeInt,
   outputMode: Schema.Literals(OUTPUT_MODES),
+  toolMode: Schema.Literals(TOOL_MODES),
   stopAfterTools: Schema.Boolean,
   stopAfterToolsMode: Schema.Literals(STOP_AFTER_TOOLS_MODES),
   toolBlockMax: NonNegativeInt,

@@ -1,4 +1,4 @@
-import { OUTPUT_MODES, STOP_AFTER_TOOLS_MODES } from "@proxy/core";
+import { OUTPUT_MODES, STOP_AFTER_TOOLS_MODES, TOOL_MODES } from "@proxy/core";
 
 /**
  * Every gateway option in one table: the env var, the CLI flag, the config-file key, the default
@@ -54,9 +54,37 @@ export const OPTIONS: ReadonlyArray<OptionSpec> = [
     "PROXY_CORS_ORIGINS",
     "list",
     "",
-    "Comma-separated allowed CORS origins (`*` for any). Empty = CORS off.",
+    "Comma-separated browser origins allowed to call the gateway, with CORS (`*` for any). A request with any other `Origin` gets 403; empty = no browser origin.",
+  ),
+  opt(
+    "allowedHosts",
+    "PROXY_ALLOWED_HOSTS",
+    "list",
+    "",
+    "Extra `Host` names accepted (e.g. a reverse proxy's public name; `*` for any). Bound to loopback, only loopback names are accepted by default.",
+  ),
+  opt(
+    "metricsAuth",
+    "PROXY_METRICS_AUTH",
+    "bool",
+    "false",
+    "Require an API key on `/metrics`, `/readyz` and `/openapi.json` too (`/healthz` stays open).",
+  ),
+  opt(
+    "maxConnections",
+    "PROXY_MAX_CONNECTIONS",
+    "int",
+    "1024",
+    "Open client connections at most; further connections are closed at once.",
   ),
   opt("codexBin", "CODEX_BIN", "string", "", "Path to the codex binary. Empty = the pinned @openai/codex."),
+  opt(
+    "codexPassEnv",
+    "PROXY_CODEX_PASS_ENV",
+    "list",
+    "",
+    "Extra environment variables passed to codex (e.g. a custom provider's `env_key`, `HTTPS_PROXY`); codex sees only an allow-list otherwise.",
+  ),
   opt(
     "codexPoolSize",
     "PROXY_CODEX_POOL_SIZE",
@@ -108,6 +136,14 @@ export const OPTIONS: ReadonlyArray<OptionSpec> = [
     "openai-json",
     "Default output mode; `x-proxy-output-mode` overrides per request.",
     [...OUTPUT_MODES],
+  ),
+  opt(
+    "toolMode",
+    "PROXY_TOOL_MODE",
+    "enum",
+    "auto",
+    "How tools reach the model: `native` (the backend's own function calling), `prompt` (taught in the prompt, parsed from text), `auto` (native when the backend supports it and the request offers tools). `x-proxy-tool-mode` overrides per request; see docs/tool-modes.md.",
+    [...TOOL_MODES],
   ),
   opt(
     "stopAfterTools",

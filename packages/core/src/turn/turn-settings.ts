@@ -6,9 +6,18 @@ export type OutputMode = (typeof OUTPUT_MODES)[number];
 export const STOP_AFTER_TOOLS_MODES = ["burst", "first"] as const;
 export type StopAfterToolsMode = (typeof STOP_AFTER_TOOLS_MODES)[number];
 
+/**
+ * How tools reach the model: `prompt` teaches the sentinel format and parses it back out of the
+ * text; `native` hands them to the backend's own function calling; `auto` picks native when the
+ * backend supports it (see `chooseToolMode`).
+ */
+export const TOOL_MODES = ["auto", "native", "prompt"] as const;
+export type ToolMode = (typeof TOOL_MODES)[number];
+
 /** Per-deployment turn policy, shared by every HTTP surface. */
 export interface TurnSettings {
   readonly outputMode: OutputMode;
+  readonly toolMode: ToolMode;
   /** After the last tool block of a burst, forward no more text and stop the backend turn. */
   readonly stopAfterTools: boolean;
   readonly stopAfterToolsMode: StopAfterToolsMode;
@@ -30,6 +39,7 @@ export interface TurnSettings {
 
 export const DEFAULT_TURN_SETTINGS: TurnSettings = {
   outputMode: "openai-json",
+  toolMode: "auto",
   stopAfterTools: true,
   stopAfterToolsMode: "burst",
   toolBlockMax: 0,
@@ -45,4 +55,10 @@ export const DEFAULT_TURN_SETTINGS: TurnSettings = {
 export const resolveOutputMode = (header: string | null | undefined, fallback: OutputMode): OutputMode => {
   const v = header?.trim().toLowerCase();
   return OUTPUT_MODES.find((mode) => mode === v) ?? fallback;
+};
+
+/** Header value (`x-proxy-tool-mode`) first, then the configured default. */
+export const resolveToolMode = (header: string | null | undefined, fallback: ToolMode): ToolMode => {
+  const v = header?.trim().toLowerCase();
+  return TOOL_MODES.find((mode) => mode === v) ?? fallback;
 };

@@ -29,6 +29,8 @@ export interface TurnTelemetry {
   /** The backend turn was stopped after the tool calls (stop-after-tools). */
   readonly stoppedEarly: boolean;
   readonly backendTurnId?: string | undefined;
+  /** How tools reached the model in this turn. */
+  readonly toolMode?: "native" | "prompt" | undefined;
 }
 
 /** The counters a running turn writes; `runTurn` hands out frozen snapshots of them. */
