@@ -45,7 +45,9 @@ const pathsOf = (routes: ReadonlyArray<RouteSpec>) => {
       required: true,
       schema: { type: "string" },
     }));
-    (paths[path] ??= {})[route.method.toLowerCase()] = {
+    const operations = paths[path] ?? {};
+    paths[path] = operations;
+    operations[route.method.toLowerCase()] = {
       summary: route.summary,
       ...(route.public ? { security: [] } : {}),
       ...(parameters.length > 0 ? { parameters } : {}),
