@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import type { Server } from "node:http";
 import { type ServerType, serve } from "@hono/node-server";
 import { DEFAULT_TURN_SETTINGS, type TurnSettings } from "@proxy/core";
+import { Effect, type Layer, ManagedRuntime } from "effect";
 import { ConfigError, type GatewayConfig, resolveConfig } from "./config/config.js";
 import { createApp } from "./create-app.js";
 import { createRequestScope } from "./http/request-context.js";
@@ -9,7 +10,7 @@ import { isLoopbackHost } from "./http/request-guard.js";
 import { guardServer, SERVER_OPTIONS } from "./http/server-guard.js";
 import { createLogger, type Logger } from "./observability/logger.js";
 import { createMetrics } from "./observability/metrics.js";
-import { type BackendHandle, openCodexBackend } from "./runtime.js";
+import { Backend } from "./runtime.js";
 
 export const VERSION = "0.1.0";
 
@@ -32,12 +33,12 @@ export interface RunningGateway {
   shutdown(reason: string): Promise<void>;
 }
 
-/** Starts the gateway with the given backend (codex by default) and returns a handle. */
+/** Starts the gateway with the given backend layer (codex by default) and returns a handle. */
 export const startGateway = async (
   config: GatewayConfig,
   options: {
     readonly logger?: Logger;
-    readonly backend?: BackendHandle;
+    readonly backendLayer?: Layer.Layer<Backend>;
     /** Environment of the codex child (default: this process's, so CODEX_HOME applies). */
     readonly env?: NodeJS.ProcessEnv;
   } = {},
@@ -45,8 +46,17 @@ export const startGateway = async (
   const scope = createRequestScope();
   const logger =
     options.logger ?? createLogger(config.logLevel, { requestId: () => scope.getStore()?.requestId });
-  const opened = options.backend ?? (await openCodexBackend(config, logger, options.env));
-  const { backend } = opened;
+  const runtime = ManagedRuntime.make(
+    options.backendLayer ??
+      (config.models.length > 0
+        ? Backend.layerRoutes(config, logger, options.env)
+        : Backend.layerCodex(config, logger, options.env)),
+  );
+  const backend = await runtime.runPromise(
+    Effect.gen(function* () {
+      return yield* Backend;
+    }),
+  );
   const app = createApp({
     backend,
     settings: turnSettingsFrom(config),
@@ -90,7 +100,7 @@ export const startGateway = async (
       if ("closeIdleConnections" in server) server.closeIdleConnections();
       await Promise.race([closed, new Promise((r) => setTimeout(r, 1000).unref())]);
       if ("closeAllConnections" in server) server.closeAllConnections();
-      await opened.close();
+      await runtime.dispose();
       logger.info("stopped");
     })());
   return { server, url, shutdown };

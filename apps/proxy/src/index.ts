@@ -6,4 +6,4 @@ export { type AppDeps, createApp } from "./create-app.js";
 export { main, type RunningGateway, startGateway, turnSettingsFrom, VERSION } from "./gateway.js";
 export { createLogger } from "./observability/logger.js";
 export { createMetrics } from "./observability/metrics.js";
-export { type BackendHandle, backendFrom, openCodexBackend } from "./runtime.js";
+export { Backend } from "./runtime.js";

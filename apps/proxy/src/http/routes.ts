@@ -5,7 +5,12 @@ import { mountRoutes, type RouteSpec } from "@proxy/http-surface";
 /** The gateway's own routes; the API surfaces declare theirs next to their handlers. */
 export const GATEWAY_ROUTES = {
   healthz: { method: "GET", path: "/healthz", summary: "Process is up.", public: true },
-  readyz: { method: "GET", path: "/readyz", summary: "Backend initialized and not saturated.", public: true },
+  readyz: {
+    method: "GET",
+    path: "/readyz",
+    summary: "Backend initialized and not saturated; with model routes, each route under `routes`.",
+    public: true,
+  },
   metrics: { method: "GET", path: "/metrics", summary: "Prometheus metrics.", public: true },
   openapi: { method: "GET", path: "/openapi.json", summary: "This document.", public: true },
   models: {

@@ -10,7 +10,7 @@ import type { TextBackend } from "@proxy/core";
 import { pino } from "pino";
 import { resolveConfig } from "../../src/config/config.js";
 import { type RunningGateway, startGateway } from "../../src/gateway.js";
-import { type BackendHandle, backendFrom } from "../../src/runtime.js";
+import { Backend } from "../../src/runtime.js";
 
 export interface ReliabilityGateway {
   readonly gateway: RunningGateway;
@@ -32,7 +32,7 @@ export const gatewayOver = async (
 ): Promise<ReliabilityGateway> => {
   const { logs, logger } = capture();
   const config = resolveConfig({ env: { LOG_LEVEL: "info", ...env }, flags: { port: "0" } });
-  const gateway = await startGateway(config, { logger, backend: backendFrom(backend) });
+  const gateway = await startGateway(config, { logger, backendLayer: Backend.layerFrom(backend) });
   return { gateway, url: gateway.url, logs, close: () => gateway.shutdown("test done") };
 };
 
@@ -61,14 +61,14 @@ export const gatewayOverCodex = async (
   const env: NodeJS.ProcessEnv = { ...process.env, ...options.childEnv, CODEX_HOME: home.path };
   delete env.CODEX_BIN;
   const config = resolveConfig({ env: { LOG_LEVEL: "info", ...options.config }, flags: { port: "0" } });
-  let handle: BackendHandle | undefined;
+  let backendLayer: ReturnType<typeof Backend.layerFrom> | undefined;
   let custom: ReturnType<typeof createCodexBackend> | undefined;
   if (options.backend) {
     custom = options.backend(env);
     await custom.warmup();
-    handle = backendFrom(custom);
+    backendLayer = Backend.layerFrom(custom);
   }
-  const gateway = await startGateway(config, { logger, env, ...(handle ? { backend: handle } : {}) });
+  const gateway = await startGateway(config, { logger, env, ...(backendLayer ? { backendLayer } : {}) });
   return {
     gateway,
     url: gateway.url,
