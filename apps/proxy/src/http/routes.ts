@@ -19,6 +19,9 @@ export const GATEWAY_ROUTES = {
     summary: "List the backend's models plus configured aliases.",
   },
   model: { method: "GET", path: "/v1/models/:id", summary: "Retrieve one model." },
+  // The Gemini surface's entry points (until it declares its routes as a RouteSpec list too).
+  gemini: { method: "POST", path: "/v1/gemini", summary: "Gemini generateContent over a single endpoint." },
+  geminiModels: { method: "GET", path: "/v1beta/models", summary: "Gemini: list models." },
 } as const satisfies Record<string, RouteSpec>;
 
 /** Every route the gateway serves: the one list 405 answers and the OpenAPI document derive from. */
