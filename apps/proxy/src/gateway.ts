@@ -24,7 +24,7 @@ export const turnSettingsFrom = (config: GatewayConfig): TurnSettings => ({
   toolBlockMax: config.toolBlockMax,
   parallelToolCalls: config.parallelToolCalls,
   maxBlockBytes: config.toolBlockMaxBytes,
-  dedupToolBlocks: config.toolBlockDedup,
+  toolBlockDedup: config.toolBlockDedup,
   correctiveRetries: config.correctiveRetries,
   requestTimeoutMs: config.requestTimeoutMs,
   idleTimeoutMs: config.idleTimeoutMs,
@@ -79,6 +79,7 @@ export const startGateway = async (
       timeoutMs: config.imageFetchTimeoutMs,
       maxRedirects: config.imageFetchMaxRedirects,
     }),
+    writeTimeoutMs: config.writeTimeoutMs,
     scope,
     version: VERSION,
   });

@@ -6,6 +6,7 @@ export * from "./media/inline-remote-images.js";
 export type * from "./model/conversation.js";
 export * from "./model/decode-tools.js";
 export * from "./model/finish-reason.js";
+export * from "./model/tool-policy.js";
 export * from "./model/tool-spec.js";
 export * from "./model/usage.js";
 export * from "./output/index.js";

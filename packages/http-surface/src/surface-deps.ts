@@ -25,6 +25,8 @@ export interface SurfaceDepsInput {
   readonly keepAliveMs?: number | undefined;
   /** Fetches http(s) images so they reach the backend inline; without it they pass as they are. */
   readonly media?: MediaFetcher | undefined;
+  /** How long a stream waits for a client that stopped reading before the turn is dropped; 0 = forever. */
+  readonly writeTimeoutMs?: number | undefined;
 }
 
 export interface SurfaceDeps {
@@ -34,12 +36,14 @@ export interface SurfaceDeps {
   readonly settings: TurnSettings;
   readonly observer: TurnObserver | undefined;
   readonly keepAliveMs: number;
+  readonly writeTimeoutMs: number;
   /** Tool schemas compiled once per app: clients resend the same tools every turn. */
   readonly schemas: SchemaCache;
   readonly media: MediaFetcher | undefined;
 }
 
 export const DEFAULT_KEEP_ALIVE_MS = 15_000;
+export const DEFAULT_WRITE_TIMEOUT_MS = 30_000;
 
 /** Fills in the defaults once per sub-app. */
 export const resolveSurfaceDeps = (input: SurfaceDepsInput): SurfaceDeps => ({
@@ -49,6 +53,7 @@ export const resolveSurfaceDeps = (input: SurfaceDepsInput): SurfaceDeps => ({
   settings: { ...DEFAULT_TURN_SETTINGS, ...input.settings },
   observer: input.observer,
   keepAliveMs: input.keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS,
+  writeTimeoutMs: input.writeTimeoutMs ?? DEFAULT_WRITE_TIMEOUT_MS,
   schemas: createSchemaCache(),
   media: input.media,
 });

@@ -30,6 +30,8 @@ export interface ToolPolicy {
   readonly parallelDefaulted?: boolean | undefined;
   /** The client's own cap on calls this turn (Responses `max_tool_calls`); later calls are dropped. */
   readonly maxCalls?: number | undefined;
+  /** `allowed_tools` on any surface: only these of `tools` are offered (undefined = all of them). */
+  readonly allowed?: ReadonlyArray<string> | undefined;
 }
 
 export const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;
