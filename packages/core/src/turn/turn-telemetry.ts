@@ -42,7 +42,7 @@ export const createTelemetry = (toolNames: string[]): TurnTelemetry => ({
 
 /** One line of per-request facts for the composition root's logs and metrics. */
 export interface TurnSummary {
-  readonly api: "chat" | "responses";
+  readonly api: "chat" | "responses" | "messages";
   readonly model: string;
   readonly stream: boolean;
   readonly outputMode: OutputMode;

@@ -1,0 +1,16 @@
+import { countTokens, renderBackendRequest } from "@proxy/core";
+import { decodeCountTokensRequest } from "../request/decode-request.js";
+
+/**
+ * `input_tokens` for a count_tokens body: the prompt exactly as the backend would receive it (the
+ * gateway's instructions, the tool manifest, the rendered history), counted with the gateway's one
+ * tokenizer. For non-OpenAI models it is an estimate; images are not counted.
+ */
+export const countInputTokens = (bodyText: string): number => {
+  const { request, tools } = decodeCountTokensRequest(bodyText);
+  const rendered = renderBackendRequest(request, tools, "json").request;
+  let total = countTokens(rendered.instructions);
+  for (const message of [...rendered.history, { content: rendered.input }])
+    for (const part of message.content) if (part.type === "text") total += countTokens(part.text);
+  return total;
+};

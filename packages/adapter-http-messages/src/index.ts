@@ -1,0 +1,5 @@
+export { createMessagesApp, type MessagesDeps } from "./app.js";
+export { type AnthropicErrorBody, anthropicError } from "./errors.js";
+export { decodeMessagesRequest, type MessagesTurnPlan } from "./request/decode-request.js";
+export { createMessageEncoder } from "./response/message-encoder.js";
+export type { MessageObject, MessagesStreamEvent } from "./response/message-shapes.js";

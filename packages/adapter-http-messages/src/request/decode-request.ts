@@ -1,0 +1,97 @@
+import { GatewayError, issueToGatewayError, type ReasoningEffort, type TurnRequest } from "@proxy/core";
+import { Result, SchemaParser } from "effect";
+import { decodeMessagesTools, type MessagesToolPolicy } from "./decode-tools.js";
+import { messagesToItems } from "./messages-to-items.js";
+import { CountTokensRequest, MessagesRequest } from "./request-schema.js";
+
+/** Everything one Messages request asks for, ready for `runTurn` and the encoders. */
+export interface MessagesTurnPlan {
+  readonly request: TurnRequest;
+  readonly tools: MessagesToolPolicy;
+  readonly stream: boolean;
+  /** `stop_sequences` as sent (honoured when the core enforces stop sequences). */
+  readonly stopSequences: ReadonlyArray<string>;
+}
+
+const decodeBody = SchemaParser.decodeUnknownResult(MessagesRequest);
+const decodeCountBody = SchemaParser.decodeUnknownResult(CountTokensRequest);
+
+export const parseJson = (text: string): unknown => {
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    const detail = e instanceof Error ? e.message : String(e);
+    throw new GatewayError("invalid_request", `We could not parse the JSON body of your request: ${detail}`, {
+      code: "invalid_json",
+    });
+  }
+};
+
+const EFFORTS: Readonly<Record<string, ReasoningEffort>> = {
+  low: "low",
+  medium: "medium",
+  high: "high",
+  max: "xhigh",
+};
+
+/**
+ * `output_config.effort` when given (Claude Code's newer models), else the thinking budget in three
+ * bands; `adaptive` and `disabled` leave the backend's default.
+ */
+const reasoningEffort = (body: typeof CountTokensRequest.Type): ReasoningEffort | undefined => {
+  const effort = body.output_config?.effort;
+  if (effort !== undefined && EFFORTS[effort] !== undefined) return EFFORTS[effort];
+  const thinking = body.thinking;
+  if (thinking?.type !== "enabled") return undefined;
+  const budget = thinking.budget_tokens ?? 0;
+  return budget < 4096 ? "low" : budget < 16384 ? "medium" : "high";
+};
+
+const systemText = (system: typeof CountTokensRequest.Type.system): string | undefined => {
+  if (system === undefined) return undefined;
+  const text = typeof system === "string" ? system : system.map((b) => b.text).join("\n\n");
+  return text === "" ? undefined : text;
+};
+
+const toPlanParts = (body: typeof CountTokensRequest.Type) => {
+  const { items, referencedTools } = messagesToItems(body.messages);
+  const tools = decodeMessagesTools(body.tools, body.tool_choice, referencedTools);
+  const request: TurnRequest = {
+    model: body.model,
+    instructions: systemText(body.system),
+    items,
+    reasoningEffort: reasoningEffort(body),
+  };
+  return { request, tools };
+};
+
+/** Decodes a raw `/v1/messages` body; every failure is a GatewayError("invalid_request") naming the field. */
+export const decodeMessagesRequest = (bodyText: string): MessagesTurnPlan => {
+  const decoded = decodeBody(parseJson(bodyText));
+  if (Result.isFailure(decoded)) throw issueToGatewayError(decoded.failure);
+  const body = decoded.success;
+  if (body.messages.length === 0)
+    throw new GatewayError(
+      "invalid_request",
+      "Invalid value for 'messages': at least one message is required.",
+      {
+        param: "messages",
+      },
+    );
+  const { request, tools } = toPlanParts(body);
+  return {
+    request: { ...request, maxOutputTokens: body.max_tokens },
+    tools,
+    stream: body.stream === true,
+    stopSequences: body.stop_sequences ?? [],
+  };
+};
+
+/** Decodes a `/v1/messages/count_tokens` body into the same canonical request and policy. */
+export const decodeCountTokensRequest = (
+  bodyText: string,
+): Omit<MessagesTurnPlan, "stream" | "stopSequences"> => {
+  const decoded = decodeCountBody(parseJson(bodyText));
+  if (Result.isFailure(decoded)) throw issueToGatewayError(decoded.failure);
+  return toPlanParts(decoded.success);
+};
