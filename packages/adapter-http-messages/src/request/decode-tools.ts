@@ -77,10 +77,13 @@ export const decodeMessagesTools = (
     const why = deferredTools.includes(canonical.name)
       ? "is deferred and has not been loaded"
       : "is not one of the provided tools";
-    throw invalidRequest(`Tool choice '${canonical.name}' ${why}.`, "tool_choice.name");
+    throw invalidRequest(
+      `Invalid value for 'tool_choice.name': the tool '${canonical.name}' ${why}.`,
+      "tool_choice.name",
+    );
   }
   if (canonical.type === "required" && offered.length === 0)
-    throw invalidRequest("'tool_choice' is 'any' but no tools were provided.", "tool_choice");
+    throw invalidRequest("Invalid value for 'tool_choice': 'any' needs at least one tool.", "tool_choice");
   const parallel = !(
     choice !== undefined &&
     "disable_parallel_tool_use" in choice &&
