@@ -144,7 +144,7 @@ describe("the Anthropic TypeScript SDK against the Messages surface", () => {
       status: 529,
       error: { type: "error", error: { type: "overloaded_error" } },
     });
-    expect((error as Anthropic.APIError).requestID).toMatch(/^req_/);
+    expect((error as InstanceType<typeof Anthropic.APIError>).requestID).toMatch(/^req_/);
   });
 
   it("messages.countTokens: the rendered prompt counted with the gateway's tokenizer", async () => {
