@@ -1,4 +1,5 @@
 import { createChatCompletionsApp } from "@proxy/adapter-http-chat";
+import { anthropicModel, anthropicModelList, createMessagesApp } from "@proxy/adapter-http-messages";
 import { createResponsesApp } from "@proxy/adapter-http-responses";
 import {
   type Clock,
@@ -41,6 +42,8 @@ const ROUTES: ReadonlyArray<[string, string]> = [
   ["/v1/responses", "POST"],
   ["/v1/responses/compact", "POST"],
   ["/v1/responses/:id", "GET"],
+  ["/v1/messages", "POST"],
+  ["/v1/messages/count_tokens", "POST"],
   ["/v1/models", "GET"],
   ["/v1/models/:id", "GET"],
   ["/healthz", "GET"],
@@ -102,9 +105,14 @@ export const createApp = (deps: AppDeps): Hono => {
     "*",
     bodyLimit({ maxSize: deps.bodyLimitBytes, onError: (c) => c.json({ error: tooLarge.toOpenAI() }, 413) }),
   );
+  // Anthropic clients (Claude Code, the Anthropic SDK) send `anthropic-version`; Google's send
+  // `x-goog-api-key`. The same path serves each its own listing shape.
+  const anthropicListing = (c: { req: { header(name: string): string | undefined } }) =>
+    c.req.header("anthropic-version") !== undefined;
   v1.get("/models", async (c) => {
     const created = unixSeconds(clock);
     const models = await backend.listModels();
+    if (anthropicListing(c)) return c.json(anthropicModelList(models, new Date(clock.now()).toISOString()));
     return c.json({
       object: "list",
       data: models.map((m) => ({ id: m.id, object: "model", created, owned_by: m.ownedBy ?? "codex" })),
@@ -117,6 +125,7 @@ export const createApp = (deps: AppDeps): Hono => {
         param: "model",
         code: "model_not_found",
       });
+    if (anthropicListing(c)) return c.json(anthropicModel(model, new Date(clock.now()).toISOString()));
     return c.json({
       id: model.id,
       object: "model",
@@ -127,6 +136,20 @@ export const createApp = (deps: AppDeps): Hono => {
   const adapterDeps = { backend, ids: deps.ids, clock, settings: deps.settings, observer: context.observer };
   v1.route("/", createChatCompletionsApp({ ...adapterDeps, keepAliveMs: deps.keepAliveMs }));
   v1.route("/", createResponsesApp(adapterDeps));
+  // Mounted before `v1` so its auth and body-limit failures are answered in Anthropic's shape.
+  const messagesGuards = [
+    bearerAuth(deps.apiKeys),
+    bodyLimit({
+      maxSize: deps.bodyLimitBytes,
+      onError: () => {
+        throw tooLarge;
+      },
+    }),
+  ];
+  app.route(
+    "/v1",
+    createMessagesApp({ ...adapterDeps, keepAliveMs: deps.keepAliveMs, guards: messagesGuards }),
+  );
   app.route("/v1", v1);
 
   for (const [path, allow] of ROUTES) app.all(path, methodNotAllowed(allow));

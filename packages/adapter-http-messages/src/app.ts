@@ -14,7 +14,7 @@ import {
   type TurnSettings,
   toGatewayError,
 } from "@proxy/core";
-import { Hono } from "hono";
+import { Hono, type MiddlewareHandler } from "hono";
 import { completeMessage } from "./http/complete-message.js";
 import { countInputTokens } from "./http/count-tokens.js";
 import { errorResponse, requestIdOf } from "./http/error-response.js";
@@ -32,6 +32,11 @@ export interface MessagesDeps {
   readonly observer?: TurnObserver | undefined;
   /** Idle time after which a stream gets an `event: ping`; 0 = off. */
   readonly keepAliveMs?: number | undefined;
+  /**
+   * The host's middleware for these routes (auth, body limit), run inside this app so that what
+   * they throw is answered in Anthropic's shape too.
+   */
+  readonly guards?: ReadonlyArray<MiddlewareHandler> | undefined;
 }
 
 /**
@@ -47,6 +52,7 @@ export const createMessagesApp = (deps: MessagesDeps): Hono => {
   // Claude Code resends the same tools every turn: compile each schema once per app, not per request.
   const schemas = createSchemaCache();
   const app = new Hono();
+  for (const guard of deps.guards ?? []) app.use("/messages/*", guard);
 
   app.post("/messages/count_tokens", async (c) => {
     requestIdOf(c);

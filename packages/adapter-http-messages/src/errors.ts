@@ -19,6 +19,8 @@ const ANTHROPIC: Record<GatewayErrorKind, { readonly type: string; readonly stat
   backend_error: { type: "api_error", status: 500 },
 };
 
+const TOO_LARGE = { type: "request_too_large", status: 413 };
+
 export interface AnthropicErrorBody {
   readonly type: "error";
   readonly error: { readonly type: string; readonly message: string };
@@ -27,7 +29,7 @@ export interface AnthropicErrorBody {
 
 /** `{type:"error", error:{type, message}}` with its HTTP status: the Messages surface's error shape. */
 export const anthropicError = (error: GatewayError, requestId?: string) => {
-  const entry = ANTHROPIC[error.kind];
+  const entry = error.code === "request_too_large" ? TOO_LARGE : ANTHROPIC[error.kind];
   const body: AnthropicErrorBody = {
     type: "error",
     error: { type: entry.type, message: error.message },

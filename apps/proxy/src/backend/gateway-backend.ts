@@ -11,6 +11,14 @@ export interface GatewayBackend extends TextBackend {
   activeTurns(): number;
 }
 
+/**
+ * The backend model for a client's model name: its alias if one is configured; otherwise Claude
+ * Code's own names (`claude-*`) are never passed on as a model slug — the empty name makes the
+ * backend use its configured default model.
+ */
+export const routeModel = (model: string, aliases: Readonly<Record<string, string>>): string =>
+  aliases[model] ?? (/^claude-/i.test(model) ? "" : model);
+
 export const createGatewayBackend = (
   inner: TextBackend,
   aliases: Readonly<Record<string, string>> = {},
@@ -41,7 +49,7 @@ export const createGatewayBackend = (
       controller.abort();
     };
     active.add(stop);
-    const routed = { ...request, model: aliases[request.model] ?? request.model };
+    const routed = { ...request, model: routeModel(request.model, aliases) };
     try {
       for await (const event of inner.stream(routed, { signal: controller.signal })) {
         if (stopWith) break;

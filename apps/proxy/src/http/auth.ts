@@ -5,7 +5,8 @@ import type { MiddlewareHandler } from "hono";
 const digest = (s: string) => createHash("sha256").update(s).digest();
 
 /**
- * Bearer-key auth. Keys are compared as SHA-256 digests with timingSafeEqual, against every key
+ * API-key auth: the key comes as `Authorization: Bearer <key>` (OpenAI clients, the Anthropic SDK)
+ * or as `x-api-key` (Claude Code). Keys are compared as SHA-256 digests with timingSafeEqual, against every key
  * without early exit, so timing reveals neither which key nor how much of it matched.
  */
 export const bearerAuth = (keys: ReadonlyArray<string>): MiddlewareHandler => {
@@ -13,14 +14,16 @@ export const bearerAuth = (keys: ReadonlyArray<string>): MiddlewareHandler => {
   return async (c, next) => {
     if (digests.length === 0) return next();
     const header = c.req.header("authorization") ?? "";
-    const match = /^Bearer\s+(.+)$/i.exec(header.trim());
-    const presented = digest(match?.[1] ?? "");
+    const key = /^Bearer\s+(.+)$/i.exec(header.trim())?.[1] ?? c.req.header("x-api-key");
+    const presented = digest(key ?? "");
     let ok = false;
     for (const d of digests) ok = timingSafeEqual(d, presented) || ok;
     if (!ok) {
       throw new GatewayError(
         "unauthorized",
-        match ? "Incorrect API key provided." : "Missing bearer authentication in the Authorization header.",
+        key !== undefined
+          ? "Incorrect API key provided."
+          : "Missing bearer authentication in the Authorization header (or an x-api-key header).",
         { code: "invalid_api_key" },
       );
     }
