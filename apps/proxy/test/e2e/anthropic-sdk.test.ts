@@ -149,7 +149,10 @@ describe("end to end: the Anthropic SDK → /v1/messages → real codex app-serv
       id: expect.any(String),
       created_at: expect.any(String),
     });
-    const openai = await (await fetch(`${e2e.url}/v1/models`)).json();
+    const openai = (await (await fetch(`${e2e.url}/v1/models`)).json()) as {
+      object: string;
+      data: unknown[];
+    };
     expect(openai.object).toBe("list");
     expect(openai.data[0]).toMatchObject({ id: page.data[0]?.id, object: "model", owned_by: "codex" });
   });
