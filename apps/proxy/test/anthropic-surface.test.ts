@@ -29,7 +29,7 @@ describe("the Messages surface inside the gateway app", () => {
     for (const headers of [{}, { "x-api-key": "wrong" }, { authorization: "Bearer wrong" }]) {
       const res = await post(url, hello, headers);
       expect(res.status).toBe(401);
-      const body = await res.json();
+      const body = (await res.json()) as { request_id: string };
       expect(body).toMatchObject({ type: "error", error: { type: "authentication_error" } });
       expect(res.headers.get("request-id")).toBe(body.request_id);
     }
