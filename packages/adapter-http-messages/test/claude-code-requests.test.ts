@@ -38,8 +38,9 @@ describe("Claude Code's requests are accepted as sent", () => {
     expect(seen.instructions).toContain("You are a Claude agent");
     expect(seen.instructions).toMatch(/Bash/);
     expect(seen.instructions).not.toMatch(/DeferredToolPlaceholder/);
-    // The system-role message after the first user turn is kept, in its place, as a developer note.
-    expect(JSON.stringify(seen.history)).toContain("# Environment");
+    // The system-role message after the prompt extends the system prompt; the prompt stays the input.
+    expect(seen.instructions).toContain("# Environment");
+    expect(JSON.stringify(seen.input)).toContain("Say hello");
     expect(seen.reasoningEffort).toBe("medium");
   });
 

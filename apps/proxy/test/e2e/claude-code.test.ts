@@ -5,7 +5,7 @@ import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { lastUserText, type RecordedRequest, startE2E, toolCallText } from "./e2e-gateway.js";
+import { lastUserText, type RecordedRequest, startE2E, toolCallText, transcriptOf } from "./e2e-gateway.js";
 
 /** The native Claude Code binary the npm package ships (`node_modules/.bin/claude`). */
 const CLAUDE = join(
@@ -20,7 +20,13 @@ const CLAUDE = join(
  */
 const model = (request: RecordedRequest) => {
   const input = lastUserText(request);
+  if (/Tool loaded: WebFetch/.test(transcriptOf(request))) return { text: "WebFetch is loaded." };
+  if (/Load the WebFetch tool/.test(input))
+    return { chunks: [toolCallText("ToolSearch", { query: "select:WebFetch", max_results: 5 })] };
   if (/\[function_call_output call_id=toolu_/.test(input)) return { text: "Done: marker.txt contains hi." };
+  // The user's prompt must be the turn's input (not buried in history behind a system note).
+  if (!/Create marker\.txt containing hi/.test(input))
+    return { text: `Unexpected input: ${input.slice(-200)}` };
   return {
     chunks: [
       "I will write the file. ",
@@ -36,7 +42,12 @@ interface ClaudeResult {
 }
 
 /** Claude Code in non-interactive mode, per the verified run recipe, in a throwaway project directory. */
-const runClaude = async (url: string, work: string, extraArgs: string[]) => {
+const runClaude = async (
+  url: string,
+  work: string,
+  extraArgs: string[],
+  prompt = "Create marker.txt containing hi",
+) => {
   const home = join(work, "home");
   const project = join(work, "proj");
   await mkdir(home, { recursive: true });
@@ -54,7 +65,7 @@ const runClaude = async (url: string, work: string, extraArgs: string[]) => {
     DISABLE_ERROR_REPORTING: "1",
     CLAUDE_CODE_MAX_RETRIES: "0",
   };
-  const args = ["-p", "Create marker.txt containing hi", "--output-format", "json", "--allowedTools", "Bash"];
+  const args = ["-p", prompt, "--output-format", "json", "--allowedTools", "Bash"];
   const stdout = await new Promise<string>((resolve, reject) => {
     execFile(CLAUDE, [...args, ...extraArgs], { cwd: project, env, timeout: 90_000 }, (error, out, err) =>
       error ? reject(new Error(`claude failed: ${error.message}\n${out}\n${err}`)) : resolve(out),
@@ -105,4 +116,15 @@ describe("end to end: Claude Code → /v1/messages → real codex app-server →
       }
     });
   }
+
+  it("ToolSearch: a deferred tool is offered to the model once Claude Code has loaded it", async () => {
+    const before = e2e.provider.requests.length;
+    const { result } = await runClaude(e2e.url, join(work, "toolsearch"), [], "Load the WebFetch tool.");
+    expect(result, JSON.stringify(result)).toMatchObject({ is_error: false, result: "WebFetch is loaded." });
+    const [first, second] = e2e.provider.requests.slice(before);
+    // WebFetch's entry in the gateway's tool manifest reaches the model only after the load.
+    const manifestEntry = /- WebFetch — .{0,4000}arguments schema/;
+    expect(transcriptOf(first!)).not.toMatch(manifestEntry);
+    expect(transcriptOf(second!)).toMatch(manifestEntry);
+  });
 });

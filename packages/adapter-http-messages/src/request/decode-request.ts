@@ -47,18 +47,22 @@ const reasoningEffort = (body: typeof CountTokensRequest.Type): ReasoningEffort 
   return budget < 4096 ? "low" : budget < 16384 ? "medium" : "high";
 };
 
-const systemText = (system: typeof CountTokensRequest.Type.system): string | undefined => {
-  if (system === undefined) return undefined;
-  const text = typeof system === "string" ? system : system.map((b) => b.text).join("\n\n");
+/** `system` (a string or text blocks), then the text of `role:"system"` messages, as one prompt. */
+const instructionsOf = (
+  system: typeof CountTokensRequest.Type.system,
+  systemTexts: ReadonlyArray<string>,
+): string | undefined => {
+  const head = system === undefined ? [] : typeof system === "string" ? [system] : system.map((b) => b.text);
+  const text = [...head, ...systemTexts].filter((t) => t !== "").join("\n\n");
   return text === "" ? undefined : text;
 };
 
 const toPlanParts = (body: typeof CountTokensRequest.Type) => {
-  const { items, referencedTools } = messagesToItems(body.messages);
+  const { items, referencedTools, systemTexts } = messagesToItems(body.messages);
   const tools = decodeMessagesTools(body.tools, body.tool_choice, referencedTools);
   const request: TurnRequest = {
     model: body.model,
-    instructions: systemText(body.system),
+    instructions: instructionsOf(body.system, systemTexts),
     items,
     reasoningEffort: reasoningEffort(body),
   };

@@ -10,6 +10,8 @@ export interface DecodedMessages {
   readonly items: ReadonlyArray<ConversationItem>;
   /** Tools named by `tool_reference` blocks: deferred tools the client has loaded. */
   readonly referencedTools: ReadonlySet<string>;
+  /** The text of `role:"system"` entries, in order: they extend the system prompt. */
+  readonly systemTexts: ReadonlyArray<string>;
 }
 
 const imagePart = (block: ImageBlock, at: string): ContentPart => {
@@ -81,17 +83,20 @@ const textOf = (content: Extract<MessageParam, { role: "system" }>["content"]): 
  * Messages → core's conversation items, order preserved. Within a message, runs of text/image
  * blocks become one message item; `tool_use` blocks are echoed calls (their ids are the client's,
  * `toolu_…`), `tool_result` blocks are results, `thinking` is echoed reasoning, server-tool blocks
- * and `redacted_thinking` are dropped. `role:"system"` entries are system messages wherever they are.
+ * and `redacted_thinking` are dropped. `role:"system"` entries extend the system prompt wherever they
+ * are: Claude Code puts its environment note right after the user's prompt, and left in place it
+ * would push that prompt out of the backend turn's input.
  */
 export const messagesToItems = (messages: ReadonlyArray<MessageParam>): DecodedMessages => {
   const items: ConversationItem[] = [];
+  const systemTexts: string[] = [];
   const referenced = new Set<string>();
   const callNames = new Map<string, string>();
 
   messages.forEach((message, i) => {
     if (message.role === "system") {
       const text = textOf(message.content);
-      if (text !== "") items.push({ type: "message", role: "system", content: [{ type: "text", text }] });
+      if (text !== "") systemTexts.push(text);
       return;
     }
     const role = message.role;
@@ -143,5 +148,5 @@ export const messagesToItems = (messages: ReadonlyArray<MessageParam>): DecodedM
     });
     flush();
   });
-  return { items, referencedTools: referenced };
+  return { items, referencedTools: referenced, systemTexts };
 };
