@@ -9,6 +9,7 @@ import {
   type TurnSettings,
   unixSeconds,
 } from "@proxy/core";
+import { errorResponse } from "@proxy/http-surface";
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { cors } from "hono/cors";
@@ -95,16 +96,10 @@ export const createApp = (deps: AppDeps): Hono => {
   const v1 = new Hono();
   v1.use("*", bearerAuth(deps.apiKeys));
   const tooLarge = new GatewayError(
-    "invalid_request",
+    "request_too_large",
     `Request body is larger than ${deps.bodyLimitBytes} bytes.`,
-    {
-      code: "request_too_large",
-    },
   );
-  v1.use(
-    "*",
-    bodyLimit({ maxSize: deps.bodyLimitBytes, onError: (c) => c.json({ error: tooLarge.toOpenAI() }, 413) }),
-  );
+  v1.use("*", bodyLimit({ maxSize: deps.bodyLimitBytes, onError: (c) => errorResponse(c, tooLarge) }));
   // Anthropic clients (Claude Code, the Anthropic SDK) send `anthropic-version`; Google's send
   // `x-goog-api-key`. The same path serves each its own listing shape.
   const anthropicListing = (c: { req: { header(name: string): string | undefined } }) =>

@@ -1,37 +1,20 @@
 import {
-  type AssistantEvent,
-  type Clock,
-  createRandomIdGenerator,
-  createSchemaCache,
-  createTelemetry,
-  DEFAULT_TURN_SETTINGS,
-  GatewayError,
-  type IdGenerator,
-  runTurn,
-  systemClock,
-  type TextBackend,
-  type TurnObserver,
-  type TurnSettings,
-  toGatewayError,
-} from "@proxy/core";
+  errorResponse,
+  openTurnSession,
+  readJsonBody,
+  resolveSurfaceDeps,
+  type SurfaceDepsInput,
+  type SurfaceProfile,
+} from "@proxy/http-surface";
 import { Hono, type MiddlewareHandler } from "hono";
+import { anthropicErrorBody, anthropicStatus } from "./errors.js";
 import { completeMessage } from "./http/complete-message.js";
 import { countInputTokens } from "./http/count-tokens.js";
-import { errorResponse, requestIdOf } from "./http/error-response.js";
-import { nextEvent, type StartedTurn, type TurnOutcome } from "./http/started-turn.js";
+import { setRequestId } from "./http/request-id.js";
 import { streamMessage } from "./http/stream-message.js";
 import { decodeMessagesRequest, type MessagesTurnPlan } from "./request/decode-request.js";
 
-export interface MessagesDeps {
-  readonly backend: TextBackend;
-  /** Random ids by default; tests pass a counting generator for reproducible transcripts. */
-  readonly ids?: IdGenerator | undefined;
-  readonly clock?: Clock | undefined;
-  readonly settings?: Partial<TurnSettings> | undefined;
-  /** Told once per request, when its response ends (logs/metrics live in the composition root). */
-  readonly observer?: TurnObserver | undefined;
-  /** Idle time after which a stream gets an `event: ping`; 0 = off. */
-  readonly keepAliveMs?: number | undefined;
+export interface MessagesDeps extends SurfaceDepsInput {
   /**
    * The host's middleware for these routes (auth, body limit), run inside this app so that what
    * they throw is answered in Anthropic's shape too.
@@ -39,93 +22,57 @@ export interface MessagesDeps {
   readonly guards?: ReadonlyArray<MiddlewareHandler> | undefined;
 }
 
+export const MESSAGES_SURFACE: SurfaceProfile = {
+  api: "messages",
+  errorBody: anthropicErrorBody,
+  errorStatus: anthropicStatus,
+  keepAliveFrame: 'event: ping\ndata: {"type":"ping"}\n\n',
+};
+
 /**
  * A Hono sub-app serving the Anthropic Messages API — `POST /messages` and
  * `POST /messages/count_tokens` (mount it at `/v1`; query strings such as `?beta=true` are ignored).
  * It answers its own errors in Anthropic's shape and puts a `request-id` header on every response.
  */
-export const createMessagesApp = (deps: MessagesDeps): Hono => {
-  const ids = deps.ids ?? createRandomIdGenerator();
-  const clock = deps.clock ?? systemClock;
-  // The sentinel format is the JSON one: `<use_tool>` XML is an OpenAI-surface (Copilot) matter.
-  const settings: TurnSettings = { ...DEFAULT_TURN_SETTINGS, ...deps.settings, outputMode: "openai-json" };
-  // Claude Code resends the same tools every turn: compile each schema once per app, not per request.
-  const schemas = createSchemaCache();
+export const createMessagesApp = (input: MessagesDeps): Hono => {
+  const deps = resolveSurfaceDeps(input);
   const app = new Hono();
-  for (const guard of deps.guards ?? []) app.use("/messages/*", guard);
-
-  app.post("/messages/count_tokens", async (c) => {
-    requestIdOf(c);
-    return c.json({ input_tokens: countInputTokens(await c.req.text()) });
+  app.use("/messages/*", async (c, next) => {
+    setRequestId(c);
+    await next();
   });
+  for (const guard of input.guards ?? []) app.use("/messages/*", guard);
+
+  app.post("/messages/count_tokens", async (c) =>
+    c.json({ input_tokens: countInputTokens(await readJsonBody(c)) }),
+  );
 
   app.post("/messages", async (c) => {
-    requestIdOf(c);
-    const arrivedAt = clock.now();
-    let ended = false;
-    const report = (
-      model: string,
-      stream: boolean,
-      telemetry: StartedTurn["telemetry"],
-      outcome: TurnOutcome,
-    ) => {
-      if (ended) return;
-      ended = true;
-      deps.observer?.onTurnEnd({
-        api: "messages",
-        model,
-        stream,
-        outputMode: settings.outputMode,
-        telemetry: telemetry(),
-        ...outcome,
-      });
-    };
-
+    const session = openTurnSession(c, deps, MESSAGES_SURFACE);
     let plan: MessagesTurnPlan;
     try {
-      plan = decodeMessagesRequest(await c.req.text());
+      plan = decodeMessagesRequest(await readJsonBody(c));
     } catch (e) {
-      const error = toGatewayError(e);
-      report("", false, () => createTelemetry([]), { error });
-      return errorResponse(c, error);
+      return session.fail(e);
     }
-
-    const controller = new AbortController();
-    const signal = AbortSignal.any([controller.signal, c.req.raw.signal]);
-    const handle = runTurn(
-      { backend: deps.backend, ids, clock, schemas },
-      { request: plan.request, tools: plan.tools, settings, signal },
-    );
-    const events = handle.events[Symbol.asyncIterator]();
-    const end = (outcome: TurnOutcome) => report(plan.request.model, plan.stream, handle.telemetry, outcome);
-
-    // The backend accepts or refuses the turn before the first byte: a refusal is an HTTP status.
-    const head = await nextEvent(events).catch(
-      (e: unknown): AssistantEvent => ({ type: "error", error: toGatewayError(e) }),
-    );
-    if (head?.type !== "stream-start") {
-      const error =
-        head?.type === "error"
-          ? head.error
-          : new GatewayError("backend_error", "The turn ended before it started.");
-      end({ error });
-      return errorResponse(c, error);
-    }
-
-    const turn: StartedTurn = {
-      meta: { id: ids.next("msg"), model: plan.request.model },
-      head,
-      events,
-      telemetry: handle.telemetry,
-      abort: () => controller.abort(),
-      cancelled: () => signal.aborted,
-      elapsedMs: () => clock.now() - arrivedAt,
-      keepAliveMs: deps.keepAliveMs ?? 15_000,
-      end,
-    };
-    return plan.stream ? streamMessage(c, turn) : completeMessage(c, turn);
+    // The JSON sentinel format always: `<use_tool>` XML output is an OpenAI-surface (Copilot) matter.
+    const settings = { ...session.settings, outputMode: "openai-json" as const };
+    const started = await session.start({
+      request: plan.request,
+      tools: plan.tools,
+      stream: plan.stream,
+      settings,
+    });
+    if (!started.accepted) return started.response;
+    const meta = { id: deps.ids.next("msg"), model: plan.request.model };
+    return plan.stream
+      ? streamMessage(session, meta, started.events)
+      : completeMessage(session, meta, started.events);
   });
 
-  app.onError((err, c) => errorResponse(c, toGatewayError(err)));
+  app.onError((err, c) => {
+    setRequestId(c);
+    return errorResponse(c, err, anthropicErrorBody, anthropicStatus);
+  });
   return app;
 };

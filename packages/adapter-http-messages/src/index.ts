@@ -1,5 +1,5 @@
-export { createMessagesApp, type MessagesDeps } from "./app.js";
-export { type AnthropicErrorBody, anthropicError } from "./errors.js";
+export { createMessagesApp, MESSAGES_SURFACE, type MessagesDeps } from "./app.js";
+export { type AnthropicErrorBody, anthropicErrorBody, anthropicStatus } from "./errors.js";
 export { anthropicModel, anthropicModelList } from "./models.js";
 export { decodeMessagesRequest, type MessagesTurnPlan } from "./request/decode-request.js";
 export { createMessageEncoder } from "./response/message-encoder.js";

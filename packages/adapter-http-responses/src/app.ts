@@ -1,9 +1,9 @@
-import { GatewayError, toGatewayError } from "@proxy/core";
+import { GatewayError } from "@proxy/core";
+import { errorResponse } from "@proxy/http-surface";
 import { Hono } from "hono";
 import { handleCompact } from "./http/compact.js";
 import { handleCreateResponse } from "./http/create-response.js";
 import { type ResponsesAppDeps, resolveDeps } from "./http/deps.js";
-import { errorResponse } from "./http/error-response.js";
 
 const notStored = (id: string): GatewayError =>
   new GatewayError("not_found", `No response found with id '${id}': this gateway does not store responses.`, {
@@ -26,6 +26,6 @@ export const createResponsesApp = (deps: ResponsesAppDeps): Hono => {
   app.delete("/responses/:id", (c) => errorResponse(c, notStored(c.req.param("id"))));
   app.get("/responses/:id/input_items", (c) => errorResponse(c, notStored(c.req.param("id"))));
   app.post("/responses/:id/cancel", (c) => errorResponse(c, notStored(c.req.param("id"))));
-  app.onError((error, c) => errorResponse(c, toGatewayError(error)));
+  app.onError((error, c) => errorResponse(c, error));
   return app;
 };

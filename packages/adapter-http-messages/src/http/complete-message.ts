@@ -1,41 +1,27 @@
-import { type Finish, GatewayError, toGatewayError } from "@proxy/core";
-import type { Context } from "hono";
+import type { AssistantEvent, GatewayError } from "@proxy/core";
+import type { TurnSession } from "@proxy/http-surface";
 import { createMessageAccumulator } from "../response/message-accumulator.js";
 import { createMessageEncoder } from "../response/message-encoder.js";
-import { errorResponse } from "./error-response.js";
-import { nextEvent, type StartedTurn } from "./started-turn.js";
+import type { MessageMeta } from "../response/message-shapes.js";
 
 /**
  * Runs a started turn to its end and answers with one Message, folded from the same events the
- * stream would have sent. Any failure is an HTTP error in Anthropic's shape: nothing has been sent
+ * stream would have sent. A failure is an HTTP error in Anthropic's shape: nothing has been sent
  * yet, so the client gets a status it can act on.
  */
-export const completeMessage = async (c: Context, turn: StartedTurn): Promise<Response> => {
-  const encoder = createMessageEncoder(turn.meta);
+export const completeMessage = async (
+  session: TurnSession,
+  meta: MessageMeta,
+  events: AsyncIterable<AssistantEvent>,
+): Promise<Response> => {
+  const encoder = createMessageEncoder(meta);
   const message = createMessageAccumulator();
-  let finish: Finish | undefined;
   let error: GatewayError | undefined;
-  for (const e of encoder.push(turn.head)) message.add(e);
-  try {
-    for (
-      let event = await nextEvent(turn.events);
-      event !== undefined;
-      event = await nextEvent(turn.events)
-    ) {
-      if (event.type === "finish") finish = event.finish;
-      else if (event.type === "error") error = event.error;
-      for (const e of encoder.push(event)) message.add(e);
-    }
-  } catch (e) {
-    error = toGatewayError(e);
+  for (const out of encoder.push({ type: "stream-start" })) message.add(out);
+  for await (const event of events) {
+    if (event.type === "error") error = event.error;
+    else for (const out of encoder.push(event)) message.add(out);
   }
-  if (turn.cancelled()) error = new GatewayError("cancelled", "The client closed the connection.");
   const body = message.message();
-  if (error !== undefined || finish === undefined || body === undefined) {
-    const failure = error ?? new GatewayError("backend_error", "The turn ended without a finish.");
-    turn.end({ error: failure });
-    return errorResponse(c, failure);
-  }
-  turn.end({ finish: finish.reason, ttfbMs: turn.elapsedMs() });
-  return c.json(body);
+  return error !== undefined || body === undefined ? session.fail(error) : session.json(body);
 };

@@ -6,11 +6,13 @@ import { decodeCountTokensRequest } from "../request/decode-request.js";
  * gateway's instructions, the tool manifest, the rendered history), counted with the gateway's one
  * tokenizer. For non-OpenAI models it is an estimate; images are not counted.
  */
-export const countInputTokens = (bodyText: string): number => {
-  const { request, tools } = decodeCountTokensRequest(bodyText);
+export const countInputTokens = (body: unknown): number => {
+  const { request, tools } = decodeCountTokensRequest(body);
   const rendered = renderBackendRequest(request, tools, "json").request;
   let total = countTokens(rendered.instructions);
-  for (const message of [...rendered.history, { content: rendered.input }])
+  for (const message of [...rendered.history, { content: rendered.input }]) {
+    if (!("content" in message)) continue;
     for (const part of message.content) if (part.type === "text") total += countTokens(part.text);
+  }
   return total;
 };

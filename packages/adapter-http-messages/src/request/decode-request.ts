@@ -1,4 +1,4 @@
-import { GatewayError, issueToGatewayError, type ReasoningEffort, type TurnRequest } from "@proxy/core";
+import { invalidRequest, issueToGatewayError, type ReasoningEffort, type TurnRequest } from "@proxy/core";
 import { Result, SchemaParser } from "effect";
 import { decodeMessagesTools, type MessagesToolPolicy } from "./decode-tools.js";
 import { messagesToItems } from "./messages-to-items.js";
@@ -15,17 +15,6 @@ export interface MessagesTurnPlan {
 
 const decodeBody = SchemaParser.decodeUnknownResult(MessagesRequest);
 const decodeCountBody = SchemaParser.decodeUnknownResult(CountTokensRequest);
-
-export const parseJson = (text: string): unknown => {
-  try {
-    return JSON.parse(text);
-  } catch (e) {
-    const detail = e instanceof Error ? e.message : String(e);
-    throw new GatewayError("invalid_request", `We could not parse the JSON body of your request: ${detail}`, {
-      code: "invalid_json",
-    });
-  }
-};
 
 const EFFORTS: Readonly<Record<string, ReasoningEffort>> = {
   low: "low",
@@ -69,19 +58,13 @@ const toPlanParts = (body: typeof CountTokensRequest.Type) => {
   return { request, tools };
 };
 
-/** Decodes a raw `/v1/messages` body; every failure is a GatewayError("invalid_request") naming the field. */
-export const decodeMessagesRequest = (bodyText: string): MessagesTurnPlan => {
-  const decoded = decodeBody(parseJson(bodyText));
+/** Decodes a `/v1/messages` JSON body; every failure is a GatewayError("invalid_request") naming the field. */
+export const decodeMessagesRequest = (json: unknown): MessagesTurnPlan => {
+  const decoded = decodeBody(json);
   if (Result.isFailure(decoded)) throw issueToGatewayError(decoded.failure);
   const body = decoded.success;
   if (body.messages.length === 0)
-    throw new GatewayError(
-      "invalid_request",
-      "Invalid value for 'messages': at least one message is required.",
-      {
-        param: "messages",
-      },
-    );
+    throw invalidRequest("Invalid value for 'messages': at least one message is required.", "messages");
   const { request, tools } = toPlanParts(body);
   return {
     request: { ...request, maxOutputTokens: body.max_tokens },
@@ -93,9 +76,9 @@ export const decodeMessagesRequest = (bodyText: string): MessagesTurnPlan => {
 
 /** Decodes a `/v1/messages/count_tokens` body into the same canonical request and policy. */
 export const decodeCountTokensRequest = (
-  bodyText: string,
+  json: unknown,
 ): Omit<MessagesTurnPlan, "stream" | "stopSequences"> => {
-  const decoded = decodeCountBody(parseJson(bodyText));
+  const decoded = decodeCountBody(json);
   if (Result.isFailure(decoded)) throw issueToGatewayError(decoded.failure);
   return toPlanParts(decoded.success);
 };

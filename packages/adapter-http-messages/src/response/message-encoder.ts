@@ -1,5 +1,5 @@
 import type { AssistantEvent, Usage } from "@proxy/core";
-import { anthropicError } from "../errors.js";
+import { anthropicErrorObject } from "../errors.js";
 import {
   type MessageMeta,
   type MessagesStreamEvent,
@@ -128,7 +128,7 @@ export const createMessageEncoder = (meta: MessageMeta) => {
           break;
         }
         case "error":
-          out.push({ type: "error", error: anthropicError(event.error).body.error });
+          out.push({ type: "error", error: anthropicErrorObject(event.error) });
           break;
       }
       return out;
