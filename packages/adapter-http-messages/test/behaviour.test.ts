@@ -100,4 +100,35 @@ describe("Messages surface behaviour", () => {
       },
     });
   });
+
+  it("images reach the backend: base64 as a data URL, URL sources as they are, tool-result images after it", async () => {
+    gateway = await startGateway([{ chunks: ["I see it."] }]);
+    const png = { type: "base64", media_type: "image/png", data: "iVBORw0KGgo=" };
+    const res = await post(
+      gateway,
+      base({
+        tools: [WEATHER_TOOL],
+        messages: [
+          { role: "user", content: "look" },
+          {
+            role: "assistant",
+            content: [{ type: "tool_use", id: "toolu_9", name: "get_weather", input: {} }],
+          },
+          {
+            role: "user",
+            content: [
+              { type: "tool_result", tool_use_id: "toolu_9", content: [{ type: "image", source: png }] },
+              { type: "image", source: { type: "url", url: "https://example.com/cat.png" } },
+              { type: "text", text: "What are these?" },
+            ],
+          },
+        ],
+      }),
+    );
+    expect(res.status).toBe(200);
+    const seen = JSON.stringify(gateway.backend.requests.at(-1));
+    expect(seen).toContain("data:image/png;base64,iVBORw0KGgo=");
+    expect(seen).toContain("https://example.com/cat.png");
+    expect(seen).toContain("toolu_9");
+  });
 });
