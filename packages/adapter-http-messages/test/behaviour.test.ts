@@ -131,4 +131,35 @@ describe("Messages surface behaviour", () => {
     expect(seen).toContain("https://example.com/cat.png");
     expect(seen).toContain("toolu_9");
   });
+
+  it("native tool mode: the backend's own function calls become tool_use blocks", async () => {
+    gateway = await startGateway(
+      [
+        {
+          chunks: ["Checking. "],
+          toolCalls: [
+            {
+              callId: "call_up1",
+              name: "get_weather",
+              arguments: '{"city":"Paris"}',
+              chunks: ['{"city":', '"Paris"}'],
+            },
+          ],
+        },
+      ],
+      { nativeTools: true, settings: { toolMode: "native" } },
+    );
+    const res = await post(gateway, base({ stream: true, tools: [WEATHER_TOOL] }));
+    const checked = checkMessagesStream(parseSseFrames(res.text));
+    expect(checked.kind === "message" && checked.message.content).toEqual([
+      { type: "text", text: "Checking. " },
+      {
+        type: "tool_use",
+        id: expect.stringMatching(/^toolu_/),
+        name: "get_weather",
+        input: { city: "Paris" },
+      },
+    ]);
+    expect(gateway.backend.requests.at(-1)?.tools?.tools.map((t) => t.name)).toEqual(["get_weather"]);
+  });
 });

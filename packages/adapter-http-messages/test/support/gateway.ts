@@ -25,9 +25,14 @@ export interface TestGateway {
  */
 export const startGateway = async (
   script: Script,
-  options: { readonly settings?: Partial<TurnSettings>; readonly keepAliveMs?: number } = {},
+  options: {
+    readonly settings?: Partial<TurnSettings>;
+    readonly keepAliveMs?: number;
+    /** Declare native function calling on the scripted backend. */
+    readonly nativeTools?: boolean;
+  } = {},
 ): Promise<TestGateway> => {
-  const backend = createScriptedBackend(script);
+  const backend = createScriptedBackend(script, { nativeTools: options.nativeTools ?? false });
   const summaries: TurnSummary[] = [];
   const observer: TurnObserver = { onTurnEnd: (s) => summaries.push(s) };
   const messages = createMessagesApp({
