@@ -17,6 +17,12 @@ const textOf = (parts: ReadonlyArray<{ type: string; text?: string }>) =>
 const model = (request: { input: ReadonlyArray<{ type: string; text?: string }> }): ScriptedTurn => {
   const input = textOf(request.input);
   if (/Sunny/.test(input)) return { chunks: ["It is sunny in Paris."] };
+  if (/break down/.test(input))
+    return {
+      chunks: ["Partial ", "answer"],
+      errorAfterChunks: 1,
+      error: new GatewayError("backend_unavailable", "codex app-server died mid-turn"),
+    };
   if (/overload/.test(input))
     return { chunks: [], startError: new GatewayError("overloaded", "Too many requests in flight.") };
   if (/everything/.test(input))
@@ -159,5 +165,16 @@ describe("the Anthropic TypeScript SDK against the Messages surface", () => {
     });
     expect(small.input_tokens).toBeGreaterThan(0);
     expect(withTool.input_tokens).toBeGreaterThan(small.input_tokens);
+  });
+
+  it("an error event mid-stream makes messages.stream() throw an APIError with Anthropic's error", async () => {
+    const stream = client.messages.stream({
+      model: MODEL,
+      max_tokens: 64,
+      messages: [{ role: "user", content: "break down" }],
+    });
+    const error = await stream.finalMessage().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(Anthropic.APIError);
+    expect(error).toMatchObject({ error: { type: "error", error: { type: "overloaded_error" } } });
   });
 });
