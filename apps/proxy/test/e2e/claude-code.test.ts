@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { lastUserText, type RecordedRequest, startE2E, toolCallText, transcriptOf } from "./e2e-gateway.js";
+import { askOf, fn, toolsOf, trailingOutputs } from "./native-support.js";
 
 /** The native Claude Code binary the npm package ships (`node_modules/.bin/claude`). */
 const CLAUDE = join(
@@ -126,5 +127,42 @@ describe("end to end: Claude Code → /v1/messages → real codex app-server →
     const manifestEntry = /- WebFetch — .{0,4000}arguments schema/;
     expect(transcriptOf(first!)).not.toMatch(manifestEntry);
     expect(transcriptOf(second!)).toMatch(manifestEntry);
+  });
+});
+
+/** The same task with the gateway's default tool mode: Claude Code's tools go to codex natively. */
+const nativeModel = (request: RecordedRequest) => {
+  if (trailingOutputs(request).length > 0) return { text: "Done natively." };
+  if (!/Create marker\.txt containing hi/.test(askOf(request))) return { text: "Unexpected input." };
+  return {
+    chunks: ["I will write the file. "],
+    items: [
+      fn(`call_${request.index}`, "Bash", { command: "echo hi > marker.txt", description: "Write marker" }),
+    ],
+    itemsLast: true,
+  };
+};
+
+describe("end to end: Claude Code in native tool mode (the default `auto` with codex)", {
+  timeout: 120_000,
+}, () => {
+  let e2e: Awaited<ReturnType<typeof startE2E>>;
+  let work: string;
+  beforeAll(async () => {
+    e2e = await startE2E(nativeModel, { PROXY_TOOL_MODE: "auto" });
+    work = await mkdtemp(join(tmpdir(), "claude-code-native-"));
+  }, 60_000);
+  afterAll(async () => {
+    await e2e?.close();
+    if (work) await rm(work, { recursive: true, force: true });
+  });
+
+  it("Claude Code's tools reach codex as native tools, and its Bash call comes back as tool_use", async () => {
+    const { project, result } = await runClaude(e2e.url, work, ["--model", "claude-sonnet-4-5"]);
+    expect(result, JSON.stringify(result)).toMatchObject({ is_error: false, result: "Done natively." });
+    expect(await readFile(join(project, "marker.txt"), "utf8")).toBe("hi\n");
+    const first = e2e.provider.requests[0]!;
+    expect(toolsOf(first).map((t) => t.name)).toContain("Bash");
+    expect(JSON.stringify(first.body.input)).not.toContain("<tool_call>");
   });
 });
