@@ -1,4 +1,4 @@
-import { countTokens, renderBackendRequest } from "@proxy/core";
+import { countTokens, JSON_TOOL_CALL_FORMAT, renderBackendRequest } from "@proxy/core";
 import { decodeCountTokensRequest } from "../request/decode-request.js";
 
 /**
@@ -8,7 +8,7 @@ import { decodeCountTokensRequest } from "../request/decode-request.js";
  */
 export const countInputTokens = (body: unknown): number => {
   const { request, tools } = decodeCountTokensRequest(body);
-  const rendered = renderBackendRequest(request, tools, "json").request;
+  const rendered = renderBackendRequest(request, tools, JSON_TOOL_CALL_FORMAT).request;
   let total = countTokens(rendered.instructions);
   for (const message of [...rendered.history, { content: rendered.input }]) {
     if (!("content" in message)) continue;
