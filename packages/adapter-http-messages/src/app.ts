@@ -64,7 +64,7 @@ export const createMessagesApp = (input: MessagesDeps): Hono => {
       settings,
     });
     if (!started.accepted) return started.response;
-    const meta = { id: deps.ids.next("msg"), model: plan.request.model };
+    const meta = { id: deps.ids.next("msg"), model: plan.request.model, stopSequences: plan.stopSequences };
     return plan.stream
       ? streamMessage(session, meta, started.events)
       : completeMessage(session, meta, started.events);

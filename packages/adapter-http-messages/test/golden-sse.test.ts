@@ -85,6 +85,15 @@ const CASES: ReadonlyArray<Case> = [
     expect: (c) => expect(message(c).stop_reason).toBe("max_tokens"),
   },
   {
+    name: "stop-sequence",
+    script: [{ chunks: ["Counting: 1, 2"], finish: { reason: "stop", raw: "stop_sequence" } }],
+    body: { stop_sequences: [", 3"] },
+    expect: (c) => {
+      expect(message(c).stop_reason).toBe("stop_sequence");
+      expect(message(c).content).toEqual([{ type: "text", text: "Counting: 1, 2" }]);
+    },
+  },
+  {
     name: "tool-choice-any",
     script: [{ chunks: fragments(`I will call it. ${weather}`) }],
     body: { tools: [WEATHER_TOOL], tool_choice: { type: "any" } },

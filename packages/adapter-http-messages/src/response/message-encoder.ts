@@ -118,11 +118,15 @@ export const createMessageEncoder = (meta: MessageMeta) => {
           break;
         case "finish": {
           close(out);
-          const u = messagesUsage(usage);
+          const stopReason = stopReasonOf(event.finish);
+          const sequences = meta.stopSequences ?? [];
+          // Which sequence matched is not reported; with one sequence it can only be that one.
+          const stopSequence =
+            stopReason === "stop_sequence" && sequences.length === 1 ? sequences[0]! : null;
           out.push({
             type: "message_delta",
-            delta: { stop_reason: stopReasonOf(event.finish), stop_sequence: null },
-            usage: u,
+            delta: { stop_reason: stopReason, stop_sequence: stopSequence },
+            usage: messagesUsage(usage),
           });
           out.push({ type: "message_stop" });
           break;

@@ -51,6 +51,8 @@ export type MessagesStreamEvent =
 export interface MessageMeta {
   readonly id: string;
   readonly model: string;
+  /** The request's `stop_sequences`: with exactly one, a stop-sequence finish can name it. */
+  readonly stopSequences?: ReadonlyArray<string> | undefined;
 }
 
 /** Codex reports cached tokens inside its input count; Anthropic counts cache reads separately. */
@@ -73,7 +75,8 @@ export const stopReasonOf = (finish: Finish): StopReason => {
     case "content_filter":
       return "refusal";
     default:
-      return "end_turn";
+      // The core's stop-sequence machine reports `stop` with this raw reason.
+      return finish.raw === "stop_sequence" ? "stop_sequence" : "end_turn";
   }
 };
 
