@@ -1,5 +1,6 @@
 import { createScriptedBackend } from "@proxy/core/testing";
 import { afterEach, describe, expect, it } from "vitest";
+import { createRoutedBackend } from "../src/routing/route-table.js";
 import { serveApp } from "./support/serve-app.js";
 
 const hello = { model: "claude-sonnet-4-5", max_tokens: 64, messages: [{ role: "user", content: "hi" }] };
@@ -59,6 +60,30 @@ describe("the Messages surface inside the gateway app", () => {
     expect(inner.requests.at(-1)?.model).toBe("gpt-5.5");
     await post(url, { ...hello, model: "gpt-5.5" });
     expect(inner.requests.at(-1)?.model).toBe("gpt-5.5");
+  });
+
+  it("with model routes, a claude-* name goes where a route names it; an unrouted one is a 404 not_found_error", async () => {
+    const codex = createScriptedBackend([{ chunks: ["from codex"] }]);
+    const upstream = createScriptedBackend([{ chunks: ["from upstream"] }]);
+    const routed = createRoutedBackend([
+      { config: { id: "gpt-5.5", backend: "codex", aliases: ["claude-opus-5-5"] }, backend: codex },
+      {
+        config: { id: "qwen3", backend: "openai-compatible", baseUrl: "http://127.0.0.1:1/v1" },
+        backend: upstream,
+      },
+    ]);
+    const { url } = await serveApp(routed, { routed: true }).then((s) => (closers.push(s.close), s));
+    const routedAnswer = await (await post(url, { ...hello, model: "claude-opus-5-5" })).json();
+    expect(routedAnswer).toMatchObject({
+      model: "claude-opus-5-5",
+      content: [{ type: "text", text: "from codex" }],
+    });
+    expect(codex.requests.at(-1)?.model).toBe("gpt-5.5");
+    const missing = await post(url, { ...hello, model: "claude-haiku-4-5" });
+    expect(missing.status).toBe(404);
+    const body = (await missing.json()) as { type: string; error: { type: string; message: string } };
+    expect(body).toMatchObject({ type: "error", error: { type: "not_found_error" } });
+    expect(body.error.message).toContain("claude-haiku-4-5");
   });
 
   it("GET /v1/models and /v1/models/{id} answer in Anthropic's shape when anthropic-version is sent", async () => {

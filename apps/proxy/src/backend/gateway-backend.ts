@@ -1,4 +1,5 @@
 import { type BackendEvent, GatewayError, type TextBackend } from "@proxy/core";
+import type { RouteStatus } from "../routing/route-table.js";
 
 /**
  * Decorates the chosen backend with what only the deployment knows: model aliases, and a drain
@@ -9,21 +10,29 @@ export interface GatewayBackend extends TextBackend {
   /** Refuse new turns, wait up to `graceMs` for running ones, then end the rest cleanly. */
   drain(graceMs: number): Promise<void>;
   activeTurns(): number;
+  /** Each model route's readiness, when the gateway serves `models` routes. */
+  routes?(): ReadonlyArray<RouteStatus>;
 }
 
 /**
- * The backend model for a client's model name: its alias if one is configured; otherwise Claude
- * Code's own names (`claude-*`) are never passed on as a model slug — the empty name makes the
- * backend use its configured default model.
+ * The backend model for a client's model name: its alias if one is configured. Without model
+ * routes, Claude Code's own names (`claude-*`) are never passed on as a model slug: the empty name
+ * makes the backend use its configured default model. With routes, the router decides (and answers
+ * an unrouted name with 404 `model_not_found`).
  */
-export const routeModel = (model: string, aliases: Readonly<Record<string, string>>): string =>
-  aliases[model] ?? (/^claude-/i.test(model) ? "" : model);
+export const routeModel = (
+  model: string,
+  aliases: Readonly<Record<string, string>>,
+  claudeOnDefault: boolean,
+): string => aliases[model] ?? (claudeOnDefault && /^claude-/i.test(model) ? "" : model);
 
 export const createGatewayBackend = (
   inner: TextBackend,
   aliases: Readonly<Record<string, string>> = {},
   /** Called once draining starts (the codex pool then stops restarting its processes). */
   onDrain?: () => void,
+  /** No model routes: `claude-*` names run on the backend's default model (see routeModel). */
+  claudeOnDefault = true,
 ): GatewayBackend => {
   const active = new Set<(error: GatewayError) => void>();
   let draining = false;
@@ -51,7 +60,7 @@ export const createGatewayBackend = (
       controller.abort();
     };
     active.add(stop);
-    const routed = { ...request, model: routeModel(request.model, aliases) };
+    const routed = { ...request, model: routeModel(request.model, aliases, claudeOnDefault) };
     try {
       for await (const event of inner.stream(routed, { signal: controller.signal })) {
         if (stopWith) break;
@@ -73,6 +82,7 @@ export const createGatewayBackend = (
     get capabilities() {
       return inner.capabilities;
     },
+    capabilitiesFor: (model) => inner.capabilitiesFor?.(routeModel(model, aliases, claudeOnDefault)),
     stream: (request, { signal }) => guarded(request, signal),
     async listModels() {
       const models = await inner.listModels();
@@ -88,6 +98,9 @@ export const createGatewayBackend = (
       return draining ? { ...r, ready: false, detail: "draining" } : r;
     },
     activeTurns: () => active.size,
+    ...("routes" in inner && typeof inner.routes === "function"
+      ? { routes: (inner as { routes(): ReadonlyArray<RouteStatus> }).routes }
+      : {}),
     async drain(graceMs) {
       if (!draining) onDrain?.();
       draining = true;
