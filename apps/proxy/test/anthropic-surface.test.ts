@@ -72,7 +72,9 @@ describe("the Messages surface inside the gateway app", () => {
         backend: upstream,
       },
     ]);
-    const { url } = await serveApp(routed, { routed: true }).then((s) => (closers.push(s.close), s));
+    const served = await serveApp(routed, { routed: true });
+    closers.push(served.close);
+    const { url } = served;
     const routedAnswer = await (await post(url, { ...hello, model: "claude-opus-5-5" })).json();
     expect(routedAnswer).toMatchObject({
       model: "claude-opus-5-5",
