@@ -9,16 +9,23 @@ const digest = (s: string) => createHash("sha256").update(s).digest();
  * or as `x-api-key` (Claude Code). Keys are compared as SHA-256 digests with timingSafeEqual, against every key
  * without early exit, so timing reveals neither which key nor how much of it matched.
  */
-export const bearerAuth = (keys: ReadonlyArray<string>): MiddlewareHandler => {
+export const keyMatcher = (keys: ReadonlyArray<string>): ((presented: string) => boolean) => {
   const digests = keys.map(digest);
+  return (presented) => {
+    const candidate = digest(presented);
+    let ok = false;
+    for (const d of digests) ok = timingSafeEqual(d, candidate) || ok;
+    return ok;
+  };
+};
+
+export const bearerAuth = (keys: ReadonlyArray<string>): MiddlewareHandler => {
+  const matches = keyMatcher(keys);
   return async (c, next) => {
-    if (digests.length === 0) return next();
+    if (keys.length === 0) return next();
     const header = c.req.header("authorization") ?? "";
     const key = /^Bearer\s+(.+)$/i.exec(header.trim())?.[1] ?? c.req.header("x-api-key");
-    const presented = digest(key ?? "");
-    let ok = false;
-    for (const d of digests) ok = timingSafeEqual(d, presented) || ok;
-    if (!ok) {
+    if (!matches(key ?? "")) {
       throw new GatewayError(
         "unauthorized",
         key !== undefined

@@ -77,7 +77,7 @@ export const requestGuards = (options: RequestGuardOptions): MiddlewareHandler[]
     return next();
   };
   const json: MiddlewareHandler = async (c, next) => {
-    if (c.req.method === "POST" && c.req.path.startsWith("/v1/")) {
+    if (c.req.method === "POST" && (c.req.path.startsWith("/v1/") || c.req.path.startsWith("/v1beta/"))) {
       const type = (c.req.header("content-type") ?? "").split(";")[0]?.trim().toLowerCase();
       if (type !== "application/json")
         return refuse(
