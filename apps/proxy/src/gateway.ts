@@ -21,6 +21,7 @@ export const turnSettingsFrom = (config: GatewayConfig): TurnSettings => ({
   stopAfterTools: config.stopAfterTools,
   stopAfterToolsMode: config.stopAfterToolsMode,
   toolBlockMax: config.toolBlockMax,
+  maxBlockBytes: config.toolBlockMaxBytes,
   dedupToolBlocks: config.toolBlockDedup,
   correctiveRetries: config.correctiveRetries,
   requestTimeoutMs: config.requestTimeoutMs,
@@ -46,11 +47,12 @@ export const startGateway = async (
   const scope = createRequestScope();
   const logger =
     options.logger ?? createLogger(config.logLevel, { requestId: () => scope.getStore()?.requestId });
+  const metrics = createMetrics();
   const runtime = ManagedRuntime.make(
     options.backendLayer ??
       (config.models.length > 0
-        ? Backend.layerRoutes(config, logger, options.env)
-        : Backend.layerCodex(config, logger, options.env)),
+        ? Backend.layerRoutes(config, logger, options.env, metrics.observeRpc)
+        : Backend.layerCodex(config, logger, options.env, metrics.observeRpc)),
   );
   const backend = await runtime.runPromise(
     Effect.gen(function* () {
@@ -61,7 +63,7 @@ export const startGateway = async (
     backend,
     settings: turnSettingsFrom(config),
     logger,
-    metrics: createMetrics(),
+    metrics,
     apiKeys: config.apiKeys,
     corsOrigins: config.corsOrigins,
     bindHost: config.host,

@@ -7,11 +7,12 @@ import {
   SSE_COMMENT_KEEP_ALIVE,
   type SurfaceDepsInput,
   type SurfaceProfile,
+  setModeHeaders,
 } from "@proxy/http-surface";
 import { Hono } from "hono";
 import { decodeChatRequest } from "./decode-request.js";
 import { completeChatCompletion } from "./json-response.js";
-import { type ChatTurn, setModeHeaders } from "./started-turn.js";
+import type { ChatTurn } from "./started-turn.js";
 import { streamChatCompletion } from "./stream-response.js";
 
 export type ChatCompletionsDeps = SurfaceDepsInput;

@@ -28,6 +28,7 @@ export const GatewayConfig = Schema.Struct({
   stopAfterTools: Schema.Boolean,
   stopAfterToolsMode: Schema.Literals(["burst", "first"]),
   toolBlockMax: NonNegativeInt,
+  toolBlockMaxBytes: PositiveInt,
   toolBlockDedup: Schema.Boolean,
   correctiveRetries: Schema.Number.check(Schema.isInt(), Schema.isBetween({ minimum: 0, maximum: 5 })),
   modelAliases: Schema.Record(Schema.String, Schema.String),

@@ -153,6 +153,13 @@ export const OPTIONS: ReadonlyArray<OptionSpec> = [
   ),
   opt("toolBlockMax", "PROXY_TOOL_BLOCK_MAX", "int", "0", "Max tool calls per turn (0 = unlimited)."),
   opt(
+    "toolBlockMaxBytes",
+    "PROXY_TOOL_BLOCK_MAX_BYTES",
+    "int",
+    "1048576",
+    "Max bytes of one tool block in prompt mode (a larger block is not a call).",
+  ),
+  opt(
     "toolBlockDedup",
     "PROXY_TOOL_BLOCK_DEDUP",
     "bool",

@@ -1,5 +1,5 @@
 import { GatewayError, unixSeconds } from "@proxy/core";
-import { openTurnSession, readJsonBody } from "@proxy/http-surface";
+import { openTurnSession, readJsonBody, setModeHeaders, setToolCallHeaders } from "@proxy/http-surface";
 import type { Context } from "hono";
 import { withCompactionInstruction } from "../compaction.js";
 import { decodeResponsesRequest, type ParsedResponsesRequest } from "../request/decode-request.js";
@@ -11,6 +11,7 @@ import { RESPONSES_SURFACE } from "./surface.js";
 /** `POST /responses`: decode, run one core turn, answer as SSE or as one Response object. */
 export const handleCreateResponse = async (c: Context, deps: ResolvedDeps): Promise<Response> => {
   const session = openTurnSession(c, deps, RESPONSES_SURFACE);
+  setModeHeaders(c, session.settings);
   let parsed: ParsedResponsesRequest;
   try {
     parsed = decodeResponsesRequest(await readJsonBody(c), deps.issued.lookup);
@@ -64,6 +65,7 @@ export const handleCreateResponse = async (c: Context, deps: ResolvedDeps): Prom
   } finally {
     done();
   }
+  setToolCallHeaders(c, session.telemetry());
   const error = finalError();
   // Nothing was sent yet, so a failed turn is an HTTP error clients already know how to handle.
   if (error !== undefined) return session.fail(error);

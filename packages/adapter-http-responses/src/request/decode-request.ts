@@ -80,6 +80,7 @@ export const decodeResponsesRequest = (json: unknown, resolve?: ItemResolver): P
     instructions: body.instructions ?? undefined,
     items: input.items,
     reasoningEffort: body.reasoning?.effort ?? undefined,
+    reasoningSummary: body.reasoning?.summary ?? undefined,
     maxOutputTokens: body.max_output_tokens ?? undefined,
     ...outputFormat(body.text?.format),
   };
@@ -106,5 +107,7 @@ export const decodeResponsesRequest = (json: unknown, resolve?: ItemResolver): P
       error.code,
     );
   }
+  if (body.max_tool_calls !== undefined && body.max_tool_calls !== null)
+    tools = { ...tools, maxCalls: body.max_tool_calls };
   return { body, turn, tools, namespaces: collected.namespaces, stream: body.stream === true, purpose };
 };

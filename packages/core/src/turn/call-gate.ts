@@ -4,7 +4,7 @@ import type { ToolPolicy } from "../model/tool-spec.js";
 import type { ParserEvent } from "../parser/parser-types.js";
 import type { IdGenerator } from "../ports/id-generator.js";
 import type { TurnSettings } from "./turn-settings.js";
-import type { TurnTelemetry } from "./turn-telemetry.js";
+import { MAX_TOOL_WARNINGS, type ToolWarning, type TurnTelemetry } from "./turn-telemetry.js";
 
 export interface GateResult {
   readonly events: AssistantEvent[];
@@ -49,7 +49,12 @@ export const createCallGate = (deps: {
   readonly telemetry: TurnTelemetry;
 }) => {
   const { policy, settings, ids, telemetry } = deps;
-  const cap = policy.parallel ? settings.toolBlockMax : 1;
+  const deploymentCap = policy.parallel ? settings.toolBlockMax : 1;
+  // 0 means no cap; the smaller of the deployment's and the client's caps applies.
+  const cap =
+    policy.maxCalls === undefined
+      ? deploymentCap
+      : Math.min(deploymentCap || policy.maxCalls, policy.maxCalls);
   const mustCall = policy.choice.type === "required" || policy.choice.type === "tool";
   const known = new Set(policy.tools.map((t) => t.name));
   const emitted: Array<{ name: string; args: string }> = [];
@@ -59,6 +64,10 @@ export const createCallGate = (deps: {
   /** Text already sent to the client; a corrective attempt that repeats it is not sent twice. */
   let sentText = "";
   let replay: { text: string; at: number } | undefined;
+
+  const warn = (warning: ToolWarning) => {
+    if (telemetry.toolWarnings.length < MAX_TOOL_WARNINGS) telemetry.toolWarnings.push(warning);
+  };
 
   const capReached = () => cap > 0 && emitted.length >= cap;
 
@@ -146,8 +155,14 @@ export const createCallGate = (deps: {
   const onEnd = (call: PendingCall, e: Extract<ParserEvent, { type: "call-end" }>): GateResult => {
     pending = undefined;
     telemetry.callsDetected++;
-    if (e.repaired) telemetry.repairs++;
-    if (e.schemaWarning !== undefined) telemetry.schemaWarnings++;
+    if (e.repaired) {
+      telemetry.repairs++;
+      warn({ tool: call.name, kind: "json-repaired" });
+    }
+    if (e.schemaWarning !== undefined) {
+      telemetry.schemaWarnings++;
+      warn({ tool: call.name, kind: "soft-schema", detail: e.schemaWarning });
+    }
     // tool_choice none: the model called anyway; D5a says an unusable block is plain text.
     if (policy.choice.type === "none") return forwardText(e.raw);
     if (call.dropped) return NONE;
@@ -166,6 +181,7 @@ export const createCallGate = (deps: {
     });
     emitted.push({ name: call.name, args: call.args });
     telemetry.callsEmitted = emitted.length;
+    telemetry.calledTools.push(call.name);
     const stop = settings.stopAfterTools && settings.stopAfterToolsMode === "first";
     if (stop) telemetry.stoppedEarly = true;
     return { events, stop };
@@ -243,6 +259,8 @@ export const createCallGate = (deps: {
       heldText.length = 0;
     },
     emittedCount: () => emitted.length,
+    /** A call the client has seen start but not end: a failure now would leave it cut. */
+    callOpen: () => pending?.forwarded === true && !pending.dropped,
   };
 };
 

@@ -42,6 +42,8 @@ interface AttemptOutcome {
   readonly stopped: boolean;
   readonly violation?: Violation | undefined;
   readonly error?: GatewayError | undefined;
+  /** The error is a call the client saw start and that was cut off (never a tool-call finish). */
+  readonly callCut?: boolean | undefined;
 }
 
 /**
@@ -119,9 +121,14 @@ export const runTurn = (deps: TurnDeps, input: TurnInput): TurnHandle => {
             for (const parsed of reader.push(event)) {
               const result = gate.accept(parsed);
               yield* result.events;
-              if (result.failure !== undefined) return { rawText, stopped: false, error: result.failure };
-              if (result.violation !== undefined)
-                return { rawText, stopped: true, violation: result.violation };
+              if (result.failure !== undefined)
+                return { rawText, stopped: false, error: result.failure, callCut: true };
+              if (result.violation !== undefined) {
+                // The corrective turn's usage adds to this one's: ask the backend for it too.
+                controller.abort();
+                const drained = await drainUsage(iterator, usage);
+                return { rawText, stopped: true, violation: result.violation, usage: drained };
+              }
               if (result.stop) {
                 controller.abort();
                 return { rawText, stopped: true, usage: await drainUsage(iterator, usage) };
@@ -132,7 +139,8 @@ export const runTurn = (deps: TurnDeps, input: TurnInput): TurnHandle => {
       for (const parsed of reader.flush()) {
         const result = gate.accept(parsed);
         yield* result.events;
-        if (result.failure !== undefined) return { rawText, stopped: false, error: result.failure };
+        if (result.failure !== undefined)
+          return { rawText, stopped: false, error: result.failure, callCut: true };
         if (result.violation !== undefined) return { rawText, stopped: false, violation: result.violation };
         if (result.stop) break;
       }
@@ -184,8 +192,13 @@ export const runTurn = (deps: TurnDeps, input: TurnInput): TurnHandle => {
       const outcome = yield* attempt(backendRequest);
       if (outcome.usage) usage = addUsage(usage, outcome.usage);
       if (outcome.error) {
-        yield { type: "error", error: outcome.error };
-        return;
+        // Calls the client already has in full stay usable: the turn ends as a tool-call turn and
+        // the failure goes to telemetry. Only a call cut in the middle (or a gone client) fails it.
+        if (gate.emittedCount() === 0 || outcome.callCut || gate.callOpen() || signal.aborted) {
+          yield { type: "error", error: outcome.error };
+          return;
+        }
+        telemetry.failureAfterCalls = outcome.error;
       }
       if (outcome.violation !== undefined) {
         gate.discardHeld();

@@ -23,6 +23,15 @@ export interface TurnTelemetry {
   /** The backend turn was stopped after the tool calls (stop-after-tools). */
   stoppedEarly: boolean;
   backendTurnId?: string | undefined;
+  /**
+   * The backend failed after every call the client saw was complete: the turn finished with those
+   * calls (`tool_calls`) and this failure is kept here for logs and metrics only.
+   */
+  failureAfterCalls?: GatewayError | undefined;
+  /** The names of the emitted calls, in order (metrics bound the label set). */
+  calledTools: string[];
+  /** Repaired JSON and tolerated soft-schema mismatches, for the request's log (at most 20). */
+  toolWarnings: ToolWarning[];
   /** How tools reached the model in this turn. */
   toolMode?: "native" | "prompt" | undefined;
 }
@@ -40,7 +49,19 @@ export const createTelemetry = (toolNames: string[]): TurnTelemetry => ({
   truncated: false,
   deduped: 0,
   stoppedEarly: false,
+  calledTools: [],
+  toolWarnings: [],
 });
+
+/** One call the gateway accepted with a caveat. */
+export interface ToolWarning {
+  readonly tool: string;
+  readonly kind: "json-repaired" | "soft-schema";
+  readonly detail?: string | undefined;
+}
+
+/** Enough to see a pattern in a log line without letting one reply flood it. */
+export const MAX_TOOL_WARNINGS = 20;
 
 /** One line of per-request facts for the composition root's logs and metrics. */
 export interface TurnSummary {
