@@ -22,7 +22,7 @@ export const turnSettingsFrom = (config: GatewayConfig): TurnSettings => ({
   stopAfterToolsMode: config.stopAfterToolsMode,
   toolBlockMax: config.toolBlockMax,
   maxBlockBytes: config.toolBlockMaxBytes,
-  dedupToolBlocks: config.toolBlockDedup,
+  toolBlockDedup: config.toolBlockDedup,
   correctiveRetries: config.correctiveRetries,
   requestTimeoutMs: config.requestTimeoutMs,
   idleTimeoutMs: config.idleTimeoutMs,
@@ -71,6 +71,7 @@ export const startGateway = async (
     metricsAuth: config.metricsAuth,
     bodyLimitBytes: config.bodyLimitBytes,
     keepAliveMs: config.keepAliveMs,
+    writeTimeoutMs: config.writeTimeoutMs,
     scope,
     version: VERSION,
   });

@@ -1,6 +1,7 @@
 import {
   errorResponse,
   openTurnSession,
+  type RouteSpec,
   readJsonBody,
   resolveSurfaceDeps,
   type SurfaceDepsInput,
@@ -21,6 +22,23 @@ export interface MessagesDeps extends SurfaceDepsInput {
    */
   readonly guards?: ReadonlyArray<MiddlewareHandler> | undefined;
 }
+
+/** This surface's routes, relative to where it is mounted (`/v1`). */
+export const MESSAGES_ROUTES = {
+  create: {
+    method: "POST",
+    path: "/messages",
+    summary: "Anthropic Messages: create a message (SSE with `stream: true`).",
+    requiredBody: ["model", "max_tokens", "messages"],
+    streams: true,
+  },
+  countTokens: {
+    method: "POST",
+    path: "/messages/count_tokens",
+    summary: "Anthropic Messages: count a request's input tokens.",
+    requiredBody: ["model", "messages"],
+  },
+} as const satisfies Record<string, RouteSpec>;
 
 export const MESSAGES_SURFACE: SurfaceProfile = {
   api: "messages",
@@ -43,11 +61,11 @@ export const createMessagesApp = (input: MessagesDeps): Hono => {
   });
   for (const guard of input.guards ?? []) app.use("/messages/*", guard);
 
-  app.post("/messages/count_tokens", async (c) =>
+  app.on(MESSAGES_ROUTES.countTokens.method, MESSAGES_ROUTES.countTokens.path, async (c) =>
     c.json({ input_tokens: countInputTokens(await readJsonBody(c)) }),
   );
 
-  app.post("/messages", async (c) => {
+  app.on(MESSAGES_ROUTES.create.method, MESSAGES_ROUTES.create.path, async (c) => {
     const session = openTurnSession(c, deps, MESSAGES_SURFACE);
     let plan: MessagesTurnPlan;
     try {

@@ -1,4 +1,4 @@
-export { createMessagesApp, MESSAGES_SURFACE, type MessagesDeps } from "./app.js";
+export { createMessagesApp, MESSAGES_ROUTES, MESSAGES_SURFACE, type MessagesDeps } from "./app.js";
 export { type AnthropicErrorBody, anthropicErrorBody, anthropicStatus } from "./errors.js";
 export { anthropicModel, anthropicModelList } from "./models.js";
 export { decodeMessagesRequest, type MessagesTurnPlan } from "./request/decode-request.js";

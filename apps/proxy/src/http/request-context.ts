@@ -76,7 +76,9 @@ export const createRequestContext = (deps: {
           error: s?.error?.kind,
           // The turn finished with its complete calls; the backend failed afterwards.
           failureAfterCalls: s?.telemetry.failureAfterCalls?.message,
-          backendTurnId: s?.telemetry.backendTurnId,
+          turnTtfbMs: s?.ttfbMs === undefined ? undefined : Math.round(s.ttfbMs),
+          // The turn's whole result: tools offered, call ids, parser and gate counts, backend turn id.
+          turn: s?.telemetry,
         },
         "request",
       );

@@ -126,7 +126,9 @@ export const createMetrics = () => {
       if (t.strictFailures > 0) strictFailures.inc(t.strictFailures);
       if (t.retries > 0) retries.inc(t.retries);
       for (const name of t.calledTools) toolCallsByName.inc({ tool: toolLabel(name) });
-      for (const w of t.toolWarnings) toolWarnings.inc({ kind: w.kind });
+      // Counted from the exact counters: the warnings list kept for the log line is capped.
+      if (t.repairs > 0) toolWarnings.inc({ kind: "json-repaired" }, t.repairs);
+      if (t.schemaWarnings > 0) toolWarnings.inc({ kind: "soft-schema" }, t.schemaWarnings);
       if (t.failureAfterCalls !== undefined)
         failuresAfterCalls.inc({ api: summary.api, kind: t.failureAfterCalls.kind });
       turns.inc({

@@ -1,10 +1,11 @@
 import { GatewayError } from "../errors/gateway-error.js";
 import type { AssistantEvent } from "../events/assistant-event.js";
+import { forcedName, mustCall, offeredTools } from "../model/tool-policy.js";
 import type { ToolPolicy } from "../model/tool-spec.js";
 import type { ParserEvent } from "../parser/parser-types.js";
 import type { IdGenerator } from "../ports/id-generator.js";
 import type { TurnSettings } from "./turn-settings.js";
-import { MAX_TOOL_WARNINGS, type ToolWarning, type TurnTelemetry } from "./turn-telemetry.js";
+import { MAX_TOOL_WARNINGS, type ToolWarning, type TurnCounters } from "./turn-telemetry.js";
 
 export interface GateResult {
   readonly events: AssistantEvent[];
@@ -46,7 +47,7 @@ export const createCallGate = (deps: {
   readonly policy: ToolPolicy;
   readonly settings: TurnSettings;
   readonly ids: IdGenerator;
-  readonly telemetry: TurnTelemetry;
+  readonly telemetry: TurnCounters;
 }) => {
   const { policy, settings, ids, telemetry } = deps;
   const deploymentCap = policy.parallel ? settings.toolBlockMax : 1;
@@ -55,8 +56,9 @@ export const createCallGate = (deps: {
     policy.maxCalls === undefined
       ? deploymentCap
       : Math.min(deploymentCap || policy.maxCalls, policy.maxCalls);
-  const mustCall = policy.choice.type === "required" || policy.choice.type === "tool";
-  const known = new Set(policy.tools.map((t) => t.name));
+  const callRequired = mustCall(policy);
+  const forced = forcedName(policy);
+  const known = new Set(offeredTools(policy).map((t) => t.name));
   const emitted: Array<{ name: string; args: string }> = [];
   const heldText: string[] = [];
   let pending: PendingCall | undefined;
@@ -115,7 +117,7 @@ export const createCallGate = (deps: {
       telemetry.stoppedEarly = true;
       return { events: [], stop: true };
     }
-    if (mustCall && emitted.length === 0) {
+    if (callRequired && emitted.length === 0) {
       heldText.push(text);
       return NONE;
     }
@@ -125,7 +127,7 @@ export const createCallGate = (deps: {
   const onStart = (name: string, callId: string | undefined): GateResult => {
     const dropped = policy.choice.type === "none" || capReached();
     if (capReached()) telemetry.truncated = true;
-    const duplicates = settings.dedupToolBlocks
+    const duplicates = settings.toolBlockDedup
       ? emitted.filter((c) => c.name === name).map((c) => c.args)
       : [];
     pending = {
@@ -163,7 +165,7 @@ export const createCallGate = (deps: {
       telemetry.schemaWarnings++;
       warn({ tool: call.name, kind: "soft-schema", detail: e.schemaWarning });
     }
-    // tool_choice none: the model called anyway; D5a says an unusable block is plain text.
+    // tool_choice none: the model called anyway; a block it may not use is plain text.
     if (policy.choice.type === "none") return forwardText(e.raw);
     if (call.dropped) return NONE;
     if (!call.forwarded && call.duplicates.includes(call.args)) {
@@ -182,6 +184,7 @@ export const createCallGate = (deps: {
     emitted.push({ name: call.name, args: call.args });
     telemetry.callsEmitted = emitted.length;
     telemetry.calledTools.push(call.name);
+    telemetry.callIds.push(call.callId);
     const stop = settings.stopAfterTools && settings.stopAfterToolsMode === "first";
     if (stop) telemetry.stoppedEarly = true;
     return { events, stop };
@@ -210,7 +213,6 @@ export const createCallGate = (deps: {
       };
     }
     if (e.reason !== "unknown-tool") telemetry.parseFailures++;
-    const forced = policy.choice.type === "tool" ? policy.choice.name : undefined;
     if (forced !== undefined && e.reason === "unknown-tool" && e.name !== undefined && known.has(e.name)) {
       swallowNextText = true;
       return {
@@ -247,10 +249,10 @@ export const createCallGate = (deps: {
     },
     /** At the end of a backend attempt: was tool_choice required/forced satisfied? */
     endAttempt(): Violation | undefined {
-      if (!mustCall || emitted.length > 0) return undefined;
+      if (!callRequired || emitted.length > 0) return undefined;
       const message =
-        policy.choice.type === "tool"
-          ? `it did not call the function ${policy.choice.name}, which is required`
+        forced !== undefined
+          ? `it did not call the function ${forced}, which is required`
           : "it did not call any function, and a function call is required";
       return { kind: "tool_choice_not_satisfied", message };
     },

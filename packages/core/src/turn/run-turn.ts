@@ -3,6 +3,7 @@ import type { AssistantEvent } from "../events/assistant-event.js";
 import type { BackendEvent } from "../events/backend-event.js";
 import type { TurnRequest } from "../model/conversation.js";
 import { type Finish, resolveFinishReason } from "../model/finish-reason.js";
+import { callableTools, offeredTools } from "../model/tool-policy.js";
 import type { ToolPolicy } from "../model/tool-spec.js";
 import { addUsage, type Usage } from "../model/usage.js";
 import { type Clock, systemClock } from "../ports/clock.js";
@@ -11,9 +12,9 @@ import type { BackendRequest, TextBackend } from "../ports/text-backend.js";
 import { createArgumentsValidator, type SchemaCache } from "../tools/index.js";
 import { createCallGate, type Violation } from "./call-gate.js";
 import { chooseToolMode, correctiveRequest, createEventReader, renderForMode } from "./native-turn.js";
-import { createWatchdog } from "./next-event.js";
 import type { TurnSettings } from "./turn-settings.js";
 import { createTelemetry, type TurnTelemetry } from "./turn-telemetry.js";
+import { createWatchdog } from "./watchdog.js";
 
 export interface TurnDeps {
   readonly backend: TextBackend;
@@ -55,17 +56,14 @@ interface AttemptOutcome {
 export const runTurn = (deps: TurnDeps, input: TurnInput): TurnHandle => {
   const { request, tools, settings, signal } = input;
   const clock = deps.clock ?? systemClock;
-  const telemetry = createTelemetry(tools.tools.map((t) => t.name));
+  const offered = offeredTools(tools);
+  const telemetry = createTelemetry(offered.map((t) => t.name));
   const mode = chooseToolMode(settings.toolMode, deps.backend, tools, request.model);
   const rendered = renderForMode(mode instanceof GatewayError ? "prompt" : mode, request, tools, settings);
   telemetry.echoedCalls = rendered.echoedCalls;
   if (!(mode instanceof GatewayError)) telemetry.toolMode = mode;
-  const allowed =
-    tools.choice.type === "tool"
-      ? tools.tools.filter((t) => t.name === (tools.choice as { name: string }).name)
-      : tools.tools;
-  const toolMap = new Map(allowed.map((t) => [t.name, t]));
-  const validator = tools.tools.length > 0 ? createArgumentsValidator(tools.tools, deps.schemas) : undefined;
+  const toolMap = new Map(callableTools(tools).map((t) => [t.name, t]));
+  const validator = offered.length > 0 ? createArgumentsValidator(offered, deps.schemas) : undefined;
   const gate = createCallGate({ policy: tools, settings, ids: deps.ids, telemetry });
   const deadlineAt = settings.requestTimeoutMs > 0 ? clock.now() + settings.requestTimeoutMs : 0;
   let started = false;
@@ -173,7 +171,7 @@ export const runTurn = (deps: TurnDeps, input: TurnInput): TurnHandle => {
       return;
     }
     // A strict tool whose schema cannot be compiled could never be enforced: refuse the request.
-    const uncheckable = tools.tools.find((t) => t.strict && validator?.schemaError(t.name) !== undefined);
+    const uncheckable = offered.find((t) => t.strict && validator?.schemaError(t.name) !== undefined);
     if (uncheckable) {
       const detail = validator?.schemaError(uncheckable.name);
       const message = `Invalid schema for strict function '${uncheckable.name}': ${detail}.`;
@@ -224,5 +222,8 @@ export const runTurn = (deps: TurnDeps, input: TurnInput): TurnHandle => {
     }
   }
 
-  return { events: events(), telemetry: () => ({ ...telemetry }) };
+  return {
+    events: events(),
+    telemetry: () => Object.freeze({ ...telemetry, callIds: Object.freeze([...telemetry.callIds]) }),
+  };
 };
