@@ -1,5 +1,6 @@
 import { createChatCompletionsApp } from "@proxy/adapter-http-chat";
 import { createGeminiApp, createGeminiEndpointApp, geminiErrorBody } from "@proxy/adapter-http-gemini";
+import { anthropicModel, anthropicModelList, createMessagesApp } from "@proxy/adapter-http-messages";
 import { createResponsesApp } from "@proxy/adapter-http-responses";
 import {
   type Clock,
@@ -114,10 +115,15 @@ export const createApp = (deps: AppDeps): Hono => {
   const openAILimit = limit();
   const geminiLimit = limit((c, e) => errorResponse(c, e, geminiErrorBody));
   v1.use("*", (c, next) => (isGeminiRequest(c) ? geminiLimit(c, next) : openAILimit(c, next)));
+  // Anthropic clients (Claude Code, the Anthropic SDK) send `anthropic-version`; Google's send
+  // `x-goog-api-key`. The same path serves each its own listing shape.
+  const anthropicListing = (c: { req: { header(name: string): string | undefined } }) =>
+    c.req.header("anthropic-version") !== undefined;
   v1.get(G.models.path.slice("/v1".length), async (c, next) => {
     if (isGeminiRequest(c)) return next();
     const created = unixSeconds(clock);
     const models = await backend.listModels();
+    if (anthropicListing(c)) return c.json(anthropicModelList(models, new Date(clock.now()).toISOString()));
     return c.json({
       object: "list",
       data: models.map((m) => ({ id: m.id, object: "model", created, owned_by: m.ownedBy ?? "codex" })),
@@ -131,6 +137,7 @@ export const createApp = (deps: AppDeps): Hono => {
         param: "model",
         code: "model_not_found",
       });
+    if (anthropicListing(c)) return c.json(anthropicModel(model, new Date(clock.now()).toISOString()));
     return c.json({
       id: model.id,
       object: "model",
@@ -154,6 +161,20 @@ export const createApp = (deps: AppDeps): Hono => {
   const gemini = createGeminiApp(adapterDeps);
   v1.route("/", gemini);
   v1.route("/", createGeminiEndpointApp(adapterDeps));
+  // Mounted before `v1` so its auth and body-limit failures are answered in Anthropic's shape.
+  const messagesGuards = [
+    bearer,
+    bodyLimit({
+      maxSize: deps.bodyLimitBytes,
+      onError: () => {
+        throw tooLarge;
+      },
+    }),
+  ];
+  app.route(
+    "/v1",
+    createMessagesApp({ ...adapterDeps, keepAliveMs: deps.keepAliveMs, guards: messagesGuards }),
+  );
   app.route("/v1", v1);
   const v1beta = new Hono();
   v1beta.use("*", googleAuth, geminiLimit);

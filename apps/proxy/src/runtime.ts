@@ -84,7 +84,7 @@ export class Backend extends Context.Service<Backend, GatewayBackend>()("@proxy/
       Backend,
       acquireRoutes(config, logger, env, acquireCodex(config, logger, env, onRpcResult)).pipe(
         Effect.map(({ backend, beginShutdown }) =>
-          createGatewayBackend(backend, config.modelAliases, beginShutdown),
+          createGatewayBackend(backend, config.modelAliases, beginShutdown, false),
         ),
       ),
     );

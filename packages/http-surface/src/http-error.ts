@@ -28,6 +28,12 @@ export const httpStatusFor = (error: GatewayError): ContentfulStatusCode => STAT
  */
 export type ErrorBodyShaper = (error: GatewayError, status: ContentfulStatusCode) => unknown;
 
+/**
+ * A surface's own status where its API's differs from the table (Anthropic answers an overload with
+ * 529, not 429); it receives the table's status and returns the one to send.
+ */
+export type ErrorStatusOverride = (error: GatewayError, status: ContentfulStatusCode) => ContentfulStatusCode;
+
 export interface HttpError {
   readonly status: ContentfulStatusCode;
   readonly headers: Readonly<Record<string, string>>;
@@ -66,9 +72,13 @@ export const openAIErrorBody: ErrorBodyShaper = (error) => ({ error: openAIError
  * The one error map: status from the kind, the surface's body, and the headers every surface owes
  * (`Retry-After` in whole seconds as HTTP requires, `WWW-Authenticate` on 401).
  */
-export const toHttpError = (error: unknown, shape: ErrorBodyShaper = openAIErrorBody): HttpError => {
+export const toHttpError = (
+  error: unknown,
+  shape: ErrorBodyShaper = openAIErrorBody,
+  statusFor?: ErrorStatusOverride,
+): HttpError => {
   const failure = toGatewayError(error);
-  const status = httpStatusFor(failure);
+  const status = statusFor ? statusFor(failure, httpStatusFor(failure)) : httpStatusFor(failure);
   const headers: Record<string, string> = {};
   if (failure.retryAfterSeconds !== undefined)
     headers["Retry-After"] = String(Math.max(0, Math.ceil(failure.retryAfterSeconds)));
@@ -81,7 +91,8 @@ export const errorResponse = (
   c: Context,
   error: unknown,
   shape: ErrorBodyShaper = openAIErrorBody,
+  statusFor?: ErrorStatusOverride,
 ): Response => {
-  const http = toHttpError(error, shape);
+  const http = toHttpError(error, shape, statusFor);
   return c.json(http.body as object, http.status, http.headers);
 };

@@ -15,7 +15,7 @@ import {
   toGatewayError,
 } from "@proxy/core";
 import type { Context } from "hono";
-import { type ErrorBodyShaper, errorResponse } from "./http-error.js";
+import { type ErrorBodyShaper, type ErrorStatusOverride, errorResponse } from "./http-error.js";
 import { createKeepAlive } from "./keep-alive.js";
 import { createSseBody, SSE_HEADERS } from "./sse-body.js";
 import { createStallGuard } from "./stall-guard.js";
@@ -27,6 +27,8 @@ export interface SurfaceProfile {
   readonly api: string;
   /** The surface's error body, for HTTP errors and its streams' terminal error. */
   readonly errorBody: ErrorBodyShaper;
+  /** The surface's status where it differs from the kit's table (optional). */
+  readonly errorStatus?: ErrorStatusOverride | undefined;
   /** Written to a stream after `keepAliveMs` of silence; undefined = the surface sends none. */
   readonly keepAliveFrame: string | undefined;
 }
@@ -232,7 +234,7 @@ export const openTurnSession = (c: Context, deps: SurfaceDeps, profile: SurfaceP
       error = toGatewayError(failure);
       markFirstByte();
       report();
-      return errorResponse(c, error, profile.errorBody);
+      return errorResponse(c, error, profile.errorBody, profile.errorStatus);
     },
     json(body) {
       markFirstByte();

@@ -14,11 +14,25 @@ export interface GatewayBackend extends TextBackend {
   routes?(): ReadonlyArray<RouteStatus>;
 }
 
+/**
+ * The backend model for a client's model name: its alias if one is configured. Without model
+ * routes, Claude Code's own names (`claude-*`) are never passed on as a model slug: the empty name
+ * makes the backend use its configured default model. With routes, the router decides (and answers
+ * an unrouted name with 404 `model_not_found`).
+ */
+export const routeModel = (
+  model: string,
+  aliases: Readonly<Record<string, string>>,
+  claudeOnDefault: boolean,
+): string => aliases[model] ?? (claudeOnDefault && /^claude-/i.test(model) ? "" : model);
+
 export const createGatewayBackend = (
   inner: TextBackend,
   aliases: Readonly<Record<string, string>> = {},
   /** Called once draining starts (the codex pool then stops restarting its processes). */
   onDrain?: () => void,
+  /** No model routes: `claude-*` names run on the backend's default model (see routeModel). */
+  claudeOnDefault = true,
 ): GatewayBackend => {
   const active = new Set<(error: GatewayError) => void>();
   let draining = false;
@@ -46,7 +60,7 @@ export const createGatewayBackend = (
       controller.abort();
     };
     active.add(stop);
-    const routed = { ...request, model: aliases[request.model] ?? request.model };
+    const routed = { ...request, model: routeModel(request.model, aliases, claudeOnDefault) };
     try {
       for await (const event of inner.stream(routed, { signal: controller.signal })) {
         if (stopWith) break;
@@ -68,7 +82,7 @@ export const createGatewayBackend = (
     get capabilities() {
       return inner.capabilities;
     },
-    capabilitiesFor: (model) => inner.capabilitiesFor?.(aliases[model] ?? model),
+    capabilitiesFor: (model) => inner.capabilitiesFor?.(routeModel(model, aliases, claudeOnDefault)),
     stream: (request, { signal }) => guarded(request, signal),
     async listModels() {
       const models = await inner.listModels();

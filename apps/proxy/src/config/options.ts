@@ -47,7 +47,7 @@ export const OPTIONS: ReadonlyArray<OptionSpec> = [
     "PROXY_API_KEYS",
     "list",
     "",
-    "Comma-separated bearer keys clients must send. Empty = no auth.",
+    "Comma-separated API keys clients must send (Bearer token or `x-api-key`). Empty = no auth.",
   ),
   opt(
     "corsOrigins",
@@ -120,7 +120,7 @@ export const OPTIONS: ReadonlyArray<OptionSpec> = [
     "PROXY_KEEPALIVE_MS",
     "int",
     "15000",
-    "SSE `: ping` comment after this much silence on a stream (0 = off).",
+    "SSE keep-alive after this much silence on a stream (`: ping` comment; `event: ping` on /v1/messages) (0 = off).",
   ),
   opt(
     "writeTimeoutMs",

@@ -5,7 +5,8 @@ import type { MiddlewareHandler } from "hono";
 const digest = (s: string) => createHash("sha256").update(s).digest();
 
 /**
- * Bearer-key auth. Keys are compared as SHA-256 digests with timingSafeEqual, against every key
+ * API-key auth: the key comes as `Authorization: Bearer <key>` (OpenAI clients, the Anthropic SDK)
+ * or as `x-api-key` (Claude Code). Keys are compared as SHA-256 digests with timingSafeEqual, against every key
  * without early exit, so timing reveals neither which key nor how much of it matched.
  */
 export const keyMatcher = (keys: ReadonlyArray<string>): ((presented: string) => boolean) => {
@@ -23,11 +24,13 @@ export const bearerAuth = (keys: ReadonlyArray<string>): MiddlewareHandler => {
   return async (c, next) => {
     if (keys.length === 0) return next();
     const header = c.req.header("authorization") ?? "";
-    const match = /^Bearer\s+(.+)$/i.exec(header.trim());
-    if (!matches(match?.[1] ?? "")) {
+    const key = /^Bearer\s+(.+)$/i.exec(header.trim())?.[1] ?? c.req.header("x-api-key");
+    if (!matches(key ?? "")) {
       throw new GatewayError(
         "unauthorized",
-        match ? "Incorrect API key provided." : "Missing bearer authentication in the Authorization header.",
+        key !== undefined
+          ? "Incorrect API key provided."
+          : "Missing bearer authentication in the Authorization header (or an x-api-key header).",
         { code: "invalid_api_key" },
       );
     }

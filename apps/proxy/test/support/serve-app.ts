@@ -21,6 +21,8 @@ export const serveApp = async (
     readonly corsOrigins?: string[];
     readonly bodyLimitBytes?: number;
     readonly aliases?: Record<string, string>;
+    /** Serve as the gateway does with model routes (`claude-*` names are the router's to decide). */
+    readonly routed?: boolean;
     readonly settings?: Partial<TurnSettings>;
     /** Decorate the backend (e.g. to log from inside a turn). */
     readonly wrap?: (backend: TextBackend, logger: Logger) => TextBackend;
@@ -35,6 +37,8 @@ export const serveApp = async (
   const backend = createGatewayBackend(
     options.wrap ? options.wrap(inner, logger) : inner,
     options.aliases ?? {},
+    undefined,
+    options.routed !== true,
   );
   const app = createApp({
     backend,

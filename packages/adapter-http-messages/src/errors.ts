@@ -1,0 +1,52 @@
+import type { GatewayError, GatewayErrorKind } from "@proxy/core";
+import type { ErrorBodyShaper, ErrorStatusOverride } from "@proxy/http-surface";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+
+/** Anthropic's error `type` for each gateway failure. */
+const ANTHROPIC_TYPE: Record<GatewayErrorKind, string> = {
+  invalid_request: "invalid_request_error",
+  context_length_exceeded: "invalid_request_error",
+  unauthorized: "authentication_error",
+  not_found: "not_found_error",
+  request_too_large: "request_too_large",
+  overloaded: "overloaded_error",
+  backend_unavailable: "overloaded_error",
+  rate_limited: "rate_limit_error",
+  timeout: "timeout_error",
+  cancelled: "api_error",
+  tool_call_validation_failed: "api_error",
+  tool_choice_not_satisfied: "api_error",
+  backend_auth: "api_error",
+  backend_error: "api_error",
+};
+
+/** Where Anthropic's status differs from the kit's table. */
+const OVERLOADED = 529 as ContentfulStatusCode;
+const ANTHROPIC_STATUS: Partial<Record<GatewayErrorKind, ContentfulStatusCode>> = {
+  // Anthropic's own "try again later"; Claude Code and the SDK retry it (OverloadedError).
+  overloaded: OVERLOADED,
+  backend_unavailable: OVERLOADED,
+  // The model broke the tool rules even after the corrective turn: a server-side failure.
+  tool_call_validation_failed: 500,
+  tool_choice_not_satisfied: 500,
+  backend_error: 500,
+};
+
+export interface AnthropicErrorBody {
+  readonly type: "error";
+  readonly error: { readonly type: string; readonly message: string };
+}
+
+/** The `error` object of Anthropic's error body and of the stream's `error` event. */
+export const anthropicErrorObject = (error: GatewayError): AnthropicErrorBody["error"] => ({
+  type: ANTHROPIC_TYPE[error.kind],
+  message: error.message,
+});
+
+/** `{type:"error", error:{type, message}}`, the body of every HTTP error of this surface. */
+export const anthropicErrorBody: ErrorBodyShaper = (error): AnthropicErrorBody => ({
+  type: "error",
+  error: anthropicErrorObject(error),
+});
+
+export const anthropicStatus: ErrorStatusOverride = (error, status) => ANTHROPIC_STATUS[error.kind] ?? status;

@@ -1,0 +1,18 @@
+import { countTokens, JSON_TOOL_CALL_FORMAT, renderBackendRequest } from "@proxy/core";
+import { decodeCountTokensRequest } from "../request/decode-request.js";
+
+/**
+ * `input_tokens` for a count_tokens body: the prompt exactly as the backend would receive it (the
+ * gateway's instructions, the tool manifest, the rendered history), counted with the gateway's one
+ * tokenizer. For non-OpenAI models it is an estimate; images are not counted.
+ */
+export const countInputTokens = (body: unknown): number => {
+  const { request, tools } = decodeCountTokensRequest(body);
+  const rendered = renderBackendRequest(request, tools, JSON_TOOL_CALL_FORMAT).request;
+  let total = countTokens(rendered.instructions);
+  for (const message of [...rendered.history, { content: rendered.input }]) {
+    if (!("content" in message)) continue;
+    for (const part of message.content) if (part.type === "text") total += countTokens(part.text);
+  }
+  return total;
+};

@@ -1,0 +1,19 @@
+import type { ModelInfo } from "@proxy/core";
+
+/**
+ * `GET /v1/models` in Anthropic's shape (`models.list` of the SDK). The host serves the OpenAI
+ * listing on the same path and picks this one when the request carries `anthropic-version`.
+ */
+export const anthropicModel = (model: ModelInfo, createdAt: string) => ({
+  type: "model" as const,
+  id: model.id,
+  display_name: model.id,
+  created_at: createdAt,
+});
+
+export const anthropicModelList = (models: ReadonlyArray<ModelInfo>, createdAt: string) => ({
+  data: models.map((m) => anthropicModel(m, createdAt)),
+  has_more: false,
+  first_id: models[0]?.id ?? null,
+  last_id: models.at(-1)?.id ?? null,
+});

@@ -1,0 +1,84 @@
+import { invalidRequest, issueToGatewayError, type ReasoningEffort, type TurnRequest } from "@proxy/core";
+import { Result, SchemaParser } from "effect";
+import { decodeMessagesTools, type MessagesToolPolicy } from "./decode-tools.js";
+import { messagesToItems } from "./messages-to-items.js";
+import { CountTokensRequest, MessagesRequest } from "./request-schema.js";
+
+/** Everything one Messages request asks for, ready for `runTurn` and the encoders. */
+export interface MessagesTurnPlan {
+  readonly request: TurnRequest;
+  readonly tools: MessagesToolPolicy;
+  readonly stream: boolean;
+  /** `stop_sequences` as sent (honoured when the core enforces stop sequences). */
+  readonly stopSequences: ReadonlyArray<string>;
+}
+
+const decodeBody = SchemaParser.decodeUnknownResult(MessagesRequest);
+const decodeCountBody = SchemaParser.decodeUnknownResult(CountTokensRequest);
+
+const EFFORTS: Readonly<Record<string, ReasoningEffort>> = {
+  low: "low",
+  medium: "medium",
+  high: "high",
+  max: "xhigh",
+};
+
+/**
+ * `output_config.effort` when given (Claude Code's newer models), else the thinking budget in three
+ * bands; `adaptive` and `disabled` leave the backend's default.
+ */
+const reasoningEffort = (body: typeof CountTokensRequest.Type): ReasoningEffort | undefined => {
+  const effort = body.output_config?.effort;
+  if (effort !== undefined && EFFORTS[effort] !== undefined) return EFFORTS[effort];
+  const thinking = body.thinking;
+  if (thinking?.type !== "enabled") return undefined;
+  const budget = thinking.budget_tokens ?? 0;
+  return budget < 4096 ? "low" : budget < 16384 ? "medium" : "high";
+};
+
+/** `system` (a string or text blocks), then the text of `role:"system"` messages, as one prompt. */
+const instructionsOf = (
+  system: typeof CountTokensRequest.Type.system,
+  systemTexts: ReadonlyArray<string>,
+): string | undefined => {
+  const head = system === undefined ? [] : typeof system === "string" ? [system] : system.map((b) => b.text);
+  const text = [...head, ...systemTexts].filter((t) => t !== "").join("\n\n");
+  return text === "" ? undefined : text;
+};
+
+const toPlanParts = (body: typeof CountTokensRequest.Type) => {
+  const { items, referencedTools, systemTexts } = messagesToItems(body.messages);
+  const tools = decodeMessagesTools(body.tools, body.tool_choice, referencedTools);
+  const request: TurnRequest = {
+    model: body.model,
+    instructions: instructionsOf(body.system, systemTexts),
+    items,
+    reasoningEffort: reasoningEffort(body),
+  };
+  return { request, tools };
+};
+
+/** Decodes a `/v1/messages` JSON body; every failure is a GatewayError("invalid_request") naming the field. */
+export const decodeMessagesRequest = (json: unknown): MessagesTurnPlan => {
+  const decoded = decodeBody(json);
+  if (Result.isFailure(decoded)) throw issueToGatewayError(decoded.failure);
+  const body = decoded.success;
+  if (body.messages.length === 0)
+    throw invalidRequest("Invalid value for 'messages': at least one message is required.", "messages");
+  const { request, tools } = toPlanParts(body);
+  return {
+    request: { ...request, maxOutputTokens: body.max_tokens },
+    tools,
+    stream: body.stream === true,
+    stopSequences: body.stop_sequences ?? [],
+  };
+};
+
+/** Decodes a `/v1/messages/count_tokens` body into the same canonical request and policy. */
+export const decodeCountTokensRequest = (
+  json: unknown,
+): Omit<MessagesTurnPlan, "stream" | "stopSequences"> => {
+  const decoded = decodeCountBody(json);
+  if (Result.isFailure(decoded)) throw issueToGatewayError(decoded.failure);
+  return toPlanParts(decoded.success);
+};

@@ -1,0 +1,143 @@
+import type { AssistantEvent, Usage } from "@proxy/core";
+import { anthropicErrorObject } from "../errors.js";
+import {
+  type MessageMeta,
+  type MessagesStreamEvent,
+  messagesUsage,
+  stopReasonOf,
+  THINKING_SIGNATURE,
+  toolUseId,
+} from "./message-shapes.js";
+
+type OpenBlock = "text" | "thinking" | "tool_use";
+
+/**
+ * Turns one turn's assistant events into Messages stream events: the single translation both the SSE
+ * stream and the non-stream message (folded from the same events) are built from. Blocks never
+ * interleave and their indexes run 0, 1, 2…: a change of kind closes the open block first. A thinking
+ * block gets its signature just before it closes; a tool call whose arguments were empty gets `{}`.
+ * `finish` closes the last block and sends `message_delta` (stop reason + usage) and `message_stop`;
+ * `error` sends Anthropic's `error` event and nothing after it.
+ */
+export const createMessageEncoder = (meta: MessageMeta) => {
+  let open: OpenBlock | undefined;
+  let index = -1;
+  let argumentChars = 0;
+  let usage: Usage | undefined;
+
+  const close = (out: MessagesStreamEvent[]) => {
+    if (open === undefined) return;
+    if (open === "thinking")
+      out.push({
+        type: "content_block_delta",
+        index,
+        delta: { type: "signature_delta", signature: THINKING_SIGNATURE },
+      });
+    out.push({ type: "content_block_stop", index });
+    open = undefined;
+  };
+
+  const ensure = (kind: "text" | "thinking", out: MessagesStreamEvent[]) => {
+    if (open === kind) return;
+    close(out);
+    index++;
+    open = kind;
+    out.push({
+      type: "content_block_start",
+      index,
+      content_block:
+        kind === "text" ? { type: "text", text: "" } : { type: "thinking", thinking: "", signature: "" },
+    });
+  };
+
+  return {
+    push(event: AssistantEvent): MessagesStreamEvent[] {
+      const out: MessagesStreamEvent[] = [];
+      switch (event.type) {
+        case "stream-start":
+          out.push({
+            type: "message_start",
+            message: {
+              id: meta.id,
+              type: "message",
+              role: "assistant",
+              model: meta.model,
+              content: [],
+              stop_reason: null,
+              stop_sequence: null,
+              usage: messagesUsage(undefined),
+            },
+          });
+          break;
+        case "text-delta":
+          if (event.delta === "") break;
+          ensure("text", out);
+          out.push({ type: "content_block_delta", index, delta: { type: "text_delta", text: event.delta } });
+          break;
+        case "reasoning-delta":
+          if (event.delta === "") break;
+          ensure("thinking", out);
+          out.push({
+            type: "content_block_delta",
+            index,
+            delta: { type: "thinking_delta", thinking: event.delta },
+          });
+          break;
+        case "tool-call-start":
+          close(out);
+          index++;
+          open = "tool_use";
+          argumentChars = 0;
+          out.push({
+            type: "content_block_start",
+            index,
+            content_block: { type: "tool_use", id: toolUseId(event.callId), name: event.name, input: {} },
+          });
+          break;
+        case "tool-call-delta":
+          if (event.delta === "") break;
+          argumentChars += event.delta.length;
+          out.push({
+            type: "content_block_delta",
+            index,
+            delta: { type: "input_json_delta", partial_json: event.delta },
+          });
+          break;
+        case "tool-call-end":
+          // A parameterless call still carries `{}`: clients parse the concatenated fragments.
+          if (argumentChars === 0)
+            out.push({
+              type: "content_block_delta",
+              index,
+              delta: { type: "input_json_delta", partial_json: "{}" },
+            });
+          close(out);
+          break;
+        case "usage":
+          usage = event.usage;
+          break;
+        case "finish": {
+          close(out);
+          const stopReason = stopReasonOf(event.finish);
+          const sequences = meta.stopSequences ?? [];
+          // Which sequence matched is not reported; with one sequence it can only be that one.
+          const stopSequence =
+            stopReason === "stop_sequence" && sequences.length === 1 ? sequences[0]! : null;
+          out.push({
+            type: "message_delta",
+            delta: { stop_reason: stopReason, stop_sequence: stopSequence },
+            usage: messagesUsage(usage),
+          });
+          out.push({ type: "message_stop" });
+          break;
+        }
+        case "error":
+          out.push({ type: "error", error: anthropicErrorObject(event.error) });
+          break;
+      }
+      return out;
+    },
+  };
+};
+
+export type MessageEncoder = ReturnType<typeof createMessageEncoder>;
