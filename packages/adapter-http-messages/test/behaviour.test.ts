@@ -16,6 +16,28 @@ describe("Messages surface behaviour", () => {
     expect(res.text).toContain('event: ping\ndata: {"type":"ping"}\n\n');
   });
 
+  it("stop_sequences cut the text across delta boundaries and end with stop_reason stop_sequence", async () => {
+    for (const stream of [true, false]) {
+      gateway = await startGateway([{ chunks: ["Counting: 1, 2", ", 3, 4"] }]);
+      const res = await post(gateway, base({ stream, stop_sequences: [", 3"] }));
+      expect(res.status).toBe(200);
+      if (stream) {
+        const checked = checkMessagesStream(parseSseFrames(res.text));
+        expect(checked.kind === "message" && checked.message.content).toEqual([
+          { type: "text", text: "Counting: 1, 2" },
+        ]);
+        expect(checked.kind === "message" && checked.message.stop_reason).toBe("stop_sequence");
+        expect(res.text).toContain('"stop_sequence":", 3"');
+      } else {
+        const message = JSON.parse(res.text);
+        expect(message.content).toEqual([{ type: "text", text: "Counting: 1, 2" }]);
+        expect(message).toMatchObject({ stop_reason: "stop_sequence", stop_sequence: ", 3" });
+      }
+      await gateway.close();
+      gateway = undefined;
+    }
+  });
+
   it("a refusal before the first byte is an HTTP status, streaming or not", async () => {
     const overloaded = new GatewayError("overloaded", "Too many requests in flight.", {
       retryAfterSeconds: 2,

@@ -9,7 +9,7 @@ export interface MessagesTurnPlan {
   readonly request: TurnRequest;
   readonly tools: MessagesToolPolicy;
   readonly stream: boolean;
-  /** `stop_sequences` as sent (honoured when the core enforces stop sequences). */
+  /** `stop_sequences` as sent (the core enforces them; one sequence can be named in the reply). */
   readonly stopSequences: ReadonlyArray<string>;
 }
 
@@ -67,7 +67,7 @@ export const decodeMessagesRequest = (json: unknown): MessagesTurnPlan => {
     throw invalidRequest("Invalid value for 'messages': at least one message is required.", "messages");
   const { request, tools } = toPlanParts(body);
   return {
-    request: { ...request, maxOutputTokens: body.max_tokens },
+    request: { ...request, maxOutputTokens: body.max_tokens, stopSequences: body.stop_sequences },
     tools,
     stream: body.stream === true,
     stopSequences: body.stop_sequences ?? [],
