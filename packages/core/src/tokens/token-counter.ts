@@ -5,4 +5,3 @@ import { countTokens as countO200k } from "gpt-tokenizer/encoding/o200k_base";
  * limits and for the token-counting endpoints; for other model families it is an estimate.
  */
 export const countTokens = (text: string): number => (text.length === 0 ? 0 : countO200k(text));
-
