@@ -1,31 +1,25 @@
-import { GatewayError, toGatewayError } from "@proxy/core";
+import { toGatewayError } from "@proxy/core";
 import { Hono } from "hono";
 import { handleCompact } from "./http/compact.js";
 import { handleCreateResponse } from "./http/create-response.js";
 import { type ResponsesAppDeps, resolveDeps } from "./http/deps.js";
 import { errorResponse } from "./http/error-response.js";
-
-const notStored = (id: string): GatewayError =>
-  new GatewayError("not_found", `No response found with id '${id}': this gateway does not store responses.`, {
-    param: "response_id",
-    code: "not_found",
-  });
+import { mountConversationRoutes } from "./stored/conversation-routes.js";
+import { mountResponseRoutes } from "./stored/response-routes.js";
 
 /**
  * The OpenAI Responses API over core turns, as a Hono sub-app: mount it with
  * `app.route("/v1", createResponsesApp(deps))`. It answers its own errors in OpenAI's shape so it
- * also works standalone inside any other Hono server.
+ * also works standalone inside any other Hono server. With `deps.stored` it also keeps responses
+ * and serves the Conversations API; without, stored-state routes answer 404.
  */
 export const createResponsesApp = (deps: ResponsesAppDeps): Hono => {
   const resolved = resolveDeps(deps);
   const app = new Hono();
   app.post("/responses", (c) => handleCreateResponse(c, resolved));
   app.post("/responses/compact", (c) => handleCompact(c, resolved));
-  // Stored responses do not exist (store is always false): retrieval and friends are 404s.
-  app.get("/responses/:id", (c) => errorResponse(c, notStored(c.req.param("id"))));
-  app.delete("/responses/:id", (c) => errorResponse(c, notStored(c.req.param("id"))));
-  app.get("/responses/:id/input_items", (c) => errorResponse(c, notStored(c.req.param("id"))));
-  app.post("/responses/:id/cancel", (c) => errorResponse(c, notStored(c.req.param("id"))));
+  mountResponseRoutes(app, resolved);
+  if (resolved.state !== undefined) mountConversationRoutes(app, resolved, resolved.state);
   app.onError((error, c) => errorResponse(c, toGatewayError(error)));
   return app;
 };

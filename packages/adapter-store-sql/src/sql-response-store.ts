@@ -204,12 +204,8 @@ export const createSqlResponseStore = (db: SqlDriver): ResponseStore => {
         const last = await tx.all("SELECT MAX(seq) AS seq FROM response_events WHERE response_id = ?", [id]);
         const rows = await tx.all("SELECT owner FROM responses WHERE id = ?", [id]);
         await insertItems(tx, id, String(rows[0]?.owner), "output", outcome.output);
-        await insertEvents(
-          tx,
-          id,
-          nullableNumber(last[0]?.seq) === null ? 0 : Number(last[0]?.seq) + 1,
-          events,
-        );
+        const next = nullableNumber(last[0]?.seq) === null ? 0 : Number(last[0]?.seq) + 1;
+        await insertEvents(tx, id, next, events(next));
         return true;
       }),
 

@@ -12,6 +12,10 @@ import { streamSSE } from "hono/streaming";
 import { withCompactionInstruction } from "../compaction.js";
 import { decodeResponsesRequest, type ParsedResponsesRequest } from "../request/decode-request.js";
 import { createResponsesEncoder } from "../response/encoder.js";
+import { startBackgroundResponse } from "../stored/background.js";
+import { type PreparedTurn, prepareStoredTurn } from "../stored/prepare.js";
+import { createRecorder, NOT_STORED_HEADER } from "../stored/record.js";
+import { ownerOf } from "../stored/state.js";
 import type { ResolvedDeps } from "./deps.js";
 import { errorResponse, readJsonBody } from "./error-response.js";
 import { createResponseRun } from "./response-run.js";
@@ -24,8 +28,17 @@ export const handleCreateResponse = async (c: Context, deps: ResolvedDeps): Prom
     deps.observer?.onTurnEnd({ api: "responses", outputMode, ...summary });
 
   let parsed: ParsedResponsesRequest;
+  let prepared: PreparedTurn | undefined;
   try {
-    parsed = decodeResponsesRequest(await readJsonBody(c), deps.issued.lookup);
+    const json = await readJsonBody(c);
+    // With a store: the chain or conversation becomes history, before any backend turn.
+    prepared =
+      deps.state === undefined
+        ? undefined
+        : await prepareStoredTurn(json, ownerOf(c), deps.state, deps.ids, deps.clock.now());
+    parsed = decodeResponsesRequest(json, prepared?.resolve ?? deps.issued.lookup, prepared);
+    if (deps.state !== undefined && prepared !== undefined && parsed.body.background === true)
+      return await startBackgroundResponse(c, deps, deps.state, parsed, prepared, outputMode);
   } catch (cause) {
     const error = toGatewayError(cause);
     report({ model: "", stream: false, telemetry: createTelemetry([]), error });
@@ -63,7 +76,14 @@ export const handleCreateResponse = async (c: Context, deps: ResolvedDeps): Prom
   }
 
   const encoder = createResponsesEncoder({
-    header: { id: deps.ids.next("resp"), createdAt: unixSeconds(deps.clock), model: body.model, body },
+    header: {
+      id: deps.ids.next("resp"),
+      createdAt: unixSeconds(deps.clock),
+      model: body.model,
+      body,
+      stored: prepared?.store,
+      conversationId: prepared?.conversationId,
+    },
     ids: deps.ids,
     clock: deps.clock,
     outputMode,
@@ -77,6 +97,8 @@ export const handleCreateResponse = async (c: Context, deps: ResolvedDeps): Prom
     purpose: parsed.purpose,
     ids: deps.ids,
   });
+  const recorder = deps.state && prepared ? createRecorder(deps.state, prepared, deps.clock) : undefined;
+  const batches = recorder ? recorder.tap(run.batches()) : run.batches();
   const finalError = (): GatewayError | undefined =>
     run.failure() ??
     (encoder.response().status === "failed"
@@ -100,21 +122,25 @@ export const handleCreateResponse = async (c: Context, deps: ResolvedDeps): Prom
     return streamSSE(c, async (sse) => {
       sse.onAbort(abort);
       try {
-        for await (const batch of run.batches())
+        for await (const batch of batches)
           for (const event of batch) await sse.writeSSE({ event: event.type, data: JSON.stringify(event) });
       } finally {
         done();
+        // Stored before the stream closes, so the client's next turn can refer to it.
+        await recorder?.save(encoder.response());
       }
     });
   }
 
   try {
-    for await (const _ of run.batches()) {
+    for await (const _ of batches) {
       // Non-streaming: only the final Response object matters.
     }
   } finally {
     done();
   }
+  const warning = await recorder?.save(encoder.response());
+  if (warning !== undefined) c.header(NOT_STORED_HEADER, warning);
   const error = finalError();
   // Nothing was sent yet, so a failed turn is an HTTP error clients already know how to handle.
   if (error !== undefined) return errorResponse(c, error);

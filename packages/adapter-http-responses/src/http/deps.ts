@@ -1,6 +1,7 @@
 import type { Clock, IdGenerator, SchemaCache, TextBackend, TurnObserver, TurnSettings } from "@proxy/core";
 import { createRandomIdGenerator, createSchemaCache, DEFAULT_TURN_SETTINGS, systemClock } from "@proxy/core";
 import { createIssuedItems, type IssuedItems } from "../response/issued-items.js";
+import { resolveState, type StoredState, type StoredStateOptions } from "../stored/state.js";
 
 /** Everything the sub-app needs, injected by the composition root (no globals). */
 export interface ResponsesAppDeps {
@@ -12,6 +13,8 @@ export interface ResponsesAppDeps {
   readonly observer?: TurnObserver | undefined;
   /** Budget (JSON chars) of recently issued output items kept for `item_reference` inputs; 0 disables. */
   readonly issuedItemsBudget?: number | undefined;
+  /** Stored responses, conversations and background mode; absent = stateless (those answer 400/404). */
+  readonly stored?: StoredStateOptions | undefined;
 }
 
 export interface ResolvedDeps {
@@ -23,6 +26,7 @@ export interface ResolvedDeps {
   readonly issued: IssuedItems;
   /** Tool schemas compiled once per app (clients resend the same tools every turn). */
   readonly schemas: SchemaCache;
+  readonly state?: StoredState | undefined;
 }
 
 export const resolveDeps = (deps: ResponsesAppDeps): ResolvedDeps => ({
@@ -33,4 +37,5 @@ export const resolveDeps = (deps: ResponsesAppDeps): ResolvedDeps => ({
   observer: deps.observer,
   issued: createIssuedItems(deps.issuedItemsBudget),
   schemas: createSchemaCache(),
+  ...(deps.stored === undefined ? {} : { state: resolveState(deps.stored) }),
 });

@@ -8,6 +8,17 @@
  */
 export type StoredStatus = "queued" | "in_progress" | "completed" | "incomplete" | "failed" | "cancelled";
 
+/**
+ * The Hono context variable the gateway's auth middleware sets to the caller's `Caller`, and the
+ * surfaces read; one name for both sides.
+ */
+export const CALLER_VARIABLE = "proxyCaller";
+
+/** Who is calling: `owner` is a one-way hash of the API key ("" when keys are off); never the key. */
+export interface Caller {
+  readonly owner: string;
+}
+
 export const isTerminalStatus = (status: StoredStatus): boolean =>
   status !== "queued" && status !== "in_progress";
 
@@ -125,12 +136,15 @@ export interface ResponseStore {
   finishResponse(id: string, holder: string, outcome: ResponseOutcome): Promise<boolean>;
   /** Unfinished responses whose lease ended before `now` (their process died). */
   expiredLeases(now: number): Promise<ReadonlyArray<StoredResponse>>;
-  /** Fails an unfinished response whose lease is still expired at `now` (one replica wins). */
+  /**
+   * Fails an unfinished response whose lease is still expired at `now` (one replica wins); `events`
+   * gets the next free sequence number and returns the closing stream events.
+   */
   failExpired(
     id: string,
     now: number,
     outcome: ResponseOutcome,
-    events: ReadonlyArray<unknown>,
+    events: (firstSeq: number) => ReadonlyArray<unknown>,
   ): Promise<boolean>;
 
   createConversation(conversation: StoredConversation, items: ReadonlyArray<StoredItem>): Promise<void>;

@@ -212,14 +212,14 @@ export const describeResponseStoreContract = (name: string, open: () => Promise<
       expect(expired).not.toContain(live);
       const failed = { status: "failed" as const, body: { id: dead, status: "failed" }, output: [] };
       const [first, second] = await Promise.all([
-        store.failExpired(dead, T0 + 2000, failed, [{ n: "failed" }]),
-        store.failExpired(dead, T0 + 2000, failed, [{ n: "failed" }]),
+        store.failExpired(dead, T0 + 2000, failed, (seq) => [{ n: "failed", seq }]),
+        store.failExpired(dead, T0 + 2000, failed, (seq) => [{ n: "failed", seq }]),
       ]);
       expect([first, second].filter(Boolean)).toHaveLength(1);
-      expect(await store.failExpired(live, T0 + 2000, failed, [])).toBe(false);
+      expect(await store.failExpired(live, T0 + 2000, failed, () => [])).toBe(false);
       expect((await store.readEvents(ALICE, dead, -1)).map((e) => [e.seq, e.body])).toEqual([
         [0, { n: 0 }],
-        [1, { n: "failed" }],
+        [1, { n: "failed", seq: 1 }],
       ]);
       expect((await store.getResponse(ALICE, dead))?.status).toBe("failed");
       expect(await store.renewLease(dead, "gone", T0 + 60_000)).toBeUndefined();

@@ -1,0 +1,171 @@
+import type { AssistantEvent, OutputMode } from "@proxy/core";
+import { GatewayError, invalidRequest, runTurn, unixSeconds } from "@proxy/core";
+import type { Context } from "hono";
+import { streamSSE } from "hono/streaming";
+import { withCompactionInstruction } from "../compaction.js";
+import type { ResolvedDeps } from "../http/deps.js";
+import { createResponseRun } from "../http/response-run.js";
+import type { ParsedResponsesRequest } from "../request/decode-request.js";
+import { createResponsesEncoder } from "../response/encoder.js";
+import { createEventLog } from "./event-log.js";
+import type { PreparedTurn } from "./prepare.js";
+import type { StoredState } from "./state.js";
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
+ * `background: true`: the turn is stored as `in_progress` under a lease held by this process and
+ * runs detached from the request. While it runs, its events are appended to the store and the lease
+ * renewed every `pollMs`; a cancel requested on any replica is seen at the next renewal. The client
+ * gets the Response at once, or (with `stream`) the live events, and may leave and resume later.
+ */
+export const startBackgroundResponse = async (
+  c: Context,
+  deps: ResolvedDeps,
+  state: StoredState,
+  parsed: ParsedResponsesRequest,
+  prepared: PreparedTurn,
+  outputMode: OutputMode,
+): Promise<Response> => {
+  if (!prepared.store)
+    throw invalidRequest("Background mode requires 'store' to be true.", "store", "invalid_value");
+  const { body } = parsed;
+  const { store, replicaId: holder } = state;
+  const id = deps.ids.next("resp");
+  const encoder = createResponsesEncoder({
+    header: {
+      id,
+      createdAt: unixSeconds(deps.clock),
+      model: body.model,
+      body,
+      stored: true,
+      conversationId: prepared.conversationId,
+    },
+    ids: deps.ids,
+    clock: deps.clock,
+    outputMode,
+    namespaces: parsed.namespaces,
+  });
+  const now = deps.clock.now();
+  await store.createResponse({
+    id,
+    owner: prepared.owner,
+    previousResponseId: prepared.previousResponseId,
+    conversationId: prepared.conversationId,
+    status: "in_progress",
+    background: true,
+    createdAt: now,
+    expiresAt: now + state.ttlMs,
+    body: encoder.response(),
+    input: prepared.input,
+    output: [],
+    events: [],
+    lease: { holder, until: now + state.leaseMs },
+  });
+
+  const controller = new AbortController();
+  const log = createEventLog();
+  let cancelled = false;
+  let ended = false;
+  const cancel = () => {
+    cancelled = true;
+    controller.abort();
+  };
+
+  let flushed = 0;
+  const flush = async () => {
+    const pending = log.events.slice(flushed);
+    if (pending.length === 0) return;
+    await store.appendEvents(id, flushed, pending);
+    flushed += pending.length;
+  };
+  /** Events out, lease renewed, cancel requests and lost leases seen; never overlapping itself. */
+  const heartbeat = async () => {
+    while (!ended) {
+      await sleep(state.pollMs);
+      if (ended) return;
+      try {
+        await flush();
+        const lease = await store.renewLease(id, holder, deps.clock.now() + state.leaseMs);
+        if (lease === undefined || lease.cancelRequested) cancel();
+      } catch {
+        // The store is unreachable for now: keep the turn; the lease holds up to leaseMs.
+      }
+    }
+  };
+
+  const drive = async () => {
+    const handle = runTurn(
+      { backend: deps.backend, ids: deps.ids, clock: deps.clock, schemas: deps.schemas },
+      {
+        request: parsed.purpose === "compaction" ? withCompactionInstruction(parsed.turn) : parsed.turn,
+        tools: parsed.tools,
+        settings: { ...deps.settings, outputMode },
+        signal: controller.signal,
+      },
+    );
+    const iterator = handle.events[Symbol.asyncIterator]();
+    const first = await iterator.next();
+    const firstEvent: AssistantEvent = first.done
+      ? { type: "error", error: new GatewayError("backend_error", "The backend produced no events.") }
+      : first.value;
+    const run = createResponseRun({
+      encoder,
+      events: { [Symbol.asyncIterator]: () => iterator },
+      first: firstEvent,
+      purpose: parsed.purpose,
+      ids: deps.ids,
+    });
+    for await (const batch of run.batches()) log.push(batch);
+    deps.observer?.onTurnEnd({
+      api: "responses",
+      outputMode,
+      model: body.model,
+      stream: parsed.stream,
+      telemetry: handle.telemetry(),
+      finish: run.finish(),
+      error: run.failure(),
+    });
+  };
+
+  const beat = heartbeat();
+  const done = (async () => {
+    try {
+      await drive();
+    } finally {
+      if (!encoder.finished)
+        log.push(
+          encoder.fail(new GatewayError("backend_error", "The background turn stopped unexpectedly.")),
+        );
+      ended = true;
+      log.end();
+      await beat;
+      const response = encoder.response();
+      const output = response.output.map((item) => ({ id: item.id, body: item }));
+      const status = cancelled ? "cancelled" : response.status;
+      await flush()
+        .then(() => store.finishResponse(id, holder, { status, body: { ...response, status }, output }))
+        .then((finished) =>
+          finished && prepared.conversationId !== null
+            ? store.appendConversationItems(prepared.owner, prepared.conversationId, [
+                ...prepared.input,
+                ...output,
+              ])
+            : undefined,
+        )
+        // The store failed us: the lease runs out and any replica marks the response failed.
+        .catch(() => undefined);
+      state.running.delete(id);
+    }
+  })().catch(() => undefined);
+  state.running.set(id, { log, cancel, done });
+
+  if (!parsed.stream) return c.json(encoder.response());
+  return streamSSE(c, async (sse) => {
+    // Leaving stops the following, never the turn: it is resumed with GET ?stream=true&starting_after.
+    for await (const event of log.follow(-1)) {
+      if (sse.aborted) return;
+      await sse.writeSSE({ event: event.type, data: JSON.stringify(event) });
+    }
+  });
+};
