@@ -1,5 +1,5 @@
 import { createChatCompletionsApp } from "@proxy/adapter-http-chat";
-import { createResponsesApp } from "@proxy/adapter-http-responses";
+import { createResponsesApp, type StoredStateOptions } from "@proxy/adapter-http-responses";
 import {
   type Clock,
   GatewayError,
@@ -34,13 +34,15 @@ export interface AppDeps {
   /** Request scope shared with the logger's mixin (so adapter log lines carry the request id). */
   readonly scope?: RequestScope;
   readonly clock?: Clock;
+  /** Stored responses and conversations (see state/); absent = stateless. */
+  readonly stored?: StoredStateOptions | undefined;
 }
 
 const ROUTES: ReadonlyArray<[string, string]> = [
   ["/v1/chat/completions", "POST"],
   ["/v1/responses", "POST"],
   ["/v1/responses/compact", "POST"],
-  ["/v1/responses/:id", "GET"],
+  ["/v1/responses/:id", "GET, DELETE"],
   ["/v1/models", "GET"],
   ["/v1/models/:id", "GET"],
   ["/healthz", "GET"],
@@ -126,7 +128,7 @@ export const createApp = (deps: AppDeps): Hono => {
   });
   const adapterDeps = { backend, ids: deps.ids, clock, settings: deps.settings, observer: context.observer };
   v1.route("/", createChatCompletionsApp({ ...adapterDeps, keepAliveMs: deps.keepAliveMs }));
-  v1.route("/", createResponsesApp(adapterDeps));
+  v1.route("/", createResponsesApp({ ...adapterDeps, stored: deps.stored }));
   app.route("/v1", v1);
 
   for (const [path, allow] of ROUTES) app.all(path, methodNotAllowed(allow));

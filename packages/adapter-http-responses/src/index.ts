@@ -3,3 +3,5 @@ export type { ResponsesAppDeps } from "./http/deps.js";
 export { decodeResponsesRequest, type ParsedResponsesRequest } from "./request/decode-request.js";
 export { createResponsesEncoder, type ResponsesEvent } from "./response/encoder.js";
 export { toFunctionCallItem } from "./response/output-items.js";
+export { failAbandonedTurns } from "./stored/reaper.js";
+export { MAX_LEASE_MS, type StoredStateOptions } from "./stored/state.js";

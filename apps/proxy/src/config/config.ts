@@ -26,6 +26,19 @@ export const GatewayConfig = Schema.Struct({
   correctiveRetries: Schema.Number.check(Schema.isInt(), Schema.isBetween({ minimum: 0, maximum: 5 })),
   modelAliases: Schema.Record(Schema.String, Schema.String),
   shutdownGraceMs: NonNegativeInt,
+  store: Schema.String.check(
+    Schema.isPattern(/^(sqlite:.*|memory|none|postgres(ql)?:\/\/.+)$/, {
+      message: "expected sqlite:<path>, memory, none or a postgres:// URL",
+    }),
+  ),
+  dataDir: Schema.String.check(Schema.isMinLength(1)),
+  storeTtl: Schema.String.check(
+    Schema.isPattern(/^[1-9][0-9]*[smhd]?$/, {
+      message: "expected a duration such as 30d, 12h, 90m or 3600",
+    }),
+  ),
+  storeMaxResponseBytes: PositiveInt,
+  conversationsAutocreate: Schema.Boolean,
   logLevel: Schema.Literals(["fatal", "error", "warn", "info", "debug", "trace", "silent"]),
   configFile: Schema.String,
 });

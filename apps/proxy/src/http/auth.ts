@@ -1,17 +1,21 @@
 import { createHash, timingSafeEqual } from "node:crypto";
-import { GatewayError } from "@proxy/core";
+import { CALLER_VARIABLE, type Caller, GatewayError } from "@proxy/core";
 import type { MiddlewareHandler } from "hono";
 
 const digest = (s: string) => createHash("sha256").update(s).digest();
 
 /**
  * Bearer-key auth. Keys are compared as SHA-256 digests with timingSafeEqual, against every key
- * without early exit, so timing reveals neither which key nor how much of it matched.
+ * without early exit, so timing reveals neither which key nor how much of it matched. The caller's
+ * identity for stored state is that digest (never the key), set as the `CALLER_VARIABLE` variable.
  */
 export const bearerAuth = (keys: ReadonlyArray<string>): MiddlewareHandler => {
   const digests = keys.map(digest);
   return async (c, next) => {
-    if (digests.length === 0) return next();
+    if (digests.length === 0) {
+      c.set(CALLER_VARIABLE, { owner: "" } satisfies Caller);
+      return next();
+    }
     const header = c.req.header("authorization") ?? "";
     const match = /^Bearer\s+(.+)$/i.exec(header.trim());
     const presented = digest(match?.[1] ?? "");
@@ -24,6 +28,7 @@ export const bearerAuth = (keys: ReadonlyArray<string>): MiddlewareHandler => {
         { code: "invalid_api_key" },
       );
     }
+    c.set(CALLER_VARIABLE, { owner: presented.toString("hex") } satisfies Caller);
     return next();
   };
 };

@@ -1,4 +1,4 @@
-import type { StoredState } from "./state.js";
+import type { ResponseStore } from "@proxy/core";
 
 const LEASE_EXPIRED =
   "The gateway process running this background response stopped before it finished; send the request again.";
@@ -8,20 +8,17 @@ const LEASE_EXPIRED =
  * `response.failed` event for stream followers. Any replica may run this: a turn whose process is
  * alive keeps renewing its lease and is never touched. Returns how many turns were failed.
  */
-export const failAbandonedTurns = async (state: StoredState, now: number): Promise<number> => {
+export const failAbandonedTurns = async (store: ResponseStore, now: number): Promise<number> => {
   let failed = 0;
-  for (const response of await state.store.expiredLeases(now)) {
+  for (const response of await store.expiredLeases(now)) {
     const body = {
       ...(response.body as Record<string, unknown>),
       status: "failed",
       error: { code: "server_error", message: LEASE_EXPIRED },
     };
-    const done = await state.store.failExpired(
-      response.id,
-      now,
-      { status: "failed", body, output: [] },
-      (seq) => [{ type: "response.failed", sequence_number: seq, response: body }],
-    );
+    const done = await store.failExpired(response.id, now, { status: "failed", body, output: [] }, (seq) => [
+      { type: "response.failed", sequence_number: seq, response: body },
+    ]);
     if (done) failed++;
   }
   return failed;
