@@ -38,6 +38,7 @@ export const GatewayConfig = Schema.Struct({
     }),
   ),
   storeMaxResponseBytes: PositiveInt,
+  storeLeaseMs: Schema.Number.check(Schema.isInt(), Schema.isBetween({ minimum: 1000, maximum: 30_000 })),
   conversationsAutocreate: Schema.Boolean,
   logLevel: Schema.Literals(["fatal", "error", "warn", "info", "debug", "trace", "silent"]),
   configFile: Schema.String,

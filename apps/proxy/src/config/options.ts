@@ -167,6 +167,13 @@ export const OPTIONS: ReadonlyArray<OptionSpec> = [
     "A larger response (with its stream events) is answered but not stored (`x-proxy-store-warning` header).",
   ),
   opt(
+    "storeLeaseMs",
+    "PROXY_STORE_LEASE_MS",
+    "int",
+    "30000",
+    "Lease of a running background turn (1000–30000), renewed by its process; when the process dies, any replica fails the turn once the lease runs out.",
+  ),
+  opt(
     "conversationsAutocreate",
     "PROXY_CONVERSATIONS_AUTOCREATE",
     "bool",

@@ -9,8 +9,6 @@ import { describeLocation, durationMs, storeLocation } from "./store-location.js
 
 /** Timings a test may shorten; production uses the defaults. */
 export interface StateTimings {
-  /** Lease of a background turn (at most 30 s). */
-  readonly leaseMs?: number;
   /** Event flush / lease renewal / follower poll interval. */
   readonly pollMs?: number;
   /** How often expired retention is purged. */
@@ -51,7 +49,9 @@ export const openGatewayState = async (
   const opening = openStore(config);
   if (opening === undefined) return { stored: undefined, close: async () => undefined };
   const store = await opening;
-  const leaseMs = Math.min(timings.leaseMs ?? MAX_LEASE_MS, MAX_LEASE_MS);
+  const leaseMs = Math.min(config.storeLeaseMs, MAX_LEASE_MS);
+  // Renewals come often enough that a cancel from another replica lands within half a second.
+  const pollMs = timings.pollMs ?? Math.min(500, Math.floor(leaseMs / 4));
   const ttlMs = durationMs(config.storeTtl);
   const log = logger.child({ component: "store" });
   log.info({ store: describeLocation(storeLocation(config.store, config.dataDir)), ttlMs }, "store open");
@@ -83,7 +83,7 @@ export const openGatewayState = async (
       autocreateConversations: config.conversationsAutocreate,
       replicaId: `${hostname()}-${process.pid}-${randomBytes(4).toString("hex")}`,
       leaseMs,
-      ...(timings.pollMs === undefined ? {} : { pollMs: timings.pollMs }),
+      pollMs,
     },
     async close() {
       clearInterval(reaper);
