@@ -192,6 +192,8 @@ export const createSqlResponseStore = (db: SqlDriver): ResponseStore => {
         if ((await finish(tx, id, outcome, "lease_holder = ?", [holder])) === 0) return false;
         const rows = await tx.all("SELECT owner FROM responses WHERE id = ?", [id]);
         await insertItems(tx, id, String(rows[0]?.owner), "output", outcome.output);
+        if (outcome.events !== undefined)
+          await insertEvents(tx, id, outcome.events.fromSeq, outcome.events.events);
         return true;
       }),
     async expiredLeases(now) {

@@ -143,8 +143,10 @@ export const startBackgroundResponse = async (
       const response = encoder.response();
       const output = response.output.map((item) => ({ id: item.id, body: item }));
       const status = cancelled ? "cancelled" : response.status;
-      await flush()
-        .then(() => store.finishResponse(id, holder, { status, body: { ...response, status }, output }))
+      // The last events and the final status land together: a follower elsewhere sees both or neither.
+      const events = { fromSeq: flushed, events: log.events.slice(flushed) };
+      await store
+        .finishResponse(id, holder, { status, body: { ...response, status }, output, events })
         .then((finished) =>
           finished && prepared.conversationId !== null
             ? store.appendConversationItems(prepared.owner, prepared.conversationId, [
@@ -167,5 +169,7 @@ export const startBackgroundResponse = async (
       if (sse.aborted) return;
       await sse.writeSSE({ event: event.type, data: JSON.stringify(event) });
     }
+    // Closed once stored, so a retrieve right after the stream sees the final state.
+    await done;
   });
 };

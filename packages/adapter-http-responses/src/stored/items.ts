@@ -13,6 +13,12 @@ const PREFIX: Readonly<Record<string, IdPrefix>> = {
   compaction: "cmp",
 };
 
+/** Listed as OpenAI lists them: message text always as content parts. */
+const contentParts = (item: Record<string, unknown>): unknown =>
+  typeof item.content === "string"
+    ? [{ type: item.role === "assistant" ? "output_text" : "input_text", text: item.content }]
+    : item.content;
+
 /**
  * Raw input items as they are stored (and listed by `input_items`): a string input becomes one
  * user message, messages get their `type`, every item an `id`; steering items are left out.
@@ -39,7 +45,9 @@ export const toStoredItems = (
     const type = typeof item.type === "string" ? item.type : "role" in item ? "message" : undefined;
     if (type === undefined || NOT_KEPT.has(type)) return [];
     const id = typeof item.id === "string" && item.id !== "" ? item.id : ids.next(PREFIX[type] ?? "item");
-    return [{ id, body: { ...item, type, id } }];
+    return [
+      { id, body: { ...item, type, id, ...(type === "message" ? { content: contentParts(item) } : {}) } },
+    ];
   });
 };
 

@@ -97,6 +97,7 @@ export const mountResponseRoutes = (app: Hono, deps: ResolvedDeps): void => {
           data: JSON.stringify(event),
         });
       }
+      await local?.done;
     });
   });
   app.delete("/responses/:id", async (c) => {

@@ -69,6 +69,8 @@ export interface ResponseOutcome {
   readonly status: StoredStatus;
   readonly body: unknown;
   readonly output: ReadonlyArray<StoredItem>;
+  /** Stream events still to append, in the same transaction (so the end is seen all at once). */
+  readonly events?: { readonly fromSeq: number; readonly events: ReadonlyArray<unknown> } | undefined;
 }
 
 /** One link of a `previous_response_id` chain: what was sent, and what was answered. */

@@ -183,7 +183,13 @@ export const describeResponseStoreContract = (name: string, open: () => Promise<
         output: [item(fresh("msg"), "x")],
       };
       expect(await store.finishResponse(id, "replica-b", outcome)).toBe(false);
-      expect(await store.finishResponse(id, "replica-a", outcome)).toBe(true);
+      expect(
+        await store.finishResponse(id, "replica-a", {
+          ...outcome,
+          events: { fromSeq: 0, events: [{ n: "end" }] },
+        }),
+      ).toBe(true);
+      expect((await store.readEvents(ALICE, id, -1)).map((e) => e.body)).toEqual([{ n: "end" }]);
       expect(await store.finishResponse(id, "replica-a", outcome)).toBe(false);
       expect(await store.getResponse(ALICE, id)).toMatchObject({ status: "cancelled", leaseHolder: null });
       expect(await store.renewLease(id, "replica-a", T0 + 99_000)).toBeUndefined();
