@@ -16,8 +16,8 @@ const CANDIDATE_DIRS = [
   "/usr/lib/postgresql/15/bin",
 ];
 
-const findBinary = (name: string): string | undefined => {
-  for (const dir of [...(process.env.PATH ?? "").split(delimiter), ...CANDIDATE_DIRS]) {
+const findBinary = (name: string, dirs: ReadonlyArray<string>): string | undefined => {
+  for (const dir of dirs) {
     const path = join(dir, name);
     try {
       accessSync(path, constants.X_OK);
@@ -50,12 +50,18 @@ export interface PostgresServer {
  * with its socket in that dir, removed by `stop()`. PostgreSQL refuses to run as root, so as root
  * the cluster belongs to the `postgres` user and every command runs through `runuser`.
  */
-export const startPostgresServer = async (): Promise<PostgresServer> => {
-  const initdb = findBinary("initdb");
-  const pgCtl = findBinary("pg_ctl");
+export const startPostgresServer = async (
+  options: {
+    /** Where to look for initdb and pg_ctl (default: PATH, then /usr/lib/postgresql/<version>/bin). */
+    readonly binDirs?: ReadonlyArray<string>;
+  } = {},
+): Promise<PostgresServer> => {
+  const dirs = options.binDirs ?? [...(process.env.PATH ?? "").split(delimiter), ...CANDIDATE_DIRS];
+  const initdb = findBinary("initdb", dirs);
+  const pgCtl = findBinary("pg_ctl", dirs);
   if (initdb === undefined || pgCtl === undefined)
     throw new Error(
-      "PostgreSQL server binaries (initdb, pg_ctl) were not found on PATH or in /usr/lib/postgresql/*/bin. " +
+      `PostgreSQL server binaries (initdb, pg_ctl) were not found in ${dirs.join(", ")}. ` +
         "The store tests need a real PostgreSQL server: install it with `apt-get install postgresql`.",
     );
   const asRoot = process.getuid?.() === 0;
