@@ -37,6 +37,21 @@ module.exports = {
       to: { path: "^packages/adapter-|@proxy/adapter-", pathNot: "^packages/adapter-$1/" },
     },
     {
+      name: "http-surface-imports-core-only",
+      comment:
+        "packages/http-surface is the kit every HTTP surface stands on: it may use core (and hono), never an adapter or app.",
+      severity: "error",
+      from: { path: "^packages/http-surface/src" },
+      to: { path: "^packages/adapter-|@proxy/adapter-|^apps/|@proxy/gateway" },
+    },
+    {
+      name: "core-does-not-import-the-kit",
+      comment: "core stays below the HTTP kit.",
+      severity: "error",
+      from: { path: "^packages/core/src" },
+      to: { path: "^packages/http-surface|@proxy/http-surface" },
+    },
+    {
       name: "packages-never-import-apps",
       severity: "error",
       from: { path: "^packages/" },

@@ -8,6 +8,7 @@ import {
   type TurnSettings,
   unixSeconds,
 } from "@proxy/core";
+import { errorResponse } from "@proxy/http-surface";
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { cors } from "hono/cors";
@@ -94,16 +95,10 @@ export const createApp = (deps: AppDeps): Hono => {
   const v1 = new Hono();
   v1.use("*", bearerAuth(deps.apiKeys));
   const tooLarge = new GatewayError(
-    "invalid_request",
+    "request_too_large",
     `Request body is larger than ${deps.bodyLimitBytes} bytes.`,
-    {
-      code: "request_too_large",
-    },
   );
-  v1.use(
-    "*",
-    bodyLimit({ maxSize: deps.bodyLimitBytes, onError: (c) => c.json({ error: tooLarge.toOpenAI() }, 413) }),
-  );
+  v1.use("*", bodyLimit({ maxSize: deps.bodyLimitBytes, onError: (c) => errorResponse(c, tooLarge) }));
   v1.get("/models", async (c) => {
     const created = unixSeconds(clock);
     const models = await backend.listModels();

@@ -15,6 +15,7 @@ export const VERSION = "0.1.0";
 export const turnSettingsFrom = (config: GatewayConfig): TurnSettings => ({
   ...DEFAULT_TURN_SETTINGS,
   outputMode: config.outputMode,
+  toolMode: config.toolMode,
   stopAfterTools: config.stopAfterTools,
   stopAfterToolsMode: config.stopAfterToolsMode,
   toolBlockMax: config.toolBlockMax,

@@ -1,11 +1,11 @@
 import {
   decodeToolPolicy,
-  GatewayError,
   invalidRequest,
   issueToGatewayError,
   type ToolPolicy,
   type TurnRequest,
 } from "@proxy/core";
+import { decodeJsonText } from "@proxy/http-surface";
 import { Result, SchemaParser } from "effect";
 import { messagesToItems } from "./messages-to-items.js";
 import { ChatCompletionRequest } from "./request-schema.js";
@@ -22,20 +22,9 @@ export interface ChatTurnPlan {
 
 const decodeBody = SchemaParser.decodeUnknownResult(ChatCompletionRequest);
 
-const parseJson = (text: string): unknown => {
-  try {
-    return JSON.parse(text);
-  } catch (e) {
-    const detail = e instanceof Error ? e.message : String(e);
-    throw new GatewayError("invalid_request", `We could not parse the JSON body of your request: ${detail}`, {
-      code: "invalid_json",
-    });
-  }
-};
-
 /** Decodes a raw request body; every failure is a GatewayError("invalid_request") naming its `param`. */
 export const decodeChatRequest = (bodyText: string): ChatTurnPlan => {
-  const json = parseJson(bodyText);
+  const json = decodeJsonText(bodyText);
   const decoded = decodeBody(json);
   if (Result.isFailure(decoded)) throw issueToGatewayError(decoded.failure);
   const body = decoded.success;

@@ -1,9 +1,8 @@
-import { toGatewayError } from "@proxy/core";
+import { errorResponse } from "@proxy/http-surface";
 import { Hono } from "hono";
 import { handleCompact } from "./http/compact.js";
 import { handleCreateResponse } from "./http/create-response.js";
 import { type ResponsesAppDeps, resolveDeps } from "./http/deps.js";
-import { errorResponse } from "./http/error-response.js";
 import { mountConversationRoutes } from "./stored/conversation-routes.js";
 import { mountResponseRoutes } from "./stored/response-routes.js";
 
@@ -20,6 +19,6 @@ export const createResponsesApp = (deps: ResponsesAppDeps): Hono => {
   app.post("/responses/compact", (c) => handleCompact(c, resolved));
   mountResponseRoutes(app, resolved);
   if (resolved.state !== undefined) mountConversationRoutes(app, resolved, resolved.state);
-  app.onError((error, c) => errorResponse(c, toGatewayError(error)));
+  app.onError((error, c) => errorResponse(c, error));
   return app;
 };

@@ -146,7 +146,7 @@ describe("input mapping", () => {
     const prompt = promptText(request);
     for (const text of ["DEV-RULES", "PATCH-APPLIED", "describe", "get_weather"])
       expect(prompt).toContain(text);
-    const parts = [...request.history.flatMap((m) => m.content), ...request.input];
+    const parts = [...request.history.flatMap((m) => ("content" in m ? m.content : [])), ...request.input];
     expect(parts).toContainEqual({ type: "image", url: png, detail: "high" });
     expect(request.reasoningEffort).toBe("low");
     expect(request.maxOutputTokens).toBe(256);

@@ -59,6 +59,10 @@ export const createGatewayBackend = (
   return {
     specificationVersion: "v1",
     name: inner.name,
+    // A getter: a backend may learn at startup that it cannot do native tools after all.
+    get capabilities() {
+      return inner.capabilities;
+    },
     stream: (request, { signal }) => guarded(request, signal),
     async listModels() {
       const models = await inner.listModels();

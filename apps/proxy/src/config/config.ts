@@ -19,6 +19,7 @@ export const GatewayConfig = Schema.Struct({
   idleTimeoutMs: NonNegativeInt,
   keepAliveMs: NonNegativeInt,
   outputMode: Schema.Literals(["openai-json", "obsidian-xml"]),
+  toolMode: Schema.Literals(["auto", "native", "prompt"]),
   stopAfterTools: Schema.Boolean,
   stopAfterToolsMode: Schema.Literals(["burst", "first"]),
   toolBlockMax: NonNegativeInt,

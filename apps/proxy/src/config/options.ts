@@ -101,6 +101,14 @@ export const OPTIONS: ReadonlyArray<OptionSpec> = [
     ["openai-json", "obsidian-xml"],
   ),
   opt(
+    "toolMode",
+    "PROXY_TOOL_MODE",
+    "enum",
+    "auto",
+    "How tools reach the model: `native` (the backend's own function calling), `prompt` (taught in the prompt, parsed from text), `auto` (native when the backend supports it and the request offers tools). `x-proxy-tool-mode` overrides per request; see docs/tool-modes.md.",
+    ["auto", "native", "prompt"],
+  ),
+  opt(
     "stopAfterTools",
     "PROXY_STOP_AFTER_TOOLS",
     "bool",

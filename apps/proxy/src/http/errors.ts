@@ -1,25 +1,17 @@
-import { GatewayError, httpStatusFor, isGatewayError } from "@proxy/core";
+import { GatewayError, isGatewayError } from "@proxy/core";
+import { errorResponse, toHttpError } from "@proxy/http-surface";
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { Logger } from "../observability/logger.js";
-
-/** The edge: every failure leaves as OpenAI's error shape with the status mapped from its kind. */
-export const errorResponse = (c: Context, error: GatewayError): Response => {
-  const status = httpStatusFor(error);
-  if (error.retryAfterSeconds !== undefined) c.header("Retry-After", String(error.retryAfterSeconds));
-  if (error.kind === "unauthorized") c.header("WWW-Authenticate", 'Bearer realm="proxy"');
-  return c.json({ error: error.toOpenAI() }, status as 400);
-};
 
 export const onError = (logger: Logger) => (err: Error, c: Context) => {
   if (isGatewayError(err)) return errorResponse(c, err);
   if (err instanceof HTTPException) {
     const kind =
-      err.status === 413 ? "invalid_request" : err.status === 401 ? "unauthorized" : "invalid_request";
-    const gatewayError = new GatewayError(kind, err.message || "Bad request.", {
-      code: err.status === 413 ? "request_too_large" : undefined,
-    });
-    return c.json({ error: gatewayError.toOpenAI() }, err.status);
+      err.status === 413 ? "request_too_large" : err.status === 401 ? "unauthorized" : "invalid_request";
+    // Hono's own status stands (it may be one no error kind maps to); body and headers are ours.
+    const http = toHttpError(new GatewayError(kind, err.message || "Bad request."));
+    return c.json(http.body as object, err.status, http.headers);
   }
   logger.error({ err }, "unhandled error");
   return c.json(

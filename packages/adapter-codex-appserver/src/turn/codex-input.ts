@@ -9,9 +9,22 @@ export interface ResponsesMessageItem {
   readonly content: ReadonlyArray<Record<string, unknown>>;
 }
 
+/** Raw Responses items as `thread/inject_items` takes them (native history included). */
+export type ResponsesItem =
+  | ResponsesMessageItem
+  | {
+      readonly type: "function_call";
+      readonly call_id: string;
+      readonly name: string;
+      readonly arguments: string;
+    }
+  | { readonly type: "function_call_output"; readonly call_id: string; readonly output: string };
+
+type ContentMessage = Extract<PromptMessage, { content: unknown }>;
+
 /** What to send for one request: history to inject, and the `turn/start` input. */
 export interface CodexTurnInput {
-  readonly inject: ReadonlyArray<ResponsesMessageItem>;
+  readonly inject: ReadonlyArray<ResponsesItem>;
   readonly input: ReadonlyArray<Record<string, unknown>>;
 }
 
@@ -26,7 +39,7 @@ const checkImage = (part: ImagePart, allowRemoteImages: boolean) => {
   );
 };
 
-const toInjectedMessage = (message: PromptMessage): ResponsesMessageItem | undefined => {
+const toInjectedMessage = (message: ContentMessage): ResponsesMessageItem | undefined => {
   if (message.role === "assistant") {
     // Responses input allows only text for assistant turns; an image there has no wire form.
     const content = message.content.flatMap((p) =>
@@ -65,16 +78,33 @@ const toUserInput = (part: ContentPart): Record<string, unknown> =>
  * so such input is injected too and the turn starts with an empty input (verified: codex adds
  * no empty user message).
  */
+/** Native history: earlier calls and their outputs as the model's own items, names as codex knows them. */
+const toInjectedItems = (message: PromptMessage, codexName: (name: string) => string): ResponsesItem[] => {
+  if ("toolCalls" in message)
+    return message.toolCalls.map((c) => ({
+      type: "function_call",
+      call_id: c.callId,
+      name: codexName(c.name),
+      arguments: c.arguments,
+    }));
+  if (message.role === "tool")
+    return [{ type: "function_call_output", call_id: message.callId, output: message.output }];
+  const item = toInjectedMessage(message);
+  return item ? [item] : [];
+};
+
 export const toCodexTurnInput = (
   request: Pick<BackendRequest, "history" | "input">,
-  options: { readonly allowRemoteImages: boolean },
+  options: { readonly allowRemoteImages: boolean; readonly codexName?: (name: string) => string },
 ): CodexTurnInput => {
   for (const message of request.history) {
+    if (!("content" in message) || message.role === "assistant") continue;
     for (const part of message.content)
-      if (part.type === "image" && message.role !== "assistant") checkImage(part, options.allowRemoteImages);
+      if (part.type === "image") checkImage(part, options.allowRemoteImages);
   }
   for (const part of request.input) if (part.type === "image") checkImage(part, options.allowRemoteImages);
-  const inject = request.history.flatMap((m) => toInjectedMessage(m) ?? []);
+  const codexName = options.codexName ?? ((name: string) => name);
+  const inject = request.history.flatMap((m) => toInjectedItems(m, codexName));
   const remoteInInput = request.input.some((p) => p.type === "image" && !isDataUrl(p.url));
   if (remoteInInput) {
     const last = toInjectedMessage({ role: "user", content: request.input });

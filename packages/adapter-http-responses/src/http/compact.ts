@@ -1,12 +1,6 @@
 import type { ToolPolicy, TurnRequest } from "@proxy/core";
-import {
-  createTelemetry,
-  issueToGatewayError,
-  resolveOutputMode,
-  runTurn,
-  toGatewayError,
-  unixSeconds,
-} from "@proxy/core";
+import { issueToGatewayError, unixSeconds } from "@proxy/core";
+import { openTurnSession, readJsonBody } from "@proxy/http-surface";
 import { Result, SchemaParser } from "effect";
 import type { Context } from "hono";
 import { collectSummary, withCompactionInstruction } from "../compaction.js";
@@ -17,7 +11,7 @@ import { CompactRequest } from "../request/request-schema.js";
 import { toCompactionItem } from "../response/output-items.js";
 import { toResponseUsage } from "../response/response-object.js";
 import type { ResolvedDeps } from "./deps.js";
-import { errorResponse, readJsonBody } from "./error-response.js";
+import { RESPONSES_SURFACE } from "./surface.js";
 
 const decodeCompact = SchemaParser.decodeUnknownResult(CompactRequest);
 const NO_TOOLS: ToolPolicy = { tools: [], choice: { type: "none" }, parallel: false };
@@ -48,8 +42,7 @@ const userMessages = (input: Input, nextId: () => string) => {
  * writes a handoff summary of `input`; we answer `{object:"response.compaction", output, usage}`.
  */
 export const handleCompact = async (c: Context, deps: ResolvedDeps): Promise<Response> => {
-  const startedAt = deps.clock.now();
-  const outputMode = resolveOutputMode(c.req.header("x-proxy-output-mode"), deps.settings.outputMode);
+  const session = openTurnSession(c, deps, RESPONSES_SURFACE);
   let body: CompactRequest;
   let turn: TurnRequest;
   let input: Input;
@@ -61,45 +54,18 @@ export const handleCompact = async (c: Context, deps: ResolvedDeps): Promise<Res
     const mapped = mapInput(input);
     turn = { model: body.model, instructions: body.instructions ?? undefined, items: mapped.items };
   } catch (cause) {
-    const error = toGatewayError(cause);
-    deps.observer?.onTurnEnd({
-      api: "responses",
-      model: "",
-      stream: false,
-      outputMode,
-      telemetry: createTelemetry([]),
-      error,
-    });
-    return errorResponse(c, error);
+    return session.fail(cause);
   }
 
-  const controller = new AbortController();
-  const abort = () => controller.abort();
-  c.req.raw.signal.addEventListener("abort", abort, { once: true });
-  const handle = runTurn(
-    { backend: deps.backend, ids: deps.ids, clock: deps.clock, schemas: deps.schemas },
-    {
-      request: withCompactionInstruction(turn),
-      tools: NO_TOOLS,
-      settings: { ...deps.settings, outputMode },
-      signal: controller.signal,
-    },
-  );
-  const outcome = await collectSummary(handle.events).finally(() =>
-    c.req.raw.signal.removeEventListener("abort", abort),
-  );
-  deps.observer?.onTurnEnd({
-    api: "responses",
-    model: body.model,
+  const started = await session.start({
+    request: withCompactionInstruction(turn),
+    tools: NO_TOOLS,
     stream: false,
-    outputMode,
-    telemetry: handle.telemetry(),
-    finish: outcome.ok ? "stop" : undefined,
-    error: outcome.ok ? undefined : outcome.error,
-    ttfbMs: deps.clock.now() - startedAt,
   });
-  if (!outcome.ok) return errorResponse(c, outcome.error);
-  return c.json({
+  if (!started.accepted) return started.response;
+  const outcome = await collectSummary(started.events);
+  if (!outcome.ok) return session.fail(outcome.error);
+  return session.json({
     id: deps.ids.next("resp"),
     object: "response.compaction",
     created_at: unixSeconds(deps.clock),

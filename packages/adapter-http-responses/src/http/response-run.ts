@@ -1,5 +1,5 @@
 import type { AssistantEvent, FinishReason, IdGenerator } from "@proxy/core";
-import { GatewayError, toGatewayError } from "@proxy/core";
+import { type GatewayError, toGatewayError } from "@proxy/core";
 import { collectSummary } from "../compaction.js";
 import type { TurnPurpose } from "../request/decode-request.js";
 import type { ResponsesEncoder, ResponsesEvent } from "../response/encoder.js";
@@ -11,9 +11,8 @@ import { toCompactionItem } from "../response/output-items.js";
  */
 export const createResponseRun = (input: {
   readonly encoder: ResponsesEncoder;
-  /** The turn's events after `stream-start` (or after the first event, which is passed on). */
+  /** The accepted turn's events, ending in exactly one `finish` or `error`. */
   readonly events: AsyncIterable<AssistantEvent>;
-  readonly first: AssistantEvent;
   readonly purpose: TurnPurpose;
   readonly ids: IdGenerator;
 }) => {
@@ -30,9 +29,7 @@ export const createResponseRun = (input: {
     for await (const event of events) {
       observe(event);
       yield encoder.push(event);
-      if (encoder.finished) return;
     }
-    if (!encoder.finished) yield fail(new GatewayError("backend_error", "The turn ended without finishing."));
   }
 
   /** codex remote compaction v2: exactly one `compaction` item, then `response.completed`. */
@@ -56,10 +53,6 @@ export const createResponseRun = (input: {
     async *batches(): AsyncGenerator<ResponsesEvent[]> {
       yield encoder.start();
       try {
-        if (input.first.type !== "stream-start") {
-          observe(input.first);
-          yield encoder.push(input.first);
-        }
         yield* purpose === "compaction" ? compaction() : answer();
       } catch (error) {
         // A bug or a broken backend iterator: still end with a lifecycle event strict clients read.

@@ -1,10 +1,11 @@
-import type { AssistantEvent, OutputMode } from "@proxy/core";
-import { GatewayError, invalidRequest, runTurn, unixSeconds } from "@proxy/core";
+import { GatewayError, invalidRequest, unixSeconds } from "@proxy/core";
+import { openTurnSession } from "@proxy/http-surface";
 import type { Context } from "hono";
 import { streamSSE } from "hono/streaming";
 import { withCompactionInstruction } from "../compaction.js";
 import type { ResolvedDeps } from "../http/deps.js";
 import { createResponseRun } from "../http/response-run.js";
+import { RESPONSES_SURFACE } from "../http/surface.js";
 import type { ParsedResponsesRequest } from "../request/decode-request.js";
 import { createResponsesEncoder } from "../response/encoder.js";
 import { createEventLog } from "./event-log.js";
@@ -25,13 +26,15 @@ export const startBackgroundResponse = async (
   state: StoredState,
   parsed: ParsedResponsesRequest,
   prepared: PreparedTurn,
-  outputMode: OutputMode,
 ): Promise<Response> => {
   if (!prepared.store)
     throw invalidRequest("Background mode requires 'store' to be true.", "store", "invalid_value");
   const { body } = parsed;
   const { store, replicaId: holder } = state;
   const id = deps.ids.next("resp");
+  const controller = new AbortController();
+  // The turn's own session: it is stopped by `cancel`, never by this request's client going away.
+  const session = openTurnSession(c, deps, RESPONSES_SURFACE, { signal: controller.signal });
   const encoder = createResponsesEncoder({
     header: {
       id,
@@ -43,7 +46,7 @@ export const startBackgroundResponse = async (
     },
     ids: deps.ids,
     clock: deps.clock,
-    outputMode,
+    outputMode: session.settings.outputMode,
     namespaces: parsed.namespaces,
   });
   const now = deps.clock.now();
@@ -63,7 +66,6 @@ export const startBackgroundResponse = async (
     lease: { holder, until: now + state.leaseMs },
   });
 
-  const controller = new AbortController();
   const log = createEventLog();
   let cancelled = false;
   let ended = false;
@@ -95,37 +97,35 @@ export const startBackgroundResponse = async (
   };
 
   const drive = async () => {
-    const handle = runTurn(
-      { backend: deps.backend, ids: deps.ids, clock: deps.clock, schemas: deps.schemas },
-      {
-        request: parsed.purpose === "compaction" ? withCompactionInstruction(parsed.turn) : parsed.turn,
-        tools: parsed.tools,
-        settings: { ...deps.settings, outputMode },
-        signal: controller.signal,
-      },
-    );
-    const iterator = handle.events[Symbol.asyncIterator]();
-    const first = await iterator.next();
-    const firstEvent: AssistantEvent = first.done
-      ? { type: "error", error: new GatewayError("backend_error", "The backend produced no events.") }
-      : first.value;
+    const started = await session.start({
+      request: parsed.purpose === "compaction" ? withCompactionInstruction(parsed.turn) : parsed.turn,
+      tools: parsed.tools,
+      stream: parsed.stream,
+    });
+    if (!started.accepted) {
+      // Refused before it began (overloaded, backend down): the stored response fails with that error.
+      const { error } = (await started.response.json()) as { error?: { code?: string; message?: string } };
+      log.push(encoder.start());
+      log.push(
+        encoder.fail(
+          new GatewayError("backend_error", error?.message ?? "The backend refused the turn.", {
+            code: error?.code,
+          }),
+        ),
+      );
+      return;
+    }
     const run = createResponseRun({
       encoder,
-      events: { [Symbol.asyncIterator]: () => iterator },
-      first: firstEvent,
+      events: started.events,
       purpose: parsed.purpose,
       ids: deps.ids,
     });
     for await (const batch of run.batches()) log.push(batch);
-    deps.observer?.onTurnEnd({
-      api: "responses",
-      outputMode,
-      model: body.model,
-      stream: parsed.stream,
-      telemetry: handle.telemetry(),
-      finish: run.finish(),
-      error: run.failure(),
-    });
+    const failure = run.failure();
+    if (failure !== undefined) session.recordError(failure);
+    // Reports the turn once; the body goes nowhere (the client had its answer when the turn began).
+    session.json({});
   };
 
   const beat = heartbeat();

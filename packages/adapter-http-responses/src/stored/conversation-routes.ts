@@ -1,8 +1,8 @@
 import type { StoredConversation } from "@proxy/core";
 import { GatewayError, invalidRequest } from "@proxy/core";
+import { readJsonBody } from "@proxy/http-surface";
 import type { Context, Hono } from "hono";
 import type { ResolvedDeps } from "../http/deps.js";
-import { readJsonBody } from "../http/error-response.js";
 import { decodeInput } from "../request/decode-input.js";
 import { toStoredItems } from "./items.js";
 import { listBody, pageQueryOf } from "./paging.js";

@@ -1,8 +1,8 @@
 import { GatewayError, invalidRequest, isTerminalStatus, type StoredResponse } from "@proxy/core";
+import { errorResponse } from "@proxy/http-surface";
 import type { Context, Hono } from "hono";
 import { streamSSE } from "hono/streaming";
 import type { ResolvedDeps } from "../http/deps.js";
-import { errorResponse } from "../http/error-response.js";
 import { listBody, pageQueryOf } from "./paging.js";
 import { replayStoredEvents } from "./replay.js";
 import { ownerOf, type StoredState } from "./state.js";

@@ -42,13 +42,13 @@ export const fragments = (text: string, size = 7): string[] => {
 /** Everything the backend was shown for a request, as one searchable string. */
 export const promptText = (request: {
   readonly instructions: string;
-  readonly history: ReadonlyArray<{
-    readonly content: ReadonlyArray<{ readonly type: string; readonly text?: string }>;
-  }>;
+  readonly history: ReadonlyArray<
+    { readonly content: ReadonlyArray<{ readonly type: string; readonly text?: string }> } | object
+  >;
   readonly input: ReadonlyArray<{ readonly type: string; readonly text?: string }>;
 }): string =>
   [
     request.instructions,
-    ...request.history.flatMap((m) => m.content.map((p) => p.text ?? `[${p.type}]`)),
+    ...request.history.flatMap((m) => ("content" in m ? m.content.map((p) => p.text ?? `[${p.type}]`) : [])),
     ...request.input.map((p) => p.text ?? `[${p.type}]`),
   ].join("\n");

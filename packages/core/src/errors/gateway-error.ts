@@ -1,12 +1,13 @@
 /**
- * The closed set of failures the gateway reports. Each carries the OpenAI error `type`/`code`
- * clients key on and whether retrying the same request may succeed. HTTP status mapping is
- * deliberately absent: only the composition root (apps/proxy) turns a kind into a status.
+ * The closed set of failures the gateway reports, each with whether retrying the same request may
+ * succeed. Statuses and wire shapes are deliberately absent: `@proxy/http-surface` maps a kind to
+ * an HTTP status and each surface shapes the body.
  */
 export type GatewayErrorKind =
   | "invalid_request" // the client's request is malformed or unsupported (names `param`)
   | "not_found"
   | "unauthorized" // missing/wrong gateway key
+  | "request_too_large" // the body exceeds the configured limit
   | "backend_auth" // the backend has no usable credentials
   | "overloaded" // in-flight + queue limits reached
   | "rate_limited" // the upstream model provider throttled us
@@ -25,22 +26,6 @@ const RETRYABLE: ReadonlySet<GatewayErrorKind> = new Set([
   "backend_unavailable",
   "backend_error",
 ]);
-
-const OPENAI_TYPE: Record<GatewayErrorKind, string> = {
-  invalid_request: "invalid_request_error",
-  not_found: "invalid_request_error",
-  unauthorized: "invalid_request_error",
-  backend_auth: "authentication_error",
-  overloaded: "server_error",
-  rate_limited: "rate_limit_error",
-  context_length_exceeded: "invalid_request_error",
-  timeout: "server_error",
-  cancelled: "server_error",
-  tool_call_validation_failed: "invalid_response_error",
-  tool_choice_not_satisfied: "invalid_response_error",
-  backend_unavailable: "server_error",
-  backend_error: "server_error",
-};
 
 export interface GatewayErrorOptions {
   readonly param?: string | undefined;
@@ -67,11 +52,6 @@ export class GatewayError extends Error {
 
   get retryable(): boolean {
     return RETRYABLE.has(this.kind);
-  }
-
-  /** The `error` object of OpenAI's error body: `{message, type, param, code}`. */
-  toOpenAI(): { message: string; type: string; param: string | null; code: string } {
-    return { message: this.message, type: OPENAI_TYPE[this.kind], param: this.param, code: this.code };
   }
 }
 

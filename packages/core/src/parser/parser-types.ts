@@ -31,7 +31,13 @@ export type RejectReason =
  */
 export type ParserEvent =
   | { readonly type: "text"; readonly text: string }
-  | { readonly type: "call-start"; readonly index: number; readonly name: string }
+  | {
+      readonly type: "call-start";
+      readonly index: number;
+      readonly name: string;
+      /** The model's own call id (native turns); the gate mints one when absent. */
+      readonly callId?: string | undefined;
+    }
   | { readonly type: "call-delta"; readonly index: number; readonly delta: string }
   | {
       readonly type: "call-end";

@@ -1,22 +1,47 @@
 import type { BackendEvent } from "../events/backend-event.js";
 import type { ContentPart, ReasoningEffort } from "../model/conversation.js";
-import type { JsonSchema } from "../model/tool-spec.js";
+import type { JsonSchema, ToolPolicy } from "../model/tool-spec.js";
 
-/** A message of prompt history as the backend should see it: roles preserved, tools already rendered. */
-export interface PromptMessage {
-  readonly role: "user" | "assistant" | "developer";
-  readonly content: ReadonlyArray<ContentPart>;
+/** An earlier function call, as a native turn hands it back to the model. */
+export interface NativeToolCall {
+  readonly callId: string;
+  /** The client's tool name (a backend that must rename tools maps it itself). */
+  readonly name: string;
+  /** The arguments JSON text, exactly as the client sent it back. */
+  readonly arguments: string;
 }
 
-/** One turn, fully rendered by the core: the backend needs no knowledge of tools. */
+/**
+ * One item of history as the backend should see it, roles preserved. A prompt turn only ever
+ * holds content messages (tools rendered as text); a native turn also holds the assistant's
+ * function calls and their outputs, which the backend injects as its own native items.
+ */
+export type PromptMessage =
+  | { readonly role: "user" | "assistant" | "developer"; readonly content: ReadonlyArray<ContentPart> }
+  | { readonly role: "assistant"; readonly toolCalls: ReadonlyArray<NativeToolCall> }
+  | { readonly role: "tool"; readonly callId: string; readonly output: string };
+
+/**
+ * One turn, fully rendered by the core. A prompt turn needs no knowledge of tools; a native turn
+ * (`tools` present) offers them to the model's own function calling.
+ */
 export interface BackendRequest {
   readonly model: string;
-  /** The complete system prompt: gateway rules + client instructions + tool manifest. */
+  /** The complete system prompt: gateway rules + client instructions (+ the tool manifest in prompt mode). */
   readonly instructions: string;
   /** Prior conversation, oldest first. */
   readonly history: ReadonlyArray<PromptMessage>;
-  /** The new user input that starts the turn. */
+  /**
+   * The new user input that starts the turn. Empty in a native turn whose conversation ends with
+   * tool outputs (they are the last items of `history`).
+   */
   readonly input: ReadonlyArray<ContentPart>;
+  /**
+   * Present only for a native turn: the client's tools (only the forced one under a forced
+   * tool_choice), the choice, and whether several calls are allowed. The core still enforces
+   * the choice and the cap on what comes back, for backends that have no native equivalent.
+   */
+  readonly tools?: ToolPolicy | undefined;
   readonly reasoningEffort?: ReasoningEffort | undefined;
   readonly outputSchema?: JsonSchema | undefined;
   readonly maxOutputTokens?: number | undefined;
@@ -37,6 +62,15 @@ export interface BackendReadiness {
   readonly detail?: string | undefined;
 }
 
+export interface BackendCapabilities {
+  /**
+   * The backend takes `BackendRequest.tools` and native history items, and streams the model's
+   * own function calls as `tool-call*` events. May change at runtime (a backend that learns at
+   * startup it cannot) — read it per request.
+   */
+  readonly nativeTools: boolean;
+}
+
 /**
  * The port every text-only backend implements (v1). `stream` yields events for one turn; pre-start
  * failures may be thrown or yielded as `error`. Aborting `signal` must stop the turn promptly and
@@ -45,6 +79,8 @@ export interface BackendReadiness {
 export interface TextBackend {
   readonly specificationVersion: "v1";
   readonly name: string;
+  /** What the backend can do beyond text; absent means prompt-only (tools taught in the prompt). */
+  readonly capabilities?: BackendCapabilities | undefined;
   stream(request: BackendRequest, options: { readonly signal: AbortSignal }): AsyncIterable<BackendEvent>;
   listModels(): Promise<ReadonlyArray<ModelInfo>>;
   readiness(): BackendReadiness;

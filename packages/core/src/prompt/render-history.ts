@@ -1,8 +1,10 @@
 import type { ContentPart, ConversationItem, TurnRequest } from "../model/conversation.js";
 import type { ToolPolicy } from "../model/tool-spec.js";
-import type { BackendRequest, PromptMessage } from "../ports/text-backend.js";
+import type { BackendRequest } from "../ports/text-backend.js";
 import { renderToolManifest, type SentinelFormat } from "./render-manifest.js";
 import { renderToolCallBlock, renderUseToolXml } from "./use-tool-xml.js";
+
+type ContentRole = "user" | "assistant" | "developer";
 
 /** The gateway's own base prompt: replaces the backend's agent prompt (codex talks about shells). */
 export const GATEWAY_BASE_INSTRUCTIONS =
@@ -34,11 +36,11 @@ export const renderBackendRequest = (
   baseInstructions: string = GATEWAY_BASE_INSTRUCTIONS,
 ): RenderedPrompt => {
   const system: string[] = [];
-  const messages: Array<{ role: PromptMessage["role"]; content: ContentPart[] }> = [];
+  const messages: Array<{ role: ContentRole; content: ContentPart[] }> = [];
   let echoedCalls = 0;
   let leading = true;
   const last = () => messages[messages.length - 1];
-  const append = (role: PromptMessage["role"], parts: ReadonlyArray<ContentPart>, separator = "\n") => {
+  const append = (role: ContentRole, parts: ReadonlyArray<ContentPart>, separator = "\n") => {
     const tail = last();
     if (tail?.role === role && tail.content.length > 0) {
       tail.content.push(text(separator), ...parts);

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { isGatewayError } from "../errors/gateway-error.js";
 import type { BackendEvent } from "../events/backend-event.js";
-import type { BackendRequest, TextBackend } from "../ports/text-backend.js";
+import type { ToolSpec } from "../model/tool-spec.js";
+import type { BackendRequest, NativeToolCall, TextBackend } from "../ports/text-backend.js";
 
 /** A backend-agnostic description of what the model behind a backend should do for one turn. */
 export interface ContractTurn {
@@ -16,12 +17,26 @@ export interface ContractTurn {
   readonly hang?: boolean | undefined;
   /** Route: serve this turn to the request whose input text contains `match` (else in queue order). */
   readonly match?: string | undefined;
+  /** Native function calls the model makes after `text` (client tool names; native cases only). */
+  readonly toolCalls?: ReadonlyArray<NativeToolCall> | undefined;
+}
+
+/** What the model received in its latest request, as far as native tools are concerned. */
+export interface ModelView {
+  /** Names of the function tools it was offered (as the backend exposed them). */
+  readonly tools: ReadonlyArray<string>;
+  /** Earlier calls in its input, as native function-call items. */
+  readonly toolCalls: ReadonlyArray<NativeToolCall>;
+  /** Tool outputs in its input, as native function-output items. */
+  readonly toolOutputs: ReadonlyArray<{ readonly callId: string; readonly output: string }>;
 }
 
 /** What each adapter provides to run the shared suite against its real backend. */
 export interface ContractHarness {
   readonly backend: TextBackend;
   script(turn: ContractTurn): void;
+  /** Native cases: what the model saw in its latest request. */
+  lastModelView?(): ModelView;
   close(): Promise<void>;
 }
 
@@ -29,6 +44,8 @@ export interface ContractOptions {
   /** Case names to skip, each with the reason in a comment at the call site. */
   readonly skip?: ReadonlyArray<string>;
   readonly timeoutMs?: number;
+  /** The backend declares `capabilities.nativeTools`: also run the native tool-call cases. */
+  readonly nativeTools?: boolean;
 }
 
 const request = (text: string): BackendRequest => ({
@@ -37,6 +54,32 @@ const request = (text: string): BackendRequest => ({
   history: [{ role: "user", content: [{ type: "text", text: "Earlier question." }] }],
   input: [{ type: "text", text }],
 });
+
+const WEATHER: ToolSpec = {
+  name: "get_weather",
+  description: "Current weather for a city",
+  parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
+  strict: false,
+};
+
+const nativeRequest = (text: string, overrides: Partial<BackendRequest> = {}): BackendRequest => ({
+  ...request(text),
+  tools: { tools: [WEATHER], choice: { type: "auto" }, parallel: true },
+  ...overrides,
+});
+
+const callsOf = (events: ReadonlyArray<BackendEvent>): NativeToolCall[] =>
+  events.flatMap((e) =>
+    e.type === "tool-call" ? [{ callId: e.callId, name: e.name, arguments: e.arguments }] : [],
+  );
+
+/** One finish, last, and no error: the turn ended cleanly. */
+const expectCleanEnd = (events: ReadonlyArray<BackendEvent>) => {
+  expect(events[0]?.type).toBe("stream-start");
+  expect(events.filter((e) => e.type === "error")).toEqual([]);
+  expect(events.filter((e) => e.type === "finish")).toHaveLength(1);
+  expect(events.at(-1)?.type).toBe("finish");
+};
 
 const collect = async (backend: TextBackend, req: BackendRequest, signal = new AbortController().signal) => {
   const events: BackendEvent[] = [];
@@ -131,6 +174,58 @@ export const describeTextBackendContract = (
       expect(error && isGatewayError(error.error)).toBe(true);
       expect(events.some((e) => e.type === "finish" && e.finish.reason === "stop")).toBe(false);
     });
+
+    if (options.nativeTools) {
+      test("native: capabilities say so", async (h) => {
+        expect(h.backend.capabilities?.nativeTools).toBe(true);
+      });
+
+      test("native: one call comes back with the model's call id, the client's name and exact arguments", async (h) => {
+        const call = { callId: "call_contract_1", name: "get_weather", arguments: '{"city":"Paris"}' };
+        h.script({ text: "", toolCalls: [call], match: "native-one" });
+        const events = await collect(h.backend, nativeRequest("native-one: weather in Paris?"));
+        expectCleanEnd(events);
+        expect(callsOf(events)).toEqual([call]);
+        const view = h.lastModelView?.();
+        if (view) expect(view.tools).toEqual(["get_weather"]);
+      });
+
+      test("native: three parallel calls come back in order, after the text", async (h) => {
+        const calls = ["Paris", "Oslo", "Lima"].map((city, i) => ({
+          callId: `call_par_${i}`,
+          name: "get_weather",
+          arguments: JSON.stringify({ city }),
+        }));
+        h.script({ text: "Checking three cities.", toolCalls: calls, match: "native-three" });
+        const events = await collect(h.backend, nativeRequest("native-three: three cities"));
+        expectCleanEnd(events);
+        expect(callsOf(events)).toEqual(calls);
+        expect(textOf(events, "text-delta")).toBe("Checking three cities.");
+        const firstCall = events.findIndex((e) => e.type.startsWith("tool-call"));
+        expect(events.findLastIndex((e) => e.type === "text-delta")).toBeLessThan(firstCall);
+      });
+
+      test("native: history keeps calls and outputs native, and a turn may start from tool outputs alone", async (h) => {
+        h.script({ text: "It is sunny in Paris." });
+        const earlier = { callId: "call_hist_1", name: "get_weather", arguments: '{"city":"Paris"}' };
+        const req = nativeRequest("", {
+          history: [
+            { role: "user", content: [{ type: "text", text: "Weather in Paris?" }] },
+            { role: "assistant", toolCalls: [earlier] },
+            { role: "tool", callId: "call_hist_1", output: "Sunny, 22C" },
+          ],
+          input: [],
+        });
+        const events = await collect(h.backend, req);
+        expectCleanEnd(events);
+        expect(textOf(events, "text-delta")).toBe("It is sunny in Paris.");
+        const view = h.lastModelView?.();
+        if (view) {
+          expect(view.toolCalls).toEqual([earlier]);
+          expect(view.toolOutputs).toEqual([{ callId: "call_hist_1", output: "Sunny, 22C" }]);
+        }
+      });
+    }
 
     test("lists models and reports readiness", async (h) => {
       const models = await h.backend.listModels();

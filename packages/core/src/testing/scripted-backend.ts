@@ -4,11 +4,23 @@ import type { Finish } from "../model/finish-reason.js";
 import type { Usage } from "../model/usage.js";
 import type { BackendReadiness, BackendRequest, ModelInfo, TextBackend } from "../ports/text-backend.js";
 
+/** A native function call the scripted model makes (needs `nativeTools` on the backend to be asked for). */
+export interface ScriptedToolCall {
+  readonly callId: string;
+  /** The client's tool name. */
+  readonly name: string;
+  readonly arguments: string;
+  /** Stream the arguments in these pieces (`tool-call-start`, deltas, then `tool-call`); else a lone `tool-call`. */
+  readonly chunks?: ReadonlyArray<string> | undefined;
+}
+
 /** One scripted backend turn: text deltas played in the given chunking, then usage and finish. */
 export interface ScriptedTurn {
   /** Text deltas, played one event each. A single string is one delta. */
   readonly chunks: ReadonlyArray<string> | string;
   readonly reasoning?: ReadonlyArray<string> | undefined;
+  /** Native function calls, played after the text. */
+  readonly toolCalls?: ReadonlyArray<ScriptedToolCall> | undefined;
   readonly usage?: Usage | undefined;
   readonly finish?: Finish | undefined;
   /** Fail before `stream-start` (a request-level failure). */
@@ -57,6 +69,8 @@ export const createScriptedBackend = (
     readonly name?: string;
     /** Keep every request in `requests` (default true; turn off for long load runs). */
     readonly record?: boolean;
+    /** Declare native function calling (`capabilities.nativeTools`), so `auto` picks native mode. */
+    readonly nativeTools?: boolean;
   } = {},
 ): ScriptedBackend => {
   const requests: BackendRequest[] = [];
@@ -100,6 +114,14 @@ export const createScriptedBackend = (
       yield { type: "error", error: turn.error };
       return;
     }
+    for (const call of turn.toolCalls ?? []) {
+      const { callId, name } = call;
+      if (call.chunks) {
+        yield { type: "tool-call-start", callId, name };
+        for (const delta of call.chunks) yield { type: "tool-call-delta", callId, delta };
+      }
+      yield { type: "tool-call", callId, name, arguments: call.arguments };
+    }
     yield { type: "usage", usage: turn.usage ?? DEFAULT_USAGE };
     yield { type: "finish", finish: turn.finish ?? { reason: "stop", raw: "completed" } };
   }
@@ -107,6 +129,7 @@ export const createScriptedBackend = (
   return {
     specificationVersion: "v1",
     name: options.name ?? "scripted",
+    ...(options.nativeTools ? { capabilities: { nativeTools: true } } : {}),
     requests,
     aborts: () => aborts,
     active: () => active,

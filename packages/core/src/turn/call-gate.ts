@@ -110,7 +110,7 @@ export const createCallGate = (deps: {
     return forwardText(text);
   };
 
-  const onStart = (name: string): GateResult => {
+  const onStart = (name: string, callId: string | undefined): GateResult => {
     const dropped = policy.choice.type === "none" || capReached();
     if (capReached()) telemetry.truncated = true;
     const duplicates = settings.dedupToolBlocks
@@ -119,7 +119,7 @@ export const createCallGate = (deps: {
     pending = {
       name,
       id: ids.next("fc"),
-      callId: ids.next("call"),
+      callId: callId ?? ids.next("call"),
       index: -1,
       args: "",
       forwarded: false,
@@ -200,7 +200,7 @@ export const createCallGate = (deps: {
         case "text":
           return onText(e.text);
         case "call-start":
-          return onStart(e.name);
+          return onStart(e.name, e.callId);
         case "call-delta":
           return pending ? onDelta(pending, e.delta) : NONE;
         case "call-end":

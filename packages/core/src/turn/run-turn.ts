@@ -5,13 +5,12 @@ import type { TurnRequest } from "../model/conversation.js";
 import { type Finish, resolveFinishReason } from "../model/finish-reason.js";
 import type { ToolPolicy } from "../model/tool-spec.js";
 import { addUsage, type Usage } from "../model/usage.js";
-import { createSentinelParser } from "../parser/index.js";
 import { type Clock, systemClock } from "../ports/clock.js";
 import type { IdGenerator } from "../ports/id-generator.js";
 import type { BackendRequest, TextBackend } from "../ports/text-backend.js";
-import { renderBackendRequest } from "../prompt/render-history.js";
 import { createArgumentsValidator, type SchemaCache } from "../tools/index.js";
 import { createCallGate, type Violation } from "./call-gate.js";
+import { chooseToolMode, correctiveRequest, createEventReader, renderForMode } from "./native-turn.js";
 import { createWatchdog } from "./next-event.js";
 import type { TurnSettings } from "./turn-settings.js";
 import { createTelemetry, type TurnTelemetry } from "./turn-telemetry.js";
@@ -45,37 +44,20 @@ interface AttemptOutcome {
   readonly error?: GatewayError | undefined;
 }
 
-const correctiveRequest = (
-  request: BackendRequest,
-  rawText: string,
-  violation: Violation,
-): BackendRequest => ({
-  ...request,
-  history: [
-    ...request.history,
-    { role: "user", content: request.input },
-    { role: "assistant", content: [{ type: "text", text: rawText }] },
-  ],
-  input: [
-    {
-      type: "text",
-      text: `Your previous reply broke the function-calling rules: ${violation.message}. Write your reply again from the start, following the rules exactly.`,
-    },
-  ],
-});
-
 /**
- * Runs one client turn against a text-only backend: renders tools and history, streams the
- * backend, parses sentinel blocks, applies the tool policy (gate), retries once with a corrective
- * turn on tool_choice/strict violations, and yields the canonical assistant event stream.
+ * Runs one client turn against a backend: picks the tool mode, renders tools and history, streams
+ * the backend, reads tool calls (sentinel blocks in prompt mode, the model's own calls in native
+ * mode), applies the tool policy (gate), retries once with a corrective turn on tool_choice/strict
+ * violations, and yields the canonical assistant event stream.
  */
 export const runTurn = (deps: TurnDeps, input: TurnInput): TurnHandle => {
   const { request, tools, settings, signal } = input;
   const clock = deps.clock ?? systemClock;
   const telemetry = createTelemetry(tools.tools.map((t) => t.name));
-  const format = settings.outputMode === "obsidian-xml" ? "xml" : "json";
-  const rendered = renderBackendRequest(request, tools, format);
+  const mode = chooseToolMode(settings.toolMode, deps.backend, tools);
+  const rendered = renderForMode(mode instanceof GatewayError ? "prompt" : mode, request, tools, settings);
   telemetry.echoedCalls = rendered.echoedCalls;
+  if (!(mode instanceof GatewayError)) telemetry.toolMode = mode;
   const allowed =
     tools.choice.type === "tool"
       ? tools.tools.filter((t) => t.name === (tools.choice as { name: string }).name)
@@ -91,7 +73,12 @@ export const runTurn = (deps: TurnDeps, input: TurnInput): TurnHandle => {
     const abort = () => controller.abort();
     signal.addEventListener("abort", abort, { once: true });
     gate.beginAttempt();
-    const parser = createSentinelParser({ tools: toolMap, validator, maxBlockBytes: settings.maxBlockBytes });
+    const reader = createEventReader(
+      rendered.request.tools ? "native" : "prompt",
+      toolMap,
+      validator,
+      settings,
+    );
     const iterator = deps.backend
       .stream(backendRequest, { signal: controller.signal })
       [Symbol.asyncIterator]();
@@ -125,8 +112,11 @@ export const runTurn = (deps: TurnDeps, input: TurnInput): TurnHandle => {
           case "error":
             return { rawText, stopped: false, error: event.error };
           case "text-delta":
-            rawText += event.delta;
-            for (const parsed of parser.push(event.delta)) {
+          case "tool-call-start":
+          case "tool-call-delta":
+          case "tool-call":
+            if (event.type === "text-delta") rawText += event.delta;
+            for (const parsed of reader.push(event)) {
               const result = gate.accept(parsed);
               yield* result.events;
               if (result.violation !== undefined)
@@ -138,7 +128,7 @@ export const runTurn = (deps: TurnDeps, input: TurnInput): TurnHandle => {
             }
         }
       }
-      for (const parsed of parser.flush()) {
+      for (const parsed of reader.flush()) {
         const result = gate.accept(parsed);
         yield* result.events;
         if (result.violation !== undefined) return { rawText, stopped: false, violation: result.violation };
@@ -168,6 +158,10 @@ export const runTurn = (deps: TurnDeps, input: TurnInput): TurnHandle => {
   }
 
   async function* events(): AsyncGenerator<AssistantEvent> {
+    if (mode instanceof GatewayError) {
+      yield { type: "error", error: mode };
+      return;
+    }
     // A strict tool whose schema cannot be compiled could never be enforced: refuse the request.
     const uncheckable = tools.tools.find((t) => t.strict && validator?.schemaError(t.name) !== undefined);
     if (uncheckable) {
@@ -195,7 +189,7 @@ export const runTurn = (deps: TurnDeps, input: TurnInput): TurnHandle => {
         gate.discardHeld();
         if (attemptNo < settings.correctiveRetries && !signal.aborted) {
           telemetry.retries++;
-          backendRequest = correctiveRequest(backendRequest, outcome.rawText, outcome.violation);
+          backendRequest = correctiveRequest(backendRequest, outcome.rawText, outcome.violation.message);
           continue;
         }
         const message = `The model's reply broke the tool rules after ${telemetry.retries} corrective turn(s): ${outcome.violation.message}.`;

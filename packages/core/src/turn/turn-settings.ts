@@ -3,9 +3,19 @@ export type OutputMode = "openai-json" | "obsidian-xml";
 
 export const OUTPUT_MODES: ReadonlyArray<OutputMode> = ["openai-json", "obsidian-xml"];
 
+/**
+ * How tools reach the model: `prompt` teaches the sentinel format and parses it back out of the
+ * text; `native` hands them to the backend's own function calling; `auto` picks native when the
+ * backend supports it (see `chooseToolMode`).
+ */
+export type ToolMode = "auto" | "native" | "prompt";
+
+export const TOOL_MODES: ReadonlyArray<ToolMode> = ["auto", "native", "prompt"];
+
 /** Per-deployment turn policy, shared by every HTTP surface. */
 export interface TurnSettings {
   readonly outputMode: OutputMode;
+  readonly toolMode: ToolMode;
   /** After the last tool block of a burst, forward no more text and stop the backend turn. */
   readonly stopAfterTools: boolean;
   /** `burst`: stop when text follows the calls; `first`: stop after the first call. */
@@ -28,6 +38,7 @@ export interface TurnSettings {
 
 export const DEFAULT_TURN_SETTINGS: TurnSettings = {
   outputMode: "openai-json",
+  toolMode: "auto",
   stopAfterTools: true,
   stopAfterToolsMode: "burst",
   toolBlockMax: 0,
@@ -43,4 +54,10 @@ export const DEFAULT_TURN_SETTINGS: TurnSettings = {
 export const resolveOutputMode = (header: string | null | undefined, fallback: OutputMode): OutputMode => {
   const v = header?.trim().toLowerCase();
   return v === "openai-json" || v === "obsidian-xml" ? v : fallback;
+};
+
+/** Header value (`x-proxy-tool-mode`) first, then the configured default. */
+export const resolveToolMode = (header: string | null | undefined, fallback: ToolMode): ToolMode => {
+  const v = header?.trim().toLowerCase();
+  return v === "auto" || v === "native" || v === "prompt" ? v : fallback;
 };

@@ -23,6 +23,8 @@ export interface TurnTelemetry {
   /** The backend turn was stopped after the tool calls (stop-after-tools). */
   stoppedEarly: boolean;
   backendTurnId?: string | undefined;
+  /** How tools reached the model in this turn. */
+  toolMode?: "native" | "prompt" | undefined;
 }
 
 export const createTelemetry = (toolNames: string[]): TurnTelemetry => ({
@@ -42,7 +44,8 @@ export const createTelemetry = (toolNames: string[]): TurnTelemetry => ({
 
 /** One line of per-request facts for the composition root's logs and metrics. */
 export interface TurnSummary {
-  readonly api: "chat" | "responses";
+  /** The HTTP surface that served the turn (`chat`, `responses`, …). */
+  readonly api: string;
   readonly model: string;
   readonly stream: boolean;
   readonly outputMode: OutputMode;

@@ -1,0 +1,99 @@
+import type { ContentPart, ConversationItem, TurnRequest } from "../model/conversation.js";
+import type { ToolPolicy } from "../model/tool-spec.js";
+import type { NativeToolCall, PromptMessage } from "../ports/text-backend.js";
+import type { RenderedPrompt } from "./render-history.js";
+
+/** The gateway's base prompt for native turns: the model calls functions through its own API. */
+export const NATIVE_BASE_INSTRUCTIONS =
+  "You are a helpful assistant answering through an API. Follow the instructions below. You cannot run commands, read files or browse; you act only through your reply and, when functions are offered, by calling them.";
+
+const joinText = (parts: ReadonlyArray<ContentPart>): string =>
+  parts.flatMap((p) => (p.type === "text" ? [p.text] : [])).join("\n");
+
+/** Native function calling has no tool_choice on every backend: the rule is also stated in words. */
+const choiceRule = (policy: ToolPolicy): string => {
+  switch (policy.choice.type) {
+    case "required":
+      return "You MUST call at least one function in this reply.";
+    case "tool":
+      return `You MUST call the function ${policy.choice.name} in this reply, and no other function.`;
+    case "none":
+      return "Do NOT call any function in this reply. Answer with text only.";
+    default:
+      return policy.parallel ? "" : "Call at most ONE function per reply.";
+  }
+};
+
+/**
+ * Renders the conversation for a native turn: earlier calls and their outputs stay native items
+ * (the backend injects them as function calls and function outputs), and the tools go to the
+ * backend as data, not as a manifest. A conversation that ends with tool outputs has no new user
+ * input: the outputs themselves are what the model answers.
+ */
+export const renderNativeRequest = (
+  turn: TurnRequest,
+  policy: ToolPolicy,
+  baseInstructions: string = NATIVE_BASE_INSTRUCTIONS,
+): RenderedPrompt => {
+  const system: string[] = [];
+  const messages: PromptMessage[] = [];
+  let calls: NativeToolCall[] | undefined;
+  let echoedCalls = 0;
+  let leading = true;
+
+  for (const item of turn.items as ReadonlyArray<ConversationItem>) {
+    if (item.type !== "tool-call") calls = undefined;
+    if (item.type === "message" && (item.role === "system" || item.role === "developer")) {
+      if (leading) system.push(joinText(item.content));
+      else messages.push({ role: "developer", content: [...item.content] });
+      continue;
+    }
+    leading = false;
+    if (item.type === "message") {
+      if (item.content.length > 0)
+        messages.push({ role: item.role === "assistant" ? "assistant" : "user", content: [...item.content] });
+    } else if (item.type === "tool-call") {
+      echoedCalls++;
+      const call = { callId: item.callId, name: item.name, arguments: item.arguments };
+      // Consecutive calls are one assistant turn (parallel calls), as the model produced them.
+      if (calls) calls.push(call);
+      else {
+        calls = [call];
+        messages.push({ role: "assistant", toolCalls: calls });
+      }
+    } else if (item.type === "tool-result") {
+      messages.push({ role: "tool", callId: item.callId, output: item.output });
+    }
+  }
+
+  const tail = messages.at(-1);
+  let input: ContentPart[] = [];
+  if (tail?.role === "user" && "content" in tail) {
+    messages.pop();
+    input = [...tail.content];
+  } else if (tail?.role !== "tool") input = [{ type: "text", text: "Continue." }];
+
+  const forced = policy.choice.type === "tool" ? policy.choice.name : undefined;
+  const instructions = [
+    baseInstructions,
+    turn.instructions?.trim() ?? "",
+    ...system.map((s) => s.trim()),
+    turn.jsonObject ? "Reply with a single valid JSON object and nothing else." : "",
+    choiceRule(policy),
+  ].filter((s) => s !== "");
+
+  return {
+    echoedCalls,
+    request: {
+      model: turn.model,
+      instructions: instructions.join("\n\n"),
+      history: messages,
+      input,
+      tools:
+        forced === undefined ? policy : { ...policy, tools: policy.tools.filter((t) => t.name === forced) },
+      reasoningEffort: turn.reasoningEffort,
+      outputSchema: turn.outputSchema,
+      maxOutputTokens: turn.maxOutputTokens,
+    },
+  };
+};

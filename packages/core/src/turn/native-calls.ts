@@ -1,0 +1,194 @@
+import { jsonrepair } from "jsonrepair";
+import type { BackendEvent } from "../events/backend-event.js";
+import type { ToolSpec } from "../model/tool-spec.js";
+import {
+  type BlockContext,
+  type CallStream,
+  createCallStream,
+  schemaProblem,
+} from "../parser/call-stream.js";
+import type { ArgumentsValidator, ParserEvent, RejectReason } from "../parser/parser-types.js";
+
+/** Turns a turn's backend events into the call gate's input (the parser's event vocabulary). */
+export interface EventReader {
+  push(event: BackendEvent): ReadonlyArray<ParserEvent>;
+  /** The backend ended: settle whatever is still open. */
+  flush(): ReadonlyArray<ParserEvent>;
+}
+
+interface NativeCall {
+  readonly callId: string;
+  name: string;
+  /** Arguments streamed so far (the deltas). */
+  args: string;
+  /** Streaming to the client now; only one call streams at a time. */
+  stream?: CallStream | undefined;
+}
+
+type Held = { readonly text: string } | { readonly call: NativeCall; readonly final: string };
+
+const parseObject = (text: string): boolean => {
+  try {
+    const v: unknown = JSON.parse(text);
+    return typeof v === "object" && v !== null && !Array.isArray(v);
+  } catch {
+    return false;
+  }
+};
+
+const repairObject = (text: string): string | undefined => {
+  try {
+    const repaired = jsonrepair(text);
+    return parseObject(repaired) ? repaired : undefined;
+  } catch {
+    return undefined;
+  }
+};
+
+/**
+ * Reads a native turn: the model's own function calls (`tool-call*` events) become the same
+ * call-start/delta/end and call-rejected events the sentinel parser produces, so one call gate
+ * applies every policy in both modes. A soft tool's call streams as it arrives; a strict one is
+ * held until complete and validated against its schema. Calls never interleave on the way out:
+ * while one streams, text and other finished calls wait behind it.
+ */
+export const createNativeCallReader = (options: {
+  readonly tools: ReadonlyMap<string, ToolSpec>;
+  readonly validator?: ArgumentsValidator | undefined;
+}): EventReader => {
+  const { tools } = options;
+  let out: ParserEvent[] = [];
+  let tagging: string | undefined;
+  let nextIndex = 0;
+  const ctx: BlockContext = {
+    tools,
+    validator: options.validator,
+    maxBlockBytes: Number.POSITIVE_INFINITY,
+    emit(event) {
+      out.push(event.type === "call-start" && tagging !== undefined ? { ...event, callId: tagging } : event);
+    },
+    nextIndex: () => nextIndex++,
+  };
+  const calls = new Map<string, NativeCall>();
+  const held: Held[] = [];
+  let open: NativeCall | undefined;
+
+  const streamable = (name: string) => {
+    const tool = tools.get(name);
+    return tool !== undefined && !tool.strict;
+  };
+  const callOf = (callId: string, name: string | undefined): NativeCall => {
+    let call = calls.get(callId);
+    if (call === undefined) {
+      call = { callId, name: name ?? "", args: "" };
+      calls.set(callId, call);
+    } else if (name !== undefined && name !== "") call.name = name;
+    return call;
+  };
+  // `raw` is empty: a native call was never text, so no policy may hand it to the client as text.
+  const reject = (call: NativeCall, reason: RejectReason, strict: boolean, detail: string) =>
+    out.push({ type: "call-rejected", reason, strict, detail, raw: "", name: call.name });
+
+  /** Emits one complete call: validated, repaired where a soft tool allows it, or rejected. */
+  const settle = (call: NativeCall, final: string): void => {
+    calls.delete(call.callId);
+    tagging = call.callId;
+    const tool = tools.get(call.name);
+    const text = final.trim() === "" ? "{}" : final;
+    if (tool === undefined) {
+      reject(call, "unknown-tool", false, `unknown tool "${call.name}"`);
+    } else if (tool.strict) {
+      const problem = parseObject(text)
+        ? schemaProblem(ctx, call.name, text)
+        : "arguments are not valid JSON";
+      if (problem !== undefined) {
+        reject(call, parseObject(text) ? "schema-mismatch" : "invalid-json", true, problem);
+      } else {
+        createCallStream(ctx, call.name).finish({
+          arguments: text,
+          repaired: false,
+          raw: "",
+          format: "json",
+        });
+      }
+    } else {
+      const clean = parseObject(text);
+      const args = clean ? text : repairObject(text);
+      const stream = call.stream ?? createCallStream(ctx, call.name);
+      if (args === undefined && !stream.started()) {
+        reject(call, "invalid-json", false, "arguments are not valid JSON");
+      } else {
+        // Unrepairable arguments after a streamed prefix: the prefix is closed minimally.
+        stream.finish({ arguments: args ?? "", repaired: !clean, raw: "", format: "json" });
+      }
+    }
+    tagging = undefined;
+  };
+
+  const release = (): void => {
+    while (open === undefined && held.length > 0) {
+      const next = held.shift() as Held;
+      if ("text" in next) out.push({ type: "text", text: next.text });
+      else settle(next.call, next.final);
+    }
+  };
+
+  const take = (): ParserEvent[] => {
+    const batch = out;
+    out = [];
+    return batch;
+  };
+
+  return {
+    push(event) {
+      switch (event.type) {
+        case "text-delta":
+          if (open !== undefined || held.length > 0) held.push({ text: event.delta });
+          else out.push({ type: "text", text: event.delta });
+          break;
+        case "tool-call-start": {
+          const call = callOf(event.callId, event.name);
+          if (open === undefined && held.length === 0 && streamable(call.name)) {
+            open = call;
+            call.stream = createCallStream(ctx, call.name);
+          }
+          break;
+        }
+        case "tool-call-delta": {
+          const call = callOf(event.callId, undefined);
+          call.args += event.delta;
+          if (call === open) {
+            tagging = call.callId;
+            call.stream?.delta(event.delta);
+            tagging = undefined;
+          }
+          break;
+        }
+        case "tool-call": {
+          const call = callOf(event.callId, event.name);
+          if (call === open) {
+            open = undefined;
+            settle(call, event.arguments);
+            release();
+          } else if (open !== undefined || held.length > 0) held.push({ call, final: event.arguments });
+          else settle(call, event.arguments);
+          break;
+        }
+        default:
+          break;
+      }
+      return take();
+    },
+    flush() {
+      // Calls the backend never completed end with what was streamed of them.
+      if (open !== undefined) {
+        const call = open;
+        open = undefined;
+        settle(call, call.args);
+      }
+      release();
+      for (const call of [...calls.values()]) settle(call, call.args);
+      return take();
+    },
+  };
+};

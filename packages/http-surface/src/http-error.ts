@@ -1,0 +1,87 @@
+import { type GatewayError, type GatewayErrorKind, toGatewayError } from "@proxy/core";
+import type { Context } from "hono";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+
+/** The one kind → HTTP status table. Core knows kinds and `retryable`; statuses live at the edge. */
+const STATUS: Record<GatewayErrorKind, ContentfulStatusCode> = {
+  invalid_request: 400,
+  context_length_exceeded: 400,
+  unauthorized: 401,
+  not_found: 404,
+  request_too_large: 413,
+  tool_call_validation_failed: 422,
+  tool_choice_not_satisfied: 422,
+  overloaded: 429,
+  rate_limited: 429,
+  cancelled: 499 as ContentfulStatusCode,
+  backend_error: 502,
+  backend_auth: 503,
+  backend_unavailable: 503,
+  timeout: 504,
+};
+
+export const httpStatusFor = (error: GatewayError): ContentfulStatusCode => STATUS[error.kind];
+
+/**
+ * Turns a failure into the body one surface speaks (OpenAI, Anthropic, Gemini…). Used for HTTP
+ * error answers and for a stream's terminal error, so a surface defines its error shape once.
+ */
+export type ErrorBodyShaper = (error: GatewayError, status: ContentfulStatusCode) => unknown;
+
+export interface HttpError {
+  readonly status: ContentfulStatusCode;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: unknown;
+}
+
+const OPENAI_TYPE: Record<GatewayErrorKind, string> = {
+  invalid_request: "invalid_request_error",
+  not_found: "invalid_request_error",
+  unauthorized: "invalid_request_error",
+  request_too_large: "invalid_request_error",
+  backend_auth: "authentication_error",
+  overloaded: "server_error",
+  rate_limited: "rate_limit_error",
+  context_length_exceeded: "invalid_request_error",
+  timeout: "server_error",
+  cancelled: "server_error",
+  tool_call_validation_failed: "invalid_response_error",
+  tool_choice_not_satisfied: "invalid_response_error",
+  backend_unavailable: "server_error",
+  backend_error: "server_error",
+};
+
+/** The `error` object of OpenAI's error body: `{message, type, param, code}`. */
+export const openAIError = (error: GatewayError) => ({
+  message: error.message,
+  type: OPENAI_TYPE[error.kind],
+  param: error.param,
+  code: error.code,
+});
+
+/** OpenAI's error body `{error: {message, type, param, code}}` (chat completions and responses). */
+export const openAIErrorBody: ErrorBodyShaper = (error) => ({ error: openAIError(error) });
+
+/**
+ * The one error map: status from the kind, the surface's body, and the headers every surface owes
+ * (`Retry-After` in whole seconds as HTTP requires, `WWW-Authenticate` on 401).
+ */
+export const toHttpError = (error: unknown, shape: ErrorBodyShaper = openAIErrorBody): HttpError => {
+  const failure = toGatewayError(error);
+  const status = httpStatusFor(failure);
+  const headers: Record<string, string> = {};
+  if (failure.retryAfterSeconds !== undefined)
+    headers["Retry-After"] = String(Math.max(0, Math.ceil(failure.retryAfterSeconds)));
+  if (failure.kind === "unauthorized") headers["WWW-Authenticate"] = 'Bearer realm="proxy"';
+  return { status, headers, body: shape(failure, status) };
+};
+
+/** `toHttpError` answered on a Hono context (headers already set on `c` are kept). */
+export const errorResponse = (
+  c: Context,
+  error: unknown,
+  shape: ErrorBodyShaper = openAIErrorBody,
+): Response => {
+  const http = toHttpError(error, shape);
+  return c.json(http.body as object, http.status, http.headers);
+};

@@ -1,0 +1,49 @@
+import {
+  type Clock,
+  createRandomIdGenerator,
+  createSchemaCache,
+  DEFAULT_TURN_SETTINGS,
+  type IdGenerator,
+  type SchemaCache,
+  systemClock,
+  type TextBackend,
+  type TurnObserver,
+  type TurnSettings,
+} from "@proxy/core";
+
+/** What every HTTP surface's sub-app is given by the composition root (no globals). */
+export interface SurfaceDepsInput {
+  readonly backend: TextBackend;
+  /** Random ids by default; tests pass a counting generator for reproducible transcripts. */
+  readonly ids?: IdGenerator | undefined;
+  readonly clock?: Clock | undefined;
+  readonly settings?: Partial<TurnSettings> | undefined;
+  /** Told exactly once per request, when its response ends (logs/metrics live in the composition root). */
+  readonly observer?: TurnObserver | undefined;
+  /** Idle milliseconds after which a stream gets the surface's keep-alive frame; 0 = off. */
+  readonly keepAliveMs?: number | undefined;
+}
+
+export interface SurfaceDeps {
+  readonly backend: TextBackend;
+  readonly ids: IdGenerator;
+  readonly clock: Clock;
+  readonly settings: TurnSettings;
+  readonly observer: TurnObserver | undefined;
+  readonly keepAliveMs: number;
+  /** Tool schemas compiled once per app: clients resend the same tools every turn. */
+  readonly schemas: SchemaCache;
+}
+
+export const DEFAULT_KEEP_ALIVE_MS = 15_000;
+
+/** Fills in the defaults once per sub-app. */
+export const resolveSurfaceDeps = (input: SurfaceDepsInput): SurfaceDeps => ({
+  backend: input.backend,
+  ids: input.ids ?? createRandomIdGenerator(),
+  clock: input.clock ?? systemClock,
+  settings: { ...DEFAULT_TURN_SETTINGS, ...input.settings },
+  observer: input.observer,
+  keepAliveMs: input.keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS,
+  schemas: createSchemaCache(),
+});
