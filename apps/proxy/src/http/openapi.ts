@@ -58,8 +58,72 @@ export const openApiDocument = (version: string) => ({
     },
     "/v1/responses/{response_id}": {
       get: {
-        summary: "Retrieve a stored response (not stored by this gateway: 404).",
-        parameters: [{ name: "response_id", in: "path", required: true, schema: { type: "string" } }],
+        summary:
+          "Retrieve a stored response (`?stream=true&starting_after=N` replays its events; see docs/state.md).",
+        parameters: [idParam("response_id")],
+        responses: okOrError("application/json, text/event-stream"),
+      },
+      delete: {
+        summary: "Delete a stored response.",
+        parameters: [idParam("response_id")],
+        responses: okOrError("application/json"),
+      },
+    },
+    "/v1/responses/{response_id}/input_items": {
+      get: {
+        summary: "List a stored response's input items.",
+        parameters: [idParam("response_id")],
+        responses: okOrError("application/json"),
+      },
+    },
+    "/v1/responses/{response_id}/cancel": {
+      post: {
+        summary: "Cancel a background response.",
+        parameters: [idParam("response_id")],
+        responses: okOrError("application/json"),
+      },
+    },
+    "/v1/conversations": {
+      post: { summary: "Create a conversation.", responses: okOrError("application/json") },
+    },
+    "/v1/conversations/{conversation_id}": {
+      get: {
+        summary: "Retrieve a conversation.",
+        parameters: [idParam("conversation_id")],
+        responses: okOrError("application/json"),
+      },
+      post: {
+        summary: "Update a conversation's metadata.",
+        parameters: [idParam("conversation_id")],
+        responses: okOrError("application/json"),
+      },
+      delete: {
+        summary: "Delete a conversation.",
+        parameters: [idParam("conversation_id")],
+        responses: okOrError("application/json"),
+      },
+    },
+    "/v1/conversations/{conversation_id}/items": {
+      get: {
+        summary: "List a conversation's items.",
+        parameters: [idParam("conversation_id")],
+        responses: okOrError("application/json"),
+      },
+      post: {
+        summary: "Add items to a conversation.",
+        parameters: [idParam("conversation_id")],
+        responses: okOrError("application/json"),
+      },
+    },
+    "/v1/conversations/{conversation_id}/items/{item_id}": {
+      get: {
+        summary: "Retrieve a conversation item.",
+        parameters: [idParam("conversation_id"), idParam("item_id")],
+        responses: okOrError("application/json"),
+      },
+      delete: {
+        summary: "Delete a conversation item.",
+        parameters: [idParam("conversation_id"), idParam("item_id")],
         responses: okOrError("application/json"),
       },
     },
@@ -91,6 +155,10 @@ export const openApiDocument = (version: string) => ({
     },
   },
 });
+
+function idParam(name: string) {
+  return { name, in: "path", required: true, schema: { type: "string" } };
+}
 
 function okOrError(contentType: string) {
   const error = {
