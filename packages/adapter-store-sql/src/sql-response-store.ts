@@ -3,13 +3,13 @@ import type {
   NewResponse,
   ResponseOutcome,
   ResponseStore,
-  StoredConversation,
   StoredItem,
   StoredResponse,
   StoredStatus,
 } from "@proxy/core";
 import { migrate } from "./migrations.js";
 import { pageItems, toItem } from "./paging.js";
+import { createSqlConversations } from "./sql-conversations.js";
 import type { Row, SqlDriver, SqlQuerier } from "./sql-driver.js";
 
 const UNFINISHED = "status IN ('queued', 'in_progress')";
@@ -34,14 +34,6 @@ const toResponse = (row: Row): StoredResponse => ({
   cancelRequested: Number(row.cancel_requested) === 1,
   leaseHolder: nullableString(row.lease_holder),
   leaseUntil: nullableNumber(row.lease_until),
-});
-
-const toConversation = (row: Row): StoredConversation => ({
-  id: String(row.id),
-  owner: String(row.owner),
-  createdAt: Number(row.created_at),
-  expiresAt: Number(row.expires_at),
-  metadata: JSON.parse(String(row.metadata)) as Record<string, string>,
 });
 
 const insertItems = async (
@@ -69,15 +61,9 @@ const insertEvents = async (db: SqlQuerier, id: string, fromSeq: number, events:
 
 /** The ResponseStore over any SqlDriver; `migrate` has brought the schema up to date. */
 export const createSqlResponseStore = (db: SqlDriver): ResponseStore => {
-  // SQLite runs one transaction at a time anyway and has no row locks.
-  const forUpdate = db.dialect === "postgres" ? " FOR UPDATE" : "";
   const getResponse = async (owner: string, id: string) => {
     const rows = await db.all("SELECT * FROM responses WHERE id = ? AND owner = ?", [id, owner]);
     return rows[0] === undefined ? undefined : toResponse(rows[0]);
-  };
-  const getConversation = async (owner: string, id: string) => {
-    const rows = await db.all("SELECT * FROM conversations WHERE id = ? AND owner = ?", [id, owner]);
-    return rows[0] === undefined ? undefined : toConversation(rows[0]);
   };
   const finish = (
     tx: SqlQuerier,
@@ -211,75 +197,7 @@ export const createSqlResponseStore = (db: SqlDriver): ResponseStore => {
         return true;
       }),
 
-    createConversation: (c, items) =>
-      db.transaction(async (tx) => {
-        await tx.run(
-          "INSERT INTO conversations (id, owner, created_at, expires_at, metadata) VALUES (?, ?, ?, ?, ?)",
-          [c.id, c.owner, c.createdAt, c.expiresAt, JSON.stringify(c.metadata)],
-        );
-        for (const item of items)
-          await tx.run("INSERT INTO conversation_items (conversation_id, item_id, body) VALUES (?, ?, ?)", [
-            c.id,
-            item.id,
-            JSON.stringify(item.body),
-          ]);
-      }),
-    getConversation,
-    async updateConversation(owner, id, metadata) {
-      await db.run("UPDATE conversations SET metadata = ? WHERE id = ? AND owner = ?", [
-        JSON.stringify(metadata),
-        id,
-        owner,
-      ]);
-      return getConversation(owner, id);
-    },
-    deleteConversation: async (owner, id) =>
-      (await db.run("DELETE FROM conversations WHERE id = ? AND owner = ?", [id, owner])) > 0,
-    appendConversationItems: (owner, id, items) =>
-      db.transaction(async (tx) => {
-        // The row lock keeps one batch's items together when several turns append at once.
-        const found = await tx.all(`SELECT id FROM conversations WHERE id = ? AND owner = ?${forUpdate}`, [
-          id,
-          owner,
-        ]);
-        if (found.length === 0) return false;
-        for (const item of items)
-          await tx.run("INSERT INTO conversation_items (conversation_id, item_id, body) VALUES (?, ?, ?)", [
-            id,
-            item.id,
-            JSON.stringify(item.body),
-          ]);
-        return true;
-      }),
-    async listConversationItems(owner, id, page) {
-      if ((await getConversation(owner, id)) === undefined) return undefined;
-      return pageItems(db, "conversation_items", { where: "conversation_id = ?", params: [id] }, page);
-    },
-    async readConversation(owner, id) {
-      if ((await getConversation(owner, id)) === undefined) return undefined;
-      const rows = await db.all(
-        "SELECT item_id, body FROM conversation_items WHERE conversation_id = ? ORDER BY seq",
-        [id],
-      );
-      return rows.map(toItem);
-    },
-    async getConversationItem(owner, id, itemId) {
-      const rows = await db.all(
-        `SELECT i.item_id, i.body FROM conversation_items i JOIN conversations c ON c.id = i.conversation_id
-           WHERE i.conversation_id = ? AND c.owner = ? AND i.item_id = ? ORDER BY i.seq LIMIT 1`,
-        [id, owner, itemId],
-      );
-      return rows[0] === undefined ? undefined : toItem(rows[0]);
-    },
-    async deleteConversationItem(owner, id, itemId) {
-      if ((await getConversation(owner, id)) === undefined) return false;
-      return (
-        (await db.run("DELETE FROM conversation_items WHERE conversation_id = ? AND item_id = ?", [
-          id,
-          itemId,
-        ])) > 0
-      );
-    },
+    ...createSqlConversations(db),
 
     async purgeExpired(now) {
       const responses = await db.run("DELETE FROM responses WHERE expires_at < ?", [now]);

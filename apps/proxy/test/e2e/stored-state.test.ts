@@ -125,6 +125,15 @@ describe("stored responses and conversations, end to end through the real codex 
       mallory.responses.create({ model: "e2e-model", previous_response_id: mine.id, input: "leak it" }),
     ).rejects.toMatchObject({ status: 400, param: "previous_response_id" });
     expect(e2e.provider.requests.length).toBe(before);
+    // An item_reference resolves for its owner only (the owner-keyed cache included).
+    const referring = [
+      { type: "item_reference" as const, id: mine.output[0]?.id ?? "" },
+      { role: "user" as const, content: "what did it say?" },
+    ];
+    await alice.responses.create({ model: "e2e-model", input: referring });
+    expect(transcriptOf(e2e.provider.requests.at(-1) as RecordedRequest)).toContain("You said: private");
+    await mallory.responses.create({ model: "e2e-model", input: referring });
+    expect(transcriptOf(e2e.provider.requests.at(-1) as RecordedRequest)).not.toContain("You said: private");
 
     const conversation = await alice.conversations.create({ items: [{ role: "user", content: "secret" }] });
     await expect(mallory.conversations.retrieve(conversation.id)).rejects.toMatchObject({ status: 404 });

@@ -63,7 +63,8 @@ export const handleCreateResponse = async (c: Context, deps: ResolvedDeps): Prom
       : undefined);
   const done = () => {
     // Clients that keep store on (the AI SDK) refer back to these items with item_reference.
-    if (body.store !== false) deps.issued.remember(encoder.response().output);
+    // (With a store, its owner-keyed cache serves them instead.)
+    if (body.store !== false && deps.state === undefined) deps.issued.remember(encoder.response().output);
     const error = finalError();
     if (error !== undefined) session.recordError(error);
   };

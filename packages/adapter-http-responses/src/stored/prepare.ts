@@ -83,7 +83,7 @@ export const prepareStoredTurn = async (
 
   const referenced = new Map<string, unknown>();
   for (const id of referencedIds(field(json, "input"))) {
-    const item = await store.getItem(owner, id);
+    const item = await state.items.lookup(owner, id);
     if (item !== undefined) referenced.set(id, item);
   }
   const resolve: ItemResolver = (id) => referenced.get(id);

@@ -54,6 +54,8 @@ export const createRecorder = (state: StoredState, prepared: PreparedTurn, clock
           output,
           events,
         });
+      if (warning === undefined && prepared.store)
+        state.items.remember(prepared.owner, [...prepared.input, ...output]);
       // The conversation keeps the turn even when the response itself is not stored.
       if (prepared.conversationId !== null)
         await state.store.appendConversationItems(prepared.owner, prepared.conversationId, [

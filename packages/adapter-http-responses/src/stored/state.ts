@@ -2,6 +2,7 @@ import type { Caller, ResponseStore } from "@proxy/core";
 import { CALLER_VARIABLE } from "@proxy/core";
 import type { Context } from "hono";
 import type { EventLog } from "./event-log.js";
+import { createItemCache, type ItemCache } from "./item-cache.js";
 
 /** Server-side state for the Responses and Conversations APIs; absent = the stateless gateway. */
 export interface StoredStateOptions {
@@ -32,6 +33,8 @@ export interface RunningTurn {
 export interface StoredState {
   /** Background turns of this process by response id (per app instance, never shared). */
   readonly running: Map<string, RunningTurn>;
+  /** Read-through cache of stored items for `item_reference` (per app instance, owner-keyed). */
+  readonly items: ItemCache;
   readonly store: ResponseStore;
   readonly ttlMs: number;
   readonly maxResponseBytes: number;
@@ -45,6 +48,7 @@ export const MAX_LEASE_MS = 30_000;
 
 export const resolveState = (options: StoredStateOptions): StoredState => ({
   running: new Map(),
+  items: createItemCache(options.store),
   store: options.store,
   ttlMs: options.ttlMs,
   maxResponseBytes: options.maxResponseBytes,
