@@ -1,5 +1,4 @@
 import type {
-  ChainLink,
   NewResponse,
   ResponseOutcome,
   ResponseStore,
@@ -15,6 +14,14 @@ import type { Row, SqlDriver, SqlQuerier } from "./sql-driver.js";
 const UNFINISHED = "status IN ('queued', 'in_progress')";
 /** A chain longer than this is refused rather than walked (it would not fit any context anyway). */
 const MAX_CHAIN = 1000;
+
+/** The `previous_response_id` links from one response back to the first, all of one owner. */
+const CHAIN = `WITH RECURSIVE chain (id, previous_response_id, depth) AS (
+    SELECT id, previous_response_id, 0 FROM responses WHERE id = ? AND owner = ?
+    UNION ALL
+    SELECT r.id, r.previous_response_id, c.depth + 1 FROM responses r JOIN chain c ON r.id = c.previous_response_id
+      WHERE r.owner = ? AND c.depth + 1 < ?
+  )`;
 
 const nullableNumber = (value: unknown): number | null =>
   value === null || value === undefined ? null : Number(value);
@@ -105,24 +112,33 @@ export const createSqlResponseStore = (db: SqlDriver): ResponseStore => {
     deleteResponse: async (owner, id) =>
       (await db.run("DELETE FROM responses WHERE id = ? AND owner = ?", [id, owner])) > 0,
     async readChain(owner, id) {
-      const links: ChainLink[] = [];
-      let next: string | null = id;
-      while (next !== null) {
-        if (links.length >= MAX_CHAIN) return undefined;
-        const response = await getResponse(owner, next);
-        if (response === undefined) return undefined;
-        const rows = await db.all(
-          "SELECT kind, item_id, body FROM response_items WHERE response_id = ? ORDER BY seq",
-          [next],
-        );
-        links.push({
-          response,
-          input: rows.filter((row) => row.kind === "input").map(toItem),
-          output: rows.filter((row) => row.kind === "output").map(toItem),
-        });
-        next = response.previousResponseId;
-      }
-      return links.reverse();
+      // Two queries whatever the length: the links (newest first), then every item of them.
+      const responses = (
+        await db.all(`${CHAIN} SELECT r.* FROM chain c JOIN responses r ON r.id = c.id ORDER BY c.depth`, [
+          id,
+          owner,
+          owner,
+          MAX_CHAIN,
+        ])
+      ).map(toResponse);
+      const oldest = responses.at(-1);
+      // A missing (deleted, expired, foreign) link, or a chain too long to walk: no chain.
+      if (oldest === undefined || oldest.previousResponseId !== null) return undefined;
+      const items = await db.all(
+        `${CHAIN} SELECT i.response_id, i.kind, i.item_id, i.body FROM chain c JOIN response_items i ON i.response_id = c.id ORDER BY i.seq`,
+        [id, owner, owner, MAX_CHAIN],
+      );
+      const byResponse = new Map(
+        responses.map((response) => [
+          response.id,
+          { response, input: [] as StoredItem[], output: [] as StoredItem[] },
+        ]),
+      );
+      for (const row of items)
+        byResponse
+          .get(String(row.response_id))
+          ?.[row.kind === "input" ? "input" : "output"].push(toItem(row));
+      return [...byResponse.values()].reverse();
     },
     async listInputItems(owner, id, page) {
       if ((await getResponse(owner, id)) === undefined) return undefined;
