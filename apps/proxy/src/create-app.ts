@@ -17,10 +17,12 @@ import { bearerAuth } from "./http/auth.js";
 import { methodNotAllowed, notFound, onError } from "./http/errors.js";
 import { openApiDocument } from "./http/openapi.js";
 import { createRequestContext, type RequestScope } from "./http/request-context.js";
+import { type RequestGuardOptions, requestGuards } from "./http/request-guard.js";
 import type { Logger } from "./observability/logger.js";
 import type { Metrics } from "./observability/metrics.js";
 
-export interface AppDeps {
+export interface AppDeps
+  extends Partial<Pick<RequestGuardOptions, "bindHost" | "allowedHosts" | "metricsAuth">> {
   readonly backend: GatewayBackend;
   readonly settings: TurnSettings;
   readonly logger: Logger;
@@ -61,6 +63,7 @@ export const createApp = (deps: AppDeps): Hono => {
   app.onError(onError(logger));
   app.notFound(notFound);
   app.use("*", context.middleware);
+  app.use("*", ...requestGuards(deps));
   if (deps.corsOrigins.length > 0) {
     app.use(
       "*",

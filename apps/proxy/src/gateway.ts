@@ -1,10 +1,13 @@
 import { readFileSync } from "node:fs";
+import type { Server } from "node:http";
 import { type ServerType, serve } from "@hono/node-server";
 import { DEFAULT_TURN_SETTINGS, type TurnSettings } from "@proxy/core";
 import { Effect, type Layer, ManagedRuntime } from "effect";
 import { ConfigError, type GatewayConfig, resolveConfig } from "./config/config.js";
 import { createApp } from "./create-app.js";
 import { createRequestScope } from "./http/request-context.js";
+import { isLoopbackHost } from "./http/request-guard.js";
+import { guardServer, SERVER_OPTIONS } from "./http/server-guard.js";
 import { createLogger, type Logger } from "./observability/logger.js";
 import { createMetrics } from "./observability/metrics.js";
 import { Backend } from "./runtime.js";
@@ -24,8 +27,6 @@ export const turnSettingsFrom = (config: GatewayConfig): TurnSettings => ({
   requestTimeoutMs: config.requestTimeoutMs,
   idleTimeoutMs: config.idleTimeoutMs,
 });
-
-const isLoopback = (host: string) => host === "localhost" || host === "::1" || host.startsWith("127.");
 
 export interface RunningGateway {
   readonly server: ServerType;
@@ -65,20 +66,27 @@ export const startGateway = async (
     metrics: createMetrics(),
     apiKeys: config.apiKeys,
     corsOrigins: config.corsOrigins,
+    bindHost: config.host,
+    allowedHosts: config.allowedHosts,
+    metricsAuth: config.metricsAuth,
     bodyLimitBytes: config.bodyLimitBytes,
     keepAliveMs: config.keepAliveMs,
     scope,
     version: VERSION,
   });
-  if (config.apiKeys.length === 0 && !isLoopback(config.host)) {
+  if (config.apiKeys.length === 0 && !isLoopbackHost(config.host)) {
     logger.warn(
       { host: config.host },
       "!!! NO API KEYS: the gateway is open to anyone who can reach this address. Set PROXY_API_KEYS.",
     );
   }
   const server = await new Promise<ServerType>((resolve) => {
-    const s = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, () => resolve(s));
+    const s = serve(
+      { fetch: app.fetch, port: config.port, hostname: config.host, serverOptions: SERVER_OPTIONS },
+      () => resolve(s),
+    );
   });
+  guardServer(server as Server, { maxConnections: config.maxConnections });
   const address = server.address();
   const port = typeof address === "object" && address ? address.port : config.port;
   const url = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${port}`;

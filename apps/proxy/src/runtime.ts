@@ -24,6 +24,7 @@ export class Backend extends Context.Service<Backend, GatewayBackend>()("@proxy/
             maxInFlight: config.maxInFlight,
             maxQueue: config.maxQueue,
             env,
+            passEnv: config.codexPassEnv,
             logger: logger.child({ component: "codex" }),
           });
           await codex.warmup();
@@ -39,7 +40,8 @@ export class Backend extends Context.Service<Backend, GatewayBackend>()("@proxy/
             );
           }
           const guarded = requireBackendAuth(codex, () => codex.checkAuth(), auth);
-          return { codex, gateway: createGatewayBackend(guarded, config.modelAliases) };
+          const gateway = createGatewayBackend(guarded, config.modelAliases, () => codex.beginShutdown());
+          return { codex, gateway };
         }),
         ({ codex }) => Effect.promise(() => codex.close()),
       ).pipe(Effect.map(({ gateway }) => gateway)),

@@ -8,6 +8,7 @@ import { mapRpcError } from "./map-codex-error.js";
 import { createAdmission } from "./pool/admission.js";
 import { createProcessPool } from "./pool/process-pool.js";
 import { writeSealedCatalog } from "./sealing/sealed-catalog.js";
+import { sealedAppServerArgs, sealedEnvironment } from "./sealing/sealed-environment.js";
 import { sealedThreadParams } from "./sealing/sealed-thread-config.js";
 import { type Spawn, startAppServer } from "./transport/app-server-process.js";
 import { runCodexTurn } from "./turn/run-turn.js";
@@ -15,8 +16,10 @@ import { runCodexTurn } from "./turn/run-turn.js";
 export interface CodexBackendOptions {
   /** The codex executable (or a `.js` entry run with this Node). Default: `CODEX_BIN`, else the pinned `@openai/codex`. */
   readonly codexBin?: string | undefined;
-  /** The child's environment (default `process.env`, so CODEX_HOME and the user's login apply). */
+  /** Where the child's environment is taken from (default `process.env`); only allow-listed names pass. */
   readonly env?: NodeJS.ProcessEnv | undefined;
+  /** Variable names passed to codex besides the built-in allow-list (e.g. a custom provider's `env_key`). */
+  readonly passEnv?: ReadonlyArray<string> | undefined;
   readonly logger?: Logger | undefined;
   /** Long-lived app-server processes (default 1). */
   readonly poolSize?: number | undefined;
@@ -34,9 +37,10 @@ export interface CodexBackendOptions {
   readonly threadUnloadDelaySecs?: number | undefined;
   /** Pass non-`data:` image URLs through to the model provider instead of rejecting them. */
   readonly allowRemoteImages?: boolean | undefined;
+  /** Restart delay: doubles from `initial` (250 ms) per failure up to `max` (5 s); a process that served a turn resets it. */
   readonly restartBackoffMs?: { readonly initial: number; readonly max: number } | undefined;
   readonly shutdownGraceMs?: { readonly stdin: number; readonly term: number } | undefined;
-  /** Max bytes (chars) of one stdout line; longer lines are dropped and logged (default 16 MiB). */
+  /** Max chars of one stdout line; longer lines are dropped and logged (default 16 MiB; 16× that for final turn/item notifications). */
   readonly maxLineLength?: number | undefined;
   /** `clientInfo.name`: becomes codex's `originator` header upstream (default "codex_tool_gateway"). */
   readonly clientName?: string | undefined;
@@ -57,13 +61,15 @@ export type CodexBackend = TextBackend & {
   checkAuth(): Promise<CodexAuthStatus>;
   /** Resolves once the sealed catalog exists and an app-server is ready (startup check / tests). */
   warmup(): Promise<void>;
+  /** Shutdown has begun: app-servers that exit are no longer restarted. */
+  beginShutdown(): void;
 };
 
 /** `TextBackend` over sealed, supervised, concurrent `codex app-server` processes. */
 export const createCodexBackend = (options: CodexBackendOptions = {}): CodexBackend => {
   const logger = options.logger ?? silentLogger;
-  const env = options.env ?? process.env;
-  const command = resolveCodexCommand(options.codexBin, env);
+  const source = options.env ?? process.env;
+  const command = resolveCodexCommand(options.codexBin, source);
   const requestTimeoutMs = options.requestTimeoutMs ?? 30_000;
   const startTimeoutMs = options.startTimeoutMs ?? 30_000;
   const admission = createAdmission({
@@ -71,12 +77,17 @@ export const createCodexBackend = (options: CodexBackendOptions = {}): CodexBack
     maxQueue: options.maxQueue ?? 64,
   });
 
-  // The sealed catalog and the throwaway cwd live in one private (0700) temp dir per backend.
+  // The sealed catalog, the throwaway cwd and the child's empty PATH directory live in one
+  // private (0700) temp dir per backend.
   const privateDir = mkdtemp(join(tmpdir(), "codex-backend-"));
+  const childEnv = privateDir.then((dir) =>
+    sealedEnvironment(source, options.passEnv ?? [], join(dir, "empty-path")),
+  );
   const sealed = privateDir.then(async (dir) => {
     const cwd = join(dir, "empty-cwd");
     await mkdir(cwd, { mode: 0o700 });
-    const catalog = await writeSealedCatalog({ command, env, dir });
+    await mkdir(join(dir, "empty-path"), { mode: 0o700 });
+    const catalog = await writeSealedCatalog({ command, env: await childEnv, dir });
     logger.info({ catalog, command }, "codex: sealed model catalog written");
     return sealedThreadParams(catalog, cwd) as unknown as Record<string, unknown>;
   });
@@ -86,13 +97,18 @@ export const createCodexBackend = (options: CodexBackendOptions = {}): CodexBack
     size: Math.max(1, options.poolSize ?? 1),
     logger,
     initialBackoffMs: options.restartBackoffMs?.initial ?? 250,
-    maxBackoffMs: options.restartBackoffMs?.max ?? 30_000,
+    maxBackoffMs: options.restartBackoffMs?.max ?? 5_000,
     start: async () => {
       await sealed; // never serve a turn before the seal exists
       return startAppServer({
         command,
-        args: ["app-server", "-c", `thread_unload_delay_secs=${options.threadUnloadDelaySecs ?? 5}`],
-        env,
+        args: [
+          "app-server",
+          ...sealedAppServerArgs(),
+          "-c",
+          `thread_unload_delay_secs=${options.threadUnloadDelaySecs ?? 5}`,
+        ],
+        env: await childEnv,
         logger,
         spawn: options.spawn,
         clientName: options.clientName ?? "codex_tool_gateway",
@@ -189,6 +205,7 @@ export const createCodexBackend = (options: CodexBackendOptions = {}): CodexBack
       const lease = await pool.acquire(AbortSignal.timeout(startTimeoutMs), startTimeoutMs);
       lease.release();
     },
+    beginShutdown: () => pool.drain(),
     async close() {
       await pool.close();
       await rm(await privateDir, { recursive: true, force: true });

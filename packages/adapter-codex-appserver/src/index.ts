@@ -9,5 +9,11 @@ export { type Logger, silentLogger } from "./logger.js";
 export { type CodexTurnError, mapCodexTurnError, mapRpcError } from "./map-codex-error.js";
 export { mapCodexFinishReason } from "./map-codex-finish-reason.js";
 export { sealCatalog, sealModel, writeSealedCatalog } from "./sealing/sealed-catalog.js";
+export {
+  CODEX_ENV_ALLOW_LIST,
+  SEALED_APP_SERVER_CONFIG,
+  sealedAppServerArgs,
+  sealedEnvironment,
+} from "./sealing/sealed-environment.js";
 export { sealedThreadConfig, sealedThreadParams } from "./sealing/sealed-thread-config.js";
 export { type CodexTurnInput, toCodexTurnInput } from "./turn/codex-input.js";

@@ -27,10 +27,20 @@ const variantOf = (info: unknown): { name: string; status: number | undefined } 
   return { name: "other", status: undefined };
 };
 
+/**
+ * Codex quotes the provider's address in upstream errors ("unexpected status 401 Unauthorized:
+ * …, url: http://10.0.0.7/v1/responses"). Where the gateway's backend lives is not the client's
+ * business: every URL leaves as a placeholder (the full text stays in the error's `cause`, for logs).
+ */
+const withoutUrls = (message: string): string =>
+  message.replace(/,?\s*url:\s*[^\s,]+/gi, "").replace(/\b[a-z][a-z0-9+.-]*:\/\/[^\s"'<>]+/gi, "<url>");
+
 /** A failed turn (its `turn.error`, or the last non-retrying `error` notification) as a GatewayError. */
 export const mapCodexTurnError = (error: CodexTurnError | undefined): GatewayError => {
   const message =
-    typeof error?.message === "string" && error.message !== "" ? error.message : "codex turn failed";
+    typeof error?.message === "string" && error.message !== ""
+      ? withoutUrls(error.message)
+      : "codex turn failed";
   const { name, status } = variantOf(error?.codexErrorInfo);
   const cause = error;
   if (name === "contextWindowExceeded")
@@ -55,13 +65,15 @@ export const mapCodexTurnError = (error: CodexTurnError | undefined): GatewayErr
 export const mapRpcError = (e: unknown, method: string): GatewayError => {
   if (isGatewayError(e)) return e;
   if (e instanceof JsonRpcError) {
-    if (e.code === -32600) return new GatewayError("invalid_request", e.message, { cause: e });
+    if (e.code === -32600) return new GatewayError("invalid_request", withoutUrls(e.message), { cause: e });
     if (e.code === -32001)
       return new GatewayError("overloaded", `codex app-server overloaded: ${e.message}`, {
         retryAfterSeconds: 1,
         cause: e,
       });
-    return new GatewayError("backend_error", `codex ${method} failed: ${e.message}`, { cause: e });
+    return new GatewayError("backend_error", `codex ${method} failed: ${withoutUrls(e.message)}`, {
+      cause: e,
+    });
   }
   if (e instanceof ConnectionClosedError)
     return new GatewayError(

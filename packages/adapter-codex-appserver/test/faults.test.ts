@@ -24,6 +24,7 @@ const fakeBackend = (options: Partial<CodexBackendOptions> = {}, env: NodeJS.Pro
   const logFile = join(dir, `log-${opened.length}-${Date.now()}`);
   const backend = createCodexBackend({
     env: { ...process.env, CODEX_BIN: FAKE, FAKE_APP_SERVER_LOG: logFile, ...env },
+    passEnv: ["FAKE_APP_SERVER_LOG", "FAKE_APP_SERVER_STUBBORN"],
     restartBackoffMs: { initial: 20, max: 200 },
     ...options,
   });

@@ -53,4 +53,32 @@ describe("line decoder", () => {
       ),
     );
   });
+
+  it("lets a line whose head is allowed grow to the large limit, whatever the chunking (property)", () => {
+    const big = `{"method":"turn/completed","text":"${"x".repeat(60)}"}`;
+    const garbage = `{"method":"other","text":"${"x".repeat(60)}"}`;
+    const huge = `{"method":"turn/completed","text":"${"x".repeat(200)}"}`;
+    const data = bytes(`${big}\n${garbage}\n${huge}\nok\n`);
+    fc.assert(
+      fc.property(fc.array(fc.nat(), { maxLength: 12 }), (cuts) => {
+        const dropped: number[] = [];
+        const d = createLineDecoder({
+          maxLineLength: 50,
+          largeLineLength: 150,
+          allowLarge: (head) => head.startsWith('{"method":"turn/completed"'),
+          onDrop: (x) => dropped.push(x.length),
+        });
+        const points = [...new Set(cuts.map((c) => c % (data.length + 1)))].sort((a, b) => a - b);
+        const out: string[] = [];
+        let from = 0;
+        for (const p of [...points, data.length]) {
+          out.push(...d.push(data.slice(from, p)));
+          from = p;
+        }
+        out.push(...d.flush());
+        expect(out).toEqual([big, "ok"]);
+        expect(dropped).toEqual([garbage.length, huge.length]);
+      }),
+    );
+  });
 });

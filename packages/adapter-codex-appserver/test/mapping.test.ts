@@ -31,6 +31,18 @@ describe("codex → gateway mappings", () => {
     expect(mapRpcError(e, "turn/start")).toMatchObject({ kind });
   });
 
+  it("never passes a URL through to the client; the original stays in the cause", () => {
+    const message =
+      "unexpected status 401 Unauthorized: bad key, url: http://10.0.0.7:8080/v1/responses, see https://example.internal/help";
+    const error = mapCodexTurnError({ message, codexErrorInfo: "unauthorized" });
+    expect(error.message).toContain("unexpected status 401 Unauthorized: bad key, see <url>");
+    expect(error.message).not.toMatch(/10\.0\.0\.7|example\.internal|https?:/);
+    expect(error.cause).toMatchObject({ message });
+    expect(mapRpcError(new JsonRpcError(-32603, "fetch https://a.b/c failed"), "thread/start").message).toBe(
+      "codex thread/start failed: fetch <url> failed",
+    );
+  });
+
   it("finish: completed and interrupted stop, anything else is an error finish", () => {
     expect(mapCodexFinishReason("completed")).toEqual({ reason: "stop", raw: "completed" });
     expect(mapCodexFinishReason("interrupted")).toEqual({ reason: "stop", raw: "interrupted" });

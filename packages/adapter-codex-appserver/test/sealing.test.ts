@@ -1,11 +1,24 @@
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { resolveCodexCommand, sealCatalog, sealedThreadConfig } from "../src/index.js";
+import {
+  resolveCodexCommand,
+  SEALED_APP_SERVER_CONFIG,
+  sealCatalog,
+  sealedEnvironment,
+  sealedThreadConfig,
+} from "../src/index.js";
 import { silentLogger } from "../src/logger.js";
-import type { RecordedRequest, ScriptedResponse } from "../src/testing/index.js";
+import {
+  hasProcfs,
+  type ProcessTreeReport,
+  type RecordedRequest,
+  reapedChildFaults,
+  type ScriptedResponse,
+  watchProcessTree,
+} from "../src/testing/index.js";
 import { startAppServer } from "../src/transport/app-server-process.js";
 import { collect, type RealHarness, realEnv, request, startRealHarness, textOf } from "./helpers.js";
 
@@ -59,15 +72,30 @@ const toolOutputs = (r: RecordedRequest) =>
     (i) => i.type === "function_call_output" || i.type === "custom_tool_call_output",
   );
 
+/** The app-server processes this test process started (children whose command line says so). */
+const appServerPids = (): number[] =>
+  readdirSync(`/proc/${process.pid}/task`)
+    .flatMap((t) => readFileSync(`/proc/${process.pid}/task/${t}/children`, "utf8").split(" "))
+    .filter(Boolean)
+    .map(Number)
+    .filter((pid) => readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("app-server"));
+
 let h: RealHarness;
 let markers: string;
+let appServer: number | undefined;
+let watch: ReturnType<typeof watchProcessTree> | undefined;
 beforeAll(async () => {
   markers = mkdtempSync(join(tmpdir(), "seal-markers-"));
   h = await startRealHarness();
+  if (hasProcfs()) {
+    appServer = appServerPids()[0];
+    watch = appServer === undefined ? undefined : watchProcessTree(appServer);
+  }
   // First sampling step: the attack. Once codex has answered the calls: a plain text reply.
   h.provider.script((r) => (toolOutputs(r).length > 0 ? { text: "nothing happened" } : attack(markers)));
 }, 60_000);
 afterAll(async () => {
+  watch?.stop();
   await h?.close();
   rmSync(markers, { recursive: true, force: true });
 });
@@ -88,6 +116,21 @@ describe("sealing: a model cannot run anything on the gateway host", () => {
       expect(readdirSync(markers)).toEqual([]);
     });
   }
+
+  it.runIf(hasProcfs())(
+    "the sealed app-server ran no process (startup and every turn) and connected only to its provider",
+    () => {
+      expect(appServer).toBeDefined();
+      const report = watch?.stop() as ProcessTreeReport;
+      watch = undefined;
+      expect(h.provider.requests.length).toBeGreaterThanOrEqual(6);
+      expect(report.processes).toEqual([]);
+      expect(reapedChildFaults(appServer as number)).toBe(0);
+      const provider = new URL(h.provider.url);
+      expect(report.remotes.length).toBeGreaterThan(0);
+      for (const remote of report.remotes) expect(remote).toBe(`tcp ${provider.hostname}:${provider.port}`);
+    },
+  );
 
   it("control: the same scripted attack does write a marker when codex is not sealed", async () => {
     const cwd = mkdtempSync(join(tmpdir(), "unsealed-"));
@@ -119,6 +162,8 @@ describe("sealing: a model cannot run anything on the gateway host", () => {
       });
       await completed;
       expect(existsSync(join(cwd, "exec_command"))).toBe(true);
+      // The process counter above sees an unsealed codex's executions (its startup probes, the attack).
+      if (hasProcfs() && proc.pid !== undefined) expect(reapedChildFaults(proc.pid)).toBeGreaterThan(0);
     } finally {
       h.provider.script((r) => (toolOutputs(r).length > 0 ? { text: "nothing happened" } : attack(markers)));
       await proc.close();
@@ -158,6 +203,7 @@ describe("sealing: a model cannot run anything on the gateway host", () => {
       "features.tool_suggest": false,
       "features.sleep_tool": false,
       "features.image_generation": false,
+      "features.shell_snapshot": false,
       include_environment_context: false,
       "skills.include_instructions": false,
       include_permissions_instructions: false,
@@ -166,5 +212,36 @@ describe("sealing: a model cannot run anything on the gateway host", () => {
       "agents.enabled": false,
       model_catalog_json: "/x/models.sealed.json",
     });
+  });
+
+  it("gives codex only allow-listed variables, an empty PATH, and no plugin sync or shell snapshot", () => {
+    const source = {
+      PATH: "/usr/bin:/bin",
+      HOME: "/home/op",
+      CODEX_HOME: "/home/op/.codex",
+      LANG: "C.UTF-8",
+      LC_ALL: "C.UTF-8",
+      OPENAI_API_KEY: "sk-codex",
+      PROXY_API_KEYS: "sk-gateway",
+      AWS_SECRET_ACCESS_KEY: "aws",
+      MY_PROVIDER_KEY: "custom",
+    };
+    expect(sealedEnvironment(source, [], "/private/empty")).toEqual({
+      PATH: "/private/empty",
+      HOME: "/home/op",
+      CODEX_HOME: "/home/op/.codex",
+      LANG: "C.UTF-8",
+      LC_ALL: "C.UTF-8",
+      OPENAI_API_KEY: "sk-codex",
+    });
+    expect(sealedEnvironment(source, ["MY_PROVIDER_KEY", "PATH"], "/private/empty")).toMatchObject({
+      PATH: "/usr/bin:/bin",
+      MY_PROVIDER_KEY: "custom",
+    });
+    expect(SEALED_APP_SERVER_CONFIG).toEqual([
+      "features.plugins=false",
+      "features.shell_snapshot=false",
+      "analytics.enabled=false",
+    ]);
   });
 });

@@ -14,6 +14,8 @@ export interface GatewayBackend extends TextBackend {
 export const createGatewayBackend = (
   inner: TextBackend,
   aliases: Readonly<Record<string, string>> = {},
+  /** Called once draining starts (the codex pool then stops restarting its processes). */
+  onDrain?: () => void,
 ): GatewayBackend => {
   const active = new Set<(error: GatewayError) => void>();
   let draining = false;
@@ -79,6 +81,7 @@ export const createGatewayBackend = (
     },
     activeTurns: () => active.size,
     async drain(graceMs) {
+      if (!draining) onDrain?.();
       draining = true;
       if (active.size > 0) {
         const timer = new Promise<void>((resolve) => setTimeout(resolve, graceMs).unref?.());

@@ -12,6 +12,8 @@ export interface ProcessPool {
   acquire(signal: AbortSignal, waitMs: number): Promise<PoolLease>;
   readySlots(): number;
   restarts(): number;
+  /** Shutdown has begun: a process that exits from now on is not restarted. */
+  drain(): void;
   /** Why no slot is ready, if none is. */
   detail(): string | undefined;
   close(): Promise<void>;
@@ -22,6 +24,7 @@ export interface ProcessPoolOptions {
   readonly start: () => Promise<AppServerProcess>;
   readonly logger: Logger;
   readonly initialBackoffMs: number;
+  /** The longest wait between restarts, however often a slot failed. */
   readonly maxBackoffMs: number;
   /** A process that lived this long resets the backoff. */
   readonly stableAfterMs?: number;
@@ -51,6 +54,7 @@ export const createProcessPool = (options: ProcessPoolOptions): ProcessPool => {
   const wakeTimers = new Set<() => void>();
   let restarts = 0;
   let closed = false;
+  let draining = false;
 
   const wakeWaiters = () => {
     for (const w of [...waiters]) w();
@@ -84,18 +88,25 @@ export const createProcessPool = (options: ProcessPoolOptions): ProcessPool => {
         slot.process = undefined;
         if (closed) return;
         slot.lastError = `app-server exited (${describe(exit)})`;
+        // A process that served a turn was healthy: its death starts the backoff afresh.
+        if (proc.finishedTurns() > 0) slot.failures = 0;
+        if (draining) {
+          logger.info({ slot: index, pid: proc.pid, ...exit }, "codex app-server exited while draining");
+          return;
+        }
         logger.error({ slot: index, pid: proc.pid, ...exit }, "codex app-server died; restarting");
       } catch (e) {
         slot.lastError = `app-server failed to start: ${e instanceof Error ? e.message : String(e)}`;
         logger.error({ slot: index, err: e }, "codex app-server failed to start");
       }
-      if (closed) return;
+      if (closed || draining) return;
       if (startedAt !== undefined && Date.now() - startedAt >= (options.stableAfterMs ?? 30_000))
         slot.failures = 0;
-      slot.failures++;
+      slot.failures = Math.min(slot.failures + 1, 32);
       restarts++;
-      const delay = Math.min(options.initialBackoffMs * 2 ** (slot.failures - 1), options.maxBackoffMs);
-      await sleep(delay);
+      const delayMs = Math.min(options.initialBackoffMs * 2 ** (slot.failures - 1), options.maxBackoffMs);
+      logger.info({ slot: index, delayMs, failures: slot.failures }, "codex app-server restart scheduled");
+      await sleep(delayMs);
     }
   };
   const loops = slots.map((slot, i) => supervise(slot, i));
@@ -158,6 +169,9 @@ export const createProcessPool = (options: ProcessPoolOptions): ProcessPool => {
     },
     readySlots: () => slots.filter((s) => s.process?.isAlive()).length,
     restarts: () => restarts,
+    drain() {
+      draining = true;
+    },
     detail: () => (pick() ? undefined : (slots.find((s) => s.lastError)?.lastError ?? "starting")),
     async close() {
       closed = true;

@@ -20,6 +20,7 @@ export const sealedThreadConfig = (catalogPath: string) =>
     "features.tool_suggest": false,
     "features.sleep_tool": false,
     "features.image_generation": false,
+    "features.shell_snapshot": false, // a login shell per thread, and the environment written to disk
     include_environment_context: false, // no cwd/shell/date of the gateway host upstream
     "skills.include_instructions": false,
     include_permissions_instructions: false,

@@ -1,4 +1,11 @@
 export { type DirectDriver, startDirectDriver } from "./direct-driver.js";
+export {
+  hasProcfs,
+  type ProcessTreeReport,
+  reapedChildFaults,
+  startEgressTrap,
+  watchProcessTree,
+} from "./host-activity.js";
 export { type CodexHome, makeCodexHome } from "./make-codex-home.js";
 export {
   type ProviderScript,

@@ -9,7 +9,7 @@ import { answerServerRequest } from "./server-requests.js";
 export type Spawn = (
   command: string,
   args: ReadonlyArray<string>,
-  options: { env: NodeJS.ProcessEnv; stdio: ["pipe", "pipe", "pipe"] },
+  options: { env: NodeJS.ProcessEnv; stdio: ["pipe", "pipe", "pipe"]; detached: boolean },
 ) => ChildProcessWithoutNullStreams;
 
 export interface ExitInfo {
@@ -26,6 +26,8 @@ export interface AppServerProcess {
   /** Resolves once the child has exited (crash or close). */
   readonly exited: Promise<ExitInfo>;
   isAlive(): boolean;
+  /** Turns this process brought to an end, whatever their status (the pool's evidence that it worked). */
+  finishedTurns(): number;
   /** Call `listener` when the child exits; returns an unsubscribe function. */
   onExit(listener: (info: ExitInfo) => void): () => void;
   /** Route notifications carrying `threadId` to `listener` until the returned function is called. */
@@ -57,7 +59,14 @@ export const startAppServer = async (options: AppServerOptions): Promise<AppServ
   const { logger } = options;
   const [command, args] = commandLine(options.command, options.args);
   const spawn: Spawn = options.spawn ?? ((c, a, o) => nodeSpawn(c, [...a], o));
-  const child = spawn(command, args, { env: options.env, stdio: ["pipe", "pipe", "pipe"] });
+  // Its own process group: a Ctrl-C or a group-wide SIGTERM meant for the gateway must not kill
+  // codex under turns the gateway is still draining. It still ends with the gateway: on stdin
+  // EOF (the pipe closes when the gateway exits, however it exits) or through close().
+  const child = spawn(command, args, {
+    env: options.env,
+    stdio: ["pipe", "pipe", "pipe"],
+    detached: process.platform !== "win32",
+  });
   const log = logger;
   let alive = true;
 
@@ -84,6 +93,7 @@ export const startAppServer = async (options: AppServerOptions): Promise<AppServ
   });
 
   const threads = new Map<string, ThreadListener>();
+  let finishedTurns = 0;
   const exitListeners = new Set<(info: ExitInfo) => void>();
   void exited.then((info) => {
     for (const listener of [...exitListeners]) listener(info);
@@ -95,6 +105,7 @@ export const startAppServer = async (options: AppServerOptions): Promise<AppServ
     logger: log,
     maxLineLength: options.maxLineLength,
     onNotification: (method, params) => {
+      if (method === "turn/completed") finishedTurns++;
       const threadId = isObject(params) ? params.threadId : undefined;
       const listener = typeof threadId === "string" ? threads.get(threadId) : undefined;
       if (listener && isObject(params)) listener(method, params);
@@ -146,6 +157,7 @@ export const startAppServer = async (options: AppServerOptions): Promise<AppServ
     connection,
     exited,
     isAlive: () => alive,
+    finishedTurns: () => finishedTurns,
     onExit(listener) {
       if (!alive) {
         void exited.then(listener);

@@ -39,6 +39,14 @@ export interface JsonRpcConnectionOptions {
   readonly onClose?: (reason: Error) => void;
 }
 
+/**
+ * Notifications that repeat a whole answer (the final message item, the completed turn with its
+ * items): dropping one would leave a long turn unfinished, so they may be this many times longer
+ * than any other line. Codex writes `method` first, so the line's head identifies them.
+ */
+const ANSWER_CARRYING = /^\{"method":"(item\/completed|turn\/completed|rawResponseItem\/completed)"/;
+const LARGE_LINE_FACTOR = 16;
+
 const isObject = (u: unknown): u is Json => typeof u === "object" && u !== null && !Array.isArray(u);
 
 /**
@@ -126,8 +134,11 @@ export const createJsonRpcConnection = (options: JsonRpcConnectionOptions): Json
     }
   };
 
+  const maxLineLength = options.maxLineLength ?? 16 * 1024 * 1024;
   const decoder = createLineDecoder({
-    maxLineLength: options.maxLineLength ?? 16 * 1024 * 1024,
+    maxLineLength,
+    largeLineLength: maxLineLength * LARGE_LINE_FACTOR,
+    allowLarge: (head) => ANSWER_CARRYING.test(head),
     onDrop: (d) => logger.warn({ length: d.length }, "app-server: oversized stdout line dropped"),
   });
   const onData = (chunk: Buffer | string) => {

@@ -1,7 +1,7 @@
 /** Why a line was dropped rather than delivered. */
 export interface DroppedLine {
   readonly reason: "oversized";
-  /** Characters seen for that line (at least `maxLineLength + 1`). */
+  /** Characters seen for that line (at least its limit + 1). */
   readonly length: number;
 }
 
@@ -12,22 +12,42 @@ export interface LineDecoder {
   flush(): string[];
 }
 
+/** How many leading characters of a line `allowLarge` is shown. */
+const HEAD = 64;
+
 /**
  * Newline framing for a JSON-lines stream, I/O-free. Lines longer than `maxLineLength` are
  * dropped whole (reported through `onDrop`, never fatal) and the decoder resynchronises on the
- * next newline, so one runaway message cannot exhaust memory or kill the connection.
+ * next newline, so one runaway message cannot exhaust memory or kill the connection. A line whose
+ * first characters satisfy `allowLarge` (a message known to carry a whole answer) may grow to
+ * `largeLineLength` instead.
  */
 export const createLineDecoder = (options: {
   readonly maxLineLength: number;
+  readonly largeLineLength?: number;
+  readonly allowLarge?: (head: string) => boolean;
   readonly onDrop?: (dropped: DroppedLine) => void;
 }): LineDecoder => {
   const text = new TextDecoder("utf-8");
+  const large = Math.max(options.largeLineLength ?? options.maxLineLength, options.maxLineLength);
   let parts: string[] = [];
   let pending = 0;
+  let head = "";
   let discarding = false;
   let discarded = 0;
 
   const drop = (length: number) => options.onDrop?.({ reason: "oversized", length });
+  /** The limit for the current line, decided once it is over the normal one (its head is known by then). */
+  const fits = (length: number, segment: string) => {
+    if (length <= options.maxLineLength) return true;
+    const start = head.length < HEAD ? head + segment.slice(0, HEAD - head.length) : head;
+    return length <= large && options.allowLarge?.(start) === true;
+  };
+  const reset = () => {
+    parts = [];
+    pending = 0;
+    head = "";
+  };
   const emit = (out: string[], segment: string) => {
     if (discarding) {
       drop(discarded + segment.length);
@@ -35,27 +55,26 @@ export const createLineDecoder = (options: {
       discarded = 0;
       return;
     }
-    if (pending + segment.length > options.maxLineLength) {
+    if (!fits(pending + segment.length, segment)) {
       drop(pending + segment.length);
     } else {
       const line = (parts.join("") + segment).replace(/\r$/, "");
       if (line.trim() !== "") out.push(line);
     }
-    parts = [];
-    pending = 0;
+    reset();
   };
   const hold = (segment: string) => {
     if (discarding) {
       discarded += segment.length;
       return;
     }
-    if (pending + segment.length > options.maxLineLength) {
+    if (!fits(pending + segment.length, segment)) {
       discarding = true;
       discarded = pending + segment.length;
-      parts = [];
-      pending = 0;
+      reset();
       return;
     }
+    if (head.length < HEAD) head += segment.slice(0, HEAD - head.length);
     parts.push(segment);
     pending += segment.length;
   };

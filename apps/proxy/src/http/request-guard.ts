@@ -1,0 +1,97 @@
+import { GatewayError } from "@proxy/core";
+import { openAIError } from "@proxy/http-surface";
+import type { Context, MiddlewareHandler } from "hono";
+import { bearerAuth } from "./auth.js";
+
+export interface RequestGuardOptions {
+  /** The address the server is bound to: on loopback only loopback `Host` names are served. */
+  readonly bindHost?: string | undefined;
+  /** `Host` names accepted besides loopback ones (`*` for any). */
+  readonly allowedHosts?: ReadonlyArray<string> | undefined;
+  /** Browser origins allowed to call the gateway (`*` for any); any other `Origin` is refused. */
+  readonly corsOrigins: ReadonlyArray<string>;
+  readonly apiKeys: ReadonlyArray<string>;
+  /** Also require an API key on the operational routes. */
+  readonly metricsAuth?: boolean | undefined;
+}
+
+const OPERATIONAL_ROUTES = new Set(["/metrics", "/readyz", "/openapi.json"]);
+
+export const isLoopbackHost = (host: string): boolean =>
+  host === "localhost" ||
+  host.endsWith(".localhost") ||
+  host === "::1" ||
+  host === "[::1]" ||
+  /^127(\.\d{1,3}){3}$/.test(host);
+
+/** `Host` header → bare lower-case name: port, IPv6 brackets and a trailing dot removed. */
+const hostName = (header: string): string => {
+  const h = header.trim().toLowerCase();
+  const name = h.startsWith("[") ? h.slice(1, h.indexOf("]")) : h.replace(/:\d*$/, "");
+  return name.replace(/\.$/, "");
+};
+
+const refuse = (c: Context, status: 403 | 415, message: string, code: string, param: string) =>
+  c.json({ error: openAIError(new GatewayError("invalid_request", message, { code, param })) }, status);
+
+/**
+ * What keeps a browser page from driving the gateway: a foreign `Host` (DNS rebinding against a
+ * loopback gateway), an `Origin` the operator did not allow, and a body that is not JSON (a
+ * "simple" cross-site POST needs no preflight only with text/plain or a form type) are refused
+ * before anything else runs. Non-browser clients send JSON and no `Origin`, and are unaffected.
+ */
+export const requestGuards = (options: RequestGuardOptions): MiddlewareHandler[] => {
+  const extraHosts = new Set((options.allowedHosts ?? []).map((h) => hostName(h)));
+  const anyHost = extraHosts.has("*");
+  const checkHost =
+    !anyHost && (extraHosts.size > 0 || (options.bindHost !== undefined && isLoopbackHost(options.bindHost)));
+  const anyOrigin = options.corsOrigins.includes("*");
+  const origins = new Set(options.corsOrigins);
+  const auth = bearerAuth(options.apiKeys);
+
+  const host: MiddlewareHandler = async (c, next) => {
+    const header = c.req.header("host");
+    if (checkHost && header !== undefined) {
+      const name = hostName(header);
+      if (!isLoopbackHost(name) && !extraHosts.has(name))
+        return refuse(
+          c,
+          403,
+          `The host '${name}' is not served here; add it to PROXY_ALLOWED_HOSTS if it is a reverse proxy's name.`,
+          "host_not_allowed",
+          "host",
+        );
+    }
+    return next();
+  };
+  const origin: MiddlewareHandler = async (c, next) => {
+    const value = c.req.header("origin");
+    if (value !== undefined && !anyOrigin && !origins.has(value))
+      return refuse(
+        c,
+        403,
+        `Requests from the origin '${value}' are not allowed; list it in PROXY_CORS_ORIGINS to allow it.`,
+        "origin_not_allowed",
+        "origin",
+      );
+    return next();
+  };
+  const json: MiddlewareHandler = async (c, next) => {
+    if (c.req.method === "POST" && c.req.path.startsWith("/v1/")) {
+      const type = (c.req.header("content-type") ?? "").split(";")[0]?.trim().toLowerCase();
+      if (type !== "application/json")
+        return refuse(
+          c,
+          415,
+          `Content-Type must be application/json${type ? `, not '${type}'` : ""}.`,
+          "unsupported_media_type",
+          "content-type",
+        );
+    }
+    return next();
+  };
+  const operational: MiddlewareHandler = async (c, next) =>
+    options.metricsAuth && OPERATIONAL_ROUTES.has(c.req.path) ? auth(c, next) : next();
+
+  return [host, origin, json, operational];
+};
