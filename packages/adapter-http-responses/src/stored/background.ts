@@ -128,8 +128,14 @@ export const startBackgroundResponse = async (
     session.json({});
   };
 
+  let settle = (): void => undefined;
+  const done = new Promise<void>((resolve) => {
+    settle = resolve;
+  });
+  // Registered before the turn starts, so a cancel or follower always finds it.
+  state.running.set(id, { log, cancel, done });
   const beat = heartbeat();
-  const done = (async () => {
+  void (async () => {
     try {
       await drive();
     } finally {
@@ -157,10 +163,13 @@ export const startBackgroundResponse = async (
         )
         // The store failed us: the lease runs out and any replica marks the response failed.
         .catch(() => undefined);
-      state.running.delete(id);
     }
-  })().catch(() => undefined);
-  state.running.set(id, { log, cancel, done });
+  })()
+    .catch(() => undefined)
+    .finally(() => {
+      state.running.delete(id);
+      settle();
+    });
 
   if (!parsed.stream) return c.json(encoder.response());
   return streamSSE(c, async (sse) => {
