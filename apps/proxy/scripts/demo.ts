@@ -37,7 +37,10 @@ const model = (request: RecordedRequest) => {
 const provider = await startScriptedModelProvider(model);
 const home = await makeCodexHome(provider.url);
 process.env.CODEX_HOME = home.path; // the codex child inherits the gateway's environment
-const gateway = await startGateway(resolveConfig({ env: { LOG_LEVEL: "error" }, flags: { port: "0" } }));
+// The demo shows prompt mode (tools taught in the prompt, parsed from text); see docs/tool-modes.md.
+const gateway = await startGateway(
+  resolveConfig({ env: { LOG_LEVEL: "error", PROXY_TOOL_MODE: "prompt" }, flags: { port: "0" } }),
+);
 
 try {
   const client = new OpenAI({ baseURL: `${gateway.url}/v1`, apiKey: "demo" });

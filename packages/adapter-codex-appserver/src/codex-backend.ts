@@ -42,6 +42,8 @@ export interface CodexBackendOptions {
   readonly shutdownGraceMs?: { readonly stdin: number; readonly term: number } | undefined;
   /** Max chars of one stdout line; longer lines are dropped and logged (default 16 MiB; 16× that for final turn/item notifications). */
   readonly maxLineLength?: number | undefined;
+  /** Offer native tool mode (dynamic tools via codex's experimental API); default true. */
+  readonly nativeTools?: boolean | undefined;
   /** `clientInfo.name`: becomes codex's `originator` header upstream (default "codex_tool_gateway"). */
   readonly clientName?: string | undefined;
   readonly spawn?: Spawn | undefined;
@@ -57,6 +59,8 @@ export interface CodexAuthStatus {
 }
 
 export type CodexBackend = TextBackend & {
+  /** `item/tool/call` requests of native turns not yet answered (returns to 0 when turns end). */
+  pendingToolRequests(): number;
   close(): Promise<void>;
   checkAuth(): Promise<CodexAuthStatus>;
   /** Resolves once the sealed catalog exists and an app-server is ready (startup check / tests). */
@@ -93,6 +97,11 @@ export const createCodexBackend = (options: CodexBackendOptions = {}): CodexBack
   });
   sealed.catch((err) => logger.error({ err, command }, "codex: could not build the sealed model catalog"));
 
+  // Native tools need the experimental API; an app-server that refuses it (a future codex) turns
+  // native mode off for the whole backend, said once, and `auto` falls back to prompt mode.
+  let nativeTools = options.nativeTools ?? true;
+  const pendingToolRequests = { count: 0 };
+
   const pool = createProcessPool({
     size: Math.max(1, options.poolSize ?? 1),
     logger,
@@ -100,7 +109,7 @@ export const createCodexBackend = (options: CodexBackendOptions = {}): CodexBack
     maxBackoffMs: options.restartBackoffMs?.max ?? 5_000,
     start: async () => {
       await sealed; // never serve a turn before the seal exists
-      return startAppServer({
+      const proc = await startAppServer({
         command,
         args: [
           "app-server",
@@ -113,11 +122,20 @@ export const createCodexBackend = (options: CodexBackendOptions = {}): CodexBack
         spawn: options.spawn,
         clientName: options.clientName ?? "codex_tool_gateway",
         clientVersion: "0.1.0",
+        experimentalApi: nativeTools,
         startTimeoutMs,
         maxLineLength: options.maxLineLength,
         stdinGraceMs: options.shutdownGraceMs?.stdin,
         termGraceMs: options.shutdownGraceMs?.term,
       });
+      if (nativeTools && !proc.experimentalApi) {
+        nativeTools = false;
+        logger.warn(
+          { command },
+          "codex app-server refused the experimental API: native tool mode is off (auto uses prompt mode; native requests fail)",
+        );
+      }
+      return proc;
     },
   });
 
@@ -143,6 +161,9 @@ export const createCodexBackend = (options: CodexBackendOptions = {}): CodexBack
   return {
     specificationVersion: "v1",
     name: "codex-app-server",
+    get capabilities() {
+      return { nativeTools };
+    },
     stream(request, { signal }) {
       return runCodexTurn(
         {
@@ -154,6 +175,7 @@ export const createCodexBackend = (options: CodexBackendOptions = {}): CodexBack
           requestTimeoutMs,
           startWaitMs: startTimeoutMs,
           turnTimeoutMs: options.turnTimeoutMs ?? 0,
+          pendingToolRequests,
         },
         request,
         signal,
@@ -184,9 +206,11 @@ export const createCodexBackend = (options: CodexBackendOptions = {}): CodexBack
         queued: admission.queued(),
         capacity: admission.capacity,
         restarts: pool.restarts(),
+        pendingToolRequests: pendingToolRequests.count,
         detail: readySlots > 0 ? `${readySlots} app-server(s) ready` : pool.detail(),
       };
     },
+    pendingToolRequests: () => pendingToolRequests.count,
     async checkAuth() {
       type Account = { account?: { type?: string } | null; requiresOpenaiAuth?: boolean };
       const result = await control<Account>("account/read", { refreshToken: false });

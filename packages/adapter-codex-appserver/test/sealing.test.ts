@@ -117,6 +117,32 @@ describe("sealing: a model cannot run anything on the gateway host", () => {
     });
   }
 
+  it("native mode: with client tools on the thread (one named exec_command), every built-in call is still refused", async () => {
+    const before = h.provider.requests.length;
+    const clientTool = (name: string) => ({ name, parameters: { type: "object" }, strict: false });
+    const tools = {
+      tools: [clientTool("exec_command"), clientTool("get_weather")],
+      choice: { type: "auto" } as const,
+      parallel: true,
+    };
+    const events = await collect(
+      h.backend.stream(request({ tools }), { signal: new AbortController().signal }),
+    );
+    expect(textOf(events)).toBe("nothing happened");
+    // Built-in names are not the client's tools: codex answers them itself, nothing reaches the client.
+    expect(events.filter((e) => e.type === "tool-call")).toEqual([]);
+    const first = h.provider.requests[before] as RecordedRequest;
+    expect(((first.body.tools ?? []) as Array<{ name?: string }>).map((t) => t.name)).toEqual([
+      "exec_command_1",
+      "get_weather",
+    ]);
+    const followUp = h.provider.requests.slice(before).find((r) => toolOutputs(r).length > 0);
+    const outputs = toolOutputs(followUp as RecordedRequest);
+    expect(outputs.map((o) => o.call_id).sort()).toEqual([...CALL_IDS].sort());
+    for (const o of outputs) expect(String(o.output)).toMatch(/^unsupported (custom tool )?call: /);
+    expect(readdirSync(markers)).toEqual([]);
+  });
+
   it.runIf(hasProcfs())(
     "the sealed app-server ran no process (startup and every turn) and connected only to its provider",
     () => {

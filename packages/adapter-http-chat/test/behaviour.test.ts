@@ -213,3 +213,58 @@ describe("errors, observer and cancellation", () => {
     await vi.waitFor(() => expect(g.summaries.map((s) => s.error?.kind)).toEqual(["cancelled"]));
   });
 });
+
+describe("cut-off tool calls are never emitted as complete", () => {
+  const DELETE_TOOL = {
+    type: "function" as const,
+    function: {
+      name: "delete_path",
+      description: "Deletes a file or directory",
+      parameters: { type: "object", properties: { path: { type: "string" } }, required: ["path"] },
+    },
+  };
+  const ask = { model: "gpt-test", messages: [...USER_ASKS], tools: [DELETE_TOOL] };
+  const cutOff = '<tool_call>{"name":"delete_path","arguments":"{\\"path\\":\\"/home/user/';
+
+  it("streaming: a call cut off by the end of the stream is an error, never a tool_calls finish", async () => {
+    gateway = await startGateway([{ chunks: fragments(`Cleaning up.\n${cutOff}`) }]);
+    const res = await postChat(gateway, { ...ask, stream: true });
+    const data = sseData(res.text).map((d) => (d === "[DONE]" ? d : JSON.parse(d)));
+    const finishes = data.flatMap((d) =>
+      d === "[DONE]" ? [] : (d.choices ?? []).map((c: { finish_reason: unknown }) => c.finish_reason),
+    );
+    expect(finishes.filter((f: unknown) => f !== null)).toEqual([]);
+    expect(data).not.toContain("[DONE]");
+    expect(data.at(-1)).toEqual({
+      error: expect.objectContaining({ type: "invalid_response_error", code: "tool_call_incomplete" }),
+    });
+    expect(gateway.summaries[0]?.telemetry.callsEmitted).toBe(0);
+  });
+
+  it("non-stream: the same reply is a 422 naming the cut-off call, with no tool_calls", async () => {
+    gateway = await startGateway([{ chunks: fragments(cutOff) }]);
+    const res = await postChat(gateway, ask);
+    expect(res.status).toBe(422);
+    const body = JSON.parse(res.text);
+    expect(body.choices).toBeUndefined();
+    expect(body.error).toMatchObject({ code: "tool_call_incomplete", param: null });
+    expect(body.error.message).toContain("delete_path");
+  });
+
+  it("a block cut off before any of its call was sent is plain text with finish_reason stop", async () => {
+    const early = '<tool_call>{"name":"delete_path","argu';
+    gateway = await startGateway([{ chunks: fragments(early) }]);
+    const choice = JSON.parse((await postChat(gateway, ask)).text).choices[0];
+    expect(choice.finish_reason).toBe("stop");
+    expect(choice.message.content).toBe(early);
+    expect(choice.message.tool_calls).toBeUndefined();
+  });
+
+  it("a block over the size limit is an error, never a shortened call", async () => {
+    const big = `<tool_call>{"name":"delete_path","arguments":{"path":"/home/${"x".repeat(200)}"}}</tool_call>`;
+    gateway = await startGateway([{ chunks: fragments(big) }], { settings: { maxBlockBytes: 64 } });
+    const res = await postChat(gateway, ask);
+    expect(res.status).toBe(422);
+    expect(JSON.parse(res.text).error).toMatchObject({ code: "tool_call_too_large" });
+  });
+});

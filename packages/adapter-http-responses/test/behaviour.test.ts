@@ -301,3 +301,49 @@ describe("cancellation", () => {
     await vi.waitFor(() => expect(gateway!.summaries).toHaveLength(1), { timeout: 10_000, interval: 20 });
   });
 });
+
+describe("cut-off tool calls are never emitted as complete", () => {
+  const DELETE_TOOL = {
+    type: "function" as const,
+    name: "delete_path",
+    description: "Deletes a file or directory",
+    parameters: { type: "object", properties: { path: { type: "string" } }, required: ["path"] },
+  };
+  const ask = { model: MODEL, input: "clean up", tools: [DELETE_TOOL] };
+  const cutOff = '<tool_call>{"name":"delete_path","arguments":"{\\"path\\":\\"/home/user/';
+
+  it("streaming: a call cut off by the end of the stream ends in response.failed, with no completed call", async () => {
+    gateway = await startGateway([{ chunks: fragments(`Cleaning up.\n${cutOff}`) }]);
+    const frames = parseSse((await post({ ...ask, stream: true })).text);
+    expect(validateResponsesStream(frames)).toEqual([]);
+    const last = frames.at(-1)?.data as unknown as { type: string; response: { error: { code: string } } };
+    expect(last.type).toBe("response.failed");
+    expect(last.response.error.code).toBe("tool_call_incomplete");
+    // The part already streamed is closed as incomplete, never as a completed call.
+    const calls = frames.flatMap((f) =>
+      f.data.type === "response.output_item.done" &&
+      (f.data.item as { type: string }).type === "function_call"
+        ? [(f.data.item as { status: string }).status]
+        : [],
+    );
+    expect(calls).toEqual(["incomplete"]);
+  });
+
+  it("non-stream: the same reply is a 422, never a function_call output item", async () => {
+    gateway = await startGateway([{ chunks: fragments(cutOff) }]);
+    const { status, body } = await json(ask);
+    expect(status).toBe(422);
+    expect(body.output).toBeUndefined();
+    expect(body.error).toMatchObject({ code: "tool_call_incomplete" });
+  });
+
+  it("a block cut off before any of its call was sent is output text and the response completes", async () => {
+    const early = '<tool_call>{"name":"delete_path","argu';
+    gateway = await startGateway([{ chunks: fragments(early) }]);
+    const { status, body } = await json(ask);
+    expect(status).toBe(200);
+    expect(body.status).toBe("completed");
+    expect(body.output.map((o: { type: string }) => o.type)).toEqual(["message"]);
+    expect(body.output[0].content[0].text).toBe(early);
+  });
+});

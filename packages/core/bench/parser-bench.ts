@@ -77,11 +77,12 @@ function singleBlock(size: number): string {
 function feed(input: string, chunkSize: number, maxBlockBytes?: number): number {
   const parser = createSentinelParser(options(maxBlockBytes));
   let events = 0;
-  const start = performance.now();
+  const start = process.cpuUsage();
   for (let i = 0; i < input.length; i += chunkSize)
     events += parser.push(input.slice(i, i + chunkSize)).length;
   events += parser.flush().length;
-  const ms = performance.now() - start;
+  const used = process.cpuUsage(start);
+  const ms = (used.user + used.system) / 1000;
   if (events === 0) throw new Error("the parser produced no events");
   return ms;
 }

@@ -4,6 +4,7 @@ import {
   createArgumentsValidator,
   createSentinelParser,
   decodeToolPolicy,
+  JSON_TOOL_CALL_FORMAT,
   renderToolManifest,
 } from "@proxy/core";
 import { expect, it } from "vitest";
@@ -21,7 +22,7 @@ const policy = decodeToolPolicy({
   ],
 });
 // 2. Teach your text-only model the sentinel format: put this in its system prompt.
-const manifest = renderToolManifest(policy, "json");
+const manifest = renderToolManifest(policy, JSON_TOOL_CALL_FORMAT);
 // 3. Feed the model's streamed text through the parser, chunk by chunk, in any chunking.
 const parser = createSentinelParser({
   tools: new Map(policy.tools.map((t) => [t.name, t])),

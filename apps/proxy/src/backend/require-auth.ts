@@ -40,6 +40,9 @@ export const requireBackendAuth = (
 
   return {
     ...backend,
+    get capabilities() {
+      return backend.capabilities;
+    },
     stream(request, options) {
       return {
         async *[Symbol.asyncIterator]() {

@@ -70,6 +70,7 @@ export const createRequestContext = (deps: {
           stream: s?.stream,
           toolCalls: s?.telemetry.callsEmitted,
           outputMode: s?.outputMode,
+          toolMode: s?.telemetry.toolMode,
           finish: s?.finish,
           error: s?.error?.kind,
           backendTurnId: s?.telemetry.backendTurnId,

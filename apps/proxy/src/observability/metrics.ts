@@ -66,6 +66,11 @@ export const createMetrics = () => {
     help: "Turns waiting for a backend slot.",
     registers: [registry],
   });
+  const pendingToolRequests = new Gauge({
+    name: "proxy_codex_pending_tool_requests",
+    help: "Native turns: codex requests for tool results held open now (returns to 0 when turns end).",
+    registers: [registry],
+  });
 
   return {
     registry,
@@ -85,7 +90,13 @@ export const createMetrics = () => {
         outcome: summary.error ? summary.error.kind : (summary.finish ?? "unknown"),
       });
     },
-    observeBackend(readiness: { inFlight: number; queued: number; restarts: number }) {
+    observeBackend(readiness: {
+      inFlight: number;
+      queued: number;
+      restarts: number;
+      pendingToolRequests?: number | undefined;
+    }) {
+      pendingToolRequests.set(readiness.pendingToolRequests ?? 0);
       inFlight.set(readiness.inFlight);
       queueDepth.set(readiness.queued);
       backendRestarts.set(readiness.restarts);

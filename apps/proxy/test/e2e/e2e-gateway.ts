@@ -29,13 +29,19 @@ export const lastUserText = (request: RecordedRequest): string => {
 export const toolCallText = (name: string, args: object) =>
   `<tool_call>${JSON.stringify({ name, arguments: JSON.stringify(args) })}</tool_call>`;
 
-/** Real gateway + real codex app-server + scripted model provider, all on loopback. */
+/**
+ * Real gateway + real codex app-server + scripted model provider, all on loopback. Prompt tool mode
+ * unless `env` says otherwise: these scripts write `<tool_call>` text (native.test.ts covers native).
+ */
 export const startE2E = async (script: ProviderScript, env: Record<string, string> = {}) => {
   const provider = await startScriptedModelProvider(script);
   const home = await makeCodexHome(provider.url);
   const lines: Array<Record<string, unknown>> = [];
   const logger = pino({ level: "info" }, { write: (l: string) => void lines.push(JSON.parse(l)) });
-  const config = resolveConfig({ env: { LOG_LEVEL: "info", ...env }, flags: { port: "0" } });
+  const config = resolveConfig({
+    env: { LOG_LEVEL: "info", PROXY_TOOL_MODE: "prompt", ...env },
+    flags: { port: "0" },
+  });
   const gateway = await startGateway(config, { logger, env: { ...process.env, CODEX_HOME: home.path } });
   return {
     provider,

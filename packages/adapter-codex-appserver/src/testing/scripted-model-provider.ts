@@ -10,6 +10,8 @@ export interface ScriptedResponse {
   readonly reasoning?: string;
   /** Raw output items (`function_call`, `custom_tool_call`, …) emitted before the message. */
   readonly items?: ReadonlyArray<Readonly<Record<string, unknown>>>;
+  /** Emit `items` after the message instead (text first, then the calls). */
+  readonly itemsLast?: boolean;
   readonly usage?: {
     readonly inputTokens: number;
     readonly outputTokens: number;
@@ -104,10 +106,13 @@ const playResponse = async (res: ServerResponse, step: ScriptedResponse, id: str
     const done = { ...item, summary: [{ type: "summary_text", text: step.reasoning }] };
     send({ type: "response.output_item.done", output_index: index++, item: done });
   }
-  for (const item of step.items ?? []) {
-    send({ type: "response.output_item.added", output_index: index, item });
-    send({ type: "response.output_item.done", output_index: index++, item });
-  }
+  const sendItems = () => {
+    for (const item of step.items ?? []) {
+      send({ type: "response.output_item.added", output_index: index, item });
+      send({ type: "response.output_item.done", output_index: index++, item });
+    }
+  };
+  if (!step.itemsLast) sendItems();
   const chunks = step.chunks ?? (step.text === undefined ? [] : [step.text]);
   if (chunks.length > 0 || step.text !== undefined) {
     const itemId = `msg_${id}`;
@@ -130,6 +135,7 @@ const playResponse = async (res: ServerResponse, step: ScriptedResponse, id: str
       send({ type: "response.output_item.done", output_index: index++, item });
     }
   }
+  if (step.itemsLast && !step.hang && !step.truncate) sendItems();
   if (step.hang) return; // leave the stream open; the server's close() or the client ends it
   if (step.truncate) {
     res.end();

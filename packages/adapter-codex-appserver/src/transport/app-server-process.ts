@@ -3,7 +3,7 @@ import { commandLine } from "../codex-binary.js";
 import type { Logger } from "../logger.js";
 import { createJsonRpcConnection, type JsonRpcConnection } from "./json-rpc-connection.js";
 import { createLineDecoder } from "./line-decoder.js";
-import { ConnectionClosedError } from "./rpc-errors.js";
+import { ConnectionClosedError, JsonRpcError } from "./rpc-errors.js";
 import { answerServerRequest } from "./server-requests.js";
 
 export type Spawn = (
@@ -20,18 +20,23 @@ export interface ExitInfo {
 /** Notification params as routed to a thread's listener. */
 export type ThreadListener = (method: string, params: Record<string, unknown>) => void;
 
+/** Answers a server→client request of one thread (e.g. `item/tool/call`); throw to reply with an error. */
+export type ThreadRequestHandler = (method: string, params: Record<string, unknown>) => Promise<unknown>;
+
 export interface AppServerProcess {
   readonly pid: number | undefined;
   readonly connection: JsonRpcConnection;
   /** Resolves once the child has exited (crash or close). */
   readonly exited: Promise<ExitInfo>;
+  /** The app-server accepted `capabilities.experimentalApi` at initialize (dynamic tools, raw events). */
+  readonly experimentalApi: boolean;
   isAlive(): boolean;
   /** Turns this process brought to an end, whatever their status (the pool's evidence that it worked). */
   finishedTurns(): number;
   /** Call `listener` when the child exits; returns an unsubscribe function. */
   onExit(listener: (info: ExitInfo) => void): () => void;
   /** Route notifications carrying `threadId` to `listener` until the returned function is called. */
-  subscribe(threadId: string, listener: ThreadListener): () => void;
+  subscribe(threadId: string, listener: ThreadListener, onRequest?: ThreadRequestHandler): () => void;
   /** Escalating shutdown: stdin EOF → SIGTERM → SIGKILL, each after a grace period. */
   close(): Promise<void>;
 }
@@ -44,6 +49,8 @@ export interface AppServerOptions {
   readonly spawn?: Spawn | undefined;
   readonly clientName: string;
   readonly clientVersion: string;
+  /** Ask for the experimental API at initialize; a server that refuses it is initialized without. */
+  readonly experimentalApi?: boolean | undefined;
   readonly startTimeoutMs: number;
   readonly maxLineLength?: number | undefined;
   readonly stdinGraceMs?: number | undefined;
@@ -93,6 +100,7 @@ export const startAppServer = async (options: AppServerOptions): Promise<AppServ
   });
 
   const threads = new Map<string, ThreadListener>();
+  const threadRequests = new Map<string, ThreadRequestHandler>();
   let finishedTurns = 0;
   const exitListeners = new Set<(info: ExitInfo) => void>();
   void exited.then((info) => {
@@ -111,7 +119,10 @@ export const startAppServer = async (options: AppServerOptions): Promise<AppServ
       if (listener && isObject(params)) listener(method, params);
       else log.debug({ method }, "app-server notification");
     },
-    onServerRequest: (method) => {
+    onServerRequest: (method, params) => {
+      const threadId = isObject(params) ? params.threadId : undefined;
+      const handler = typeof threadId === "string" ? threadRequests.get(threadId) : undefined;
+      if (handler && isObject(params)) return handler(method, params);
       log.warn({ method }, "app-server asked the client for something; declining");
       return answerServerRequest(method);
     },
@@ -137,15 +148,23 @@ export const startAppServer = async (options: AppServerOptions): Promise<AppServ
     await exited;
   };
 
+  const clientInfo = { name: options.clientName, title: options.clientName, version: options.clientVersion };
+  const initialize = (capabilities: unknown) =>
+    connection.request("initialize", { clientInfo, capabilities }, { timeoutMs: options.startTimeoutMs });
+  let experimentalApi = options.experimentalApi === true;
   try {
-    await connection.request(
-      "initialize",
-      {
-        clientInfo: { name: options.clientName, title: options.clientName, version: options.clientVersion },
-        capabilities: null,
-      },
-      { timeoutMs: options.startTimeoutMs },
-    );
+    if (experimentalApi) {
+      // A codex that refuses the experimental API is still served, in prompt mode only.
+      experimentalApi = await initialize({ experimentalApi: true }).then(
+        () => true,
+        (e: unknown) => {
+          if (!(e instanceof JsonRpcError)) throw e;
+          log.debug({ err: e }, "app-server refused the experimental API");
+          return false;
+        },
+      );
+    }
+    if (!experimentalApi) await initialize(null);
     await connection.notify("initialized");
   } catch (e) {
     await close();
@@ -156,6 +175,7 @@ export const startAppServer = async (options: AppServerOptions): Promise<AppServ
     pid: child.pid,
     connection,
     exited,
+    experimentalApi,
     isAlive: () => alive,
     finishedTurns: () => finishedTurns,
     onExit(listener) {
@@ -166,10 +186,12 @@ export const startAppServer = async (options: AppServerOptions): Promise<AppServ
       exitListeners.add(listener);
       return () => exitListeners.delete(listener);
     },
-    subscribe(threadId, listener) {
+    subscribe(threadId, listener, onRequest) {
       threads.set(threadId, listener);
+      if (onRequest) threadRequests.set(threadId, onRequest);
       return () => {
         if (threads.get(threadId) === listener) threads.delete(threadId);
+        if (threadRequests.get(threadId) === onRequest) threadRequests.delete(threadId);
       };
     },
     close,

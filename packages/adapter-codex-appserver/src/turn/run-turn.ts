@@ -5,8 +5,11 @@ import type { Admission } from "../pool/admission.js";
 import type { ProcessPool } from "../pool/process-pool.js";
 import type { ExitInfo } from "../transport/app-server-process.js";
 import { describe } from "../transport/app-server-process.js";
+import { JsonRpcError } from "../transport/rpc-errors.js";
+import { answerServerRequest } from "../transport/server-requests.js";
 import { createAsyncQueue } from "./async-queue.js";
 import { toCodexTurnInput } from "./codex-input.js";
+import { nativeThreadParams, nativeToolNames } from "./native-tools.js";
 import { createTurnMapper } from "./turn-mapper.js";
 
 export interface TurnContext {
@@ -22,6 +25,8 @@ export interface TurnContext {
   readonly startWaitMs: number;
   /** Whole-turn limit; 0 = none. */
   readonly turnTimeoutMs: number;
+  /** `item/tool/call` requests of native turns not yet answered, across the backend (a gauge). */
+  readonly pendingToolRequests: { count: number };
 }
 
 type Signal =
@@ -58,7 +63,11 @@ export async function* runCodexTurn(
   request: BackendRequest,
   signal: AbortSignal,
 ): AsyncGenerator<BackendEvent> {
-  const plan = toCodexTurnInput(request, { allowRemoteImages: ctx.allowRemoteImages });
+  const names = nativeToolNames(request);
+  const plan = toCodexTurnInput(request, {
+    allowRemoteImages: ctx.allowRemoteImages,
+    ...(names ? { codexName: names.toCodex } : {}),
+  });
   const { logger } = ctx;
   let releaseAdmission: (() => void) | undefined;
   try {
@@ -87,6 +96,12 @@ export async function* runCodexTurn(
     const proc = lease.process;
     const rpc = proc.connection;
     cleanups.push(proc.onExit((info) => queue.push({ kind: "exit", info })));
+    if (names && !proc.experimentalApi)
+      throw new GatewayError(
+        "invalid_request",
+        "Native tool mode needs codex's experimental API, which this codex app-server refused; use tool mode auto or prompt.",
+        { param: "x-proxy-tool-mode", code: "native_tools_unavailable" },
+      );
     const call = <T>(method: string, params: unknown) => {
       phase = method;
       return rpc.request<T>(method, params, { signal, timeoutMs: ctx.requestTimeoutMs });
@@ -100,6 +115,7 @@ export async function* runCodexTurn(
         ...sealed,
         ...(request.model ? { model: request.model } : {}),
         baseInstructions: request.instructions,
+        ...(request.tools && names ? nativeThreadParams(request.tools, names) : {}),
       },
       { timeoutMs: ctx.requestTimeoutMs },
     );
@@ -113,7 +129,34 @@ export async function* runCodexTurn(
       return;
     }
     const threadId = started.thread.id;
-    cleanups.push(proc.subscribe(threadId, (method, params) => queue.push({ kind: "note", method, params })));
+    // Native turns: codex asks for each tool result and waits. The client runs the tools and sends
+    // the results in its next request (a new thread), so these are held only until the turn is
+    // interrupted below, then answered (codex ignores answers to a cancelled call).
+    const held = new Set<(error: Error) => void>();
+    const holdToolRequest = (method: string, params: Record<string, unknown>) => {
+      if (method !== "item/tool/call") return Promise.resolve(answerServerRequest(method));
+      queue.push({ kind: "note", method, params });
+      ctx.pendingToolRequests.count++;
+      return new Promise<never>((_, reject) => {
+        const release = (error: Error) => {
+          held.delete(release);
+          ctx.pendingToolRequests.count--;
+          reject(error);
+        };
+        held.add(release);
+      });
+    };
+    const releaseToolRequests = () => {
+      const answer = new JsonRpcError(-32000, "the client returns tool results in its next request");
+      for (const release of [...held]) release(answer);
+    };
+    cleanups.push(
+      proc.subscribe(
+        threadId,
+        (method, params) => queue.push({ kind: "note", method, params }),
+        names ? holdToolRequest : undefined,
+      ),
+    );
 
     // Interrupt (once a turn exists and has not completed), then unsubscribe — in the
     // background, so neither the abort listener nor the generator's exit waits on codex.
@@ -134,6 +177,7 @@ export async function* runCodexTurn(
         await turnStart?.catch(() => {});
         sendInterrupt();
         await interrupt?.catch(() => {});
+        releaseToolRequests();
         await rpc
           .request("thread/unsubscribe", { threadId }, { timeoutMs: ctx.requestTimeoutMs })
           .catch(quiet("unsubscribe"));
@@ -165,7 +209,10 @@ export async function* runCodexTurn(
     streamStarted = true;
     yield { type: "stream-start", model: started.model ?? request.model, turnId };
 
-    const mapper = createTurnMapper(logger);
+    const historyCallIds = new Set(
+      request.history.flatMap((m) => ("toolCalls" in m ? m.toolCalls.map((c) => c.callId) : [])),
+    );
+    const mapper = createTurnMapper(logger, names, historyCallIds);
     for (;;) {
       const next = await queue.next();
       if (next === undefined || next.kind === "abort") return;

@@ -8,6 +8,11 @@ export interface ToolSpec {
   readonly parameters?: JsonSchema | undefined;
   /** `strict: true` only; `false`, `null` (LangChain/Copilot) and absent all mean soft validation. */
   readonly strict: boolean;
+  /**
+   * A custom (freeform) tool: its input is one raw string, not JSON. The core carries a call to it
+   * as the arguments `{"input": "<raw string>"}`.
+   */
+  readonly custom?: boolean | undefined;
 }
 
 export type ToolChoice =

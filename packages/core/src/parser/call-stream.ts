@@ -19,14 +19,13 @@ export type AfterBlock =
   | "drop-whitespace" // a call (or a strict rejection) vanished from the text: no stray whitespace
   | "text" // the block was given back as text: what follows is ordinary text
   | "passthrough" // oversized soft block given back as text: forward the rest of it up to its close tag
-  | "discard"; // oversized strict/started block: drop the rest of it up to its close tag
+  | "discard"; // oversized strict block: drop the rest of it up to its close tag
 
 export interface FinishedCall {
   readonly arguments: string;
   readonly repaired: boolean;
   readonly raw: string;
-  readonly format: "json" | "xml";
-  readonly truncated?: boolean;
+  readonly format: string;
 }
 
 /**
@@ -40,6 +39,11 @@ export interface CallStream {
   begin(): void;
   delta(fragment: string): void;
   finish(call: FinishedCall): void;
+  /**
+   * The block was cut off or outgrew its budget after the call started: the call is withdrawn
+   * (a rejection naming its index) and, being soft, its raw block follows as text.
+   */
+  abandon(reason: RejectReason, detail: string, raw: string): void;
 }
 
 export function createCallStream(ctx: BlockContext, name: string): CallStream {
@@ -80,8 +84,11 @@ export function createCallStream(ctx: BlockContext, name: string): CallStream {
         repaired,
         raw: call.raw,
         ...(schemaWarning === undefined ? {} : { schemaWarning }),
-        ...(call.truncated ? { truncated: true } : {}),
       });
+    },
+    abandon(reason, detail, raw) {
+      ctx.emit({ type: "call-rejected", reason, strict: false, detail, raw, name, index });
+      ctx.emit({ type: "text", text: raw });
     },
   };
 }
@@ -100,7 +107,7 @@ export function schemaProblem(ctx: BlockContext, name: string, args: string): st
   return result.ok ? undefined : result.message;
 }
 
-/** Emits a rejection; a soft one is followed by the raw block as text (D5a). */
+/** Emits a rejection; a soft one is followed by the raw block as text. */
 export function rejectBlock(
   ctx: BlockContext,
   reason: RejectReason,

@@ -27,3 +27,9 @@ export const isWhitespace = (c: number): boolean =>
  */
 export const advanceMatch = (pattern: string, matched: number, c: number): number =>
   c === pattern.charCodeAt(matched) ? matched + 1 : c === 60 ? 1 : 0;
+
+/** Index of the next `ch` at or after `from`, or `s.length` (kept a small integer). */
+export const nextOf = (s: string, ch: string, from: number): number => {
+  const at = s.indexOf(ch, from);
+  return at < 0 ? s.length : at;
+};

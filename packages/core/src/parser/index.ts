@@ -1,2 +1,10 @@
+export {
+  BLOCK_FORMATS,
+  blockFormatFor,
+  CUSTOM_TOOL_RAW_FORMAT,
+  JSON_TOOL_CALL_FORMAT,
+  USE_TOOL_XML_FORMAT,
+} from "../formats/index.js";
+export type * from "./block-format.js";
 export type * from "./parser-types.js";
 export { createSentinelParser, DEFAULT_MAX_BLOCK_BYTES } from "./sentinel-parser.js";

@@ -6,8 +6,18 @@
  */
 export interface MarkdownFence {
   feed(code: number): void;
+  /**
+   * Whether the fence still looks at the current line. When false, only a newline changes its
+   * state, so the scanner may skip other characters without feeding them.
+   */
+  atLineStart(): boolean;
   /** Whether a sentinel tag may start at the character just fed. */
   blocksAllowed(): boolean;
+  /**
+   * The scanner skipped text containing line breaks, none followed by a possible fence (at most
+   * 3 spaces, then a backtick or tilde): the same state as feeding it.
+   */
+  skippedLines(): void;
   /** A sentinel block was consumed: the current line is no longer at its start. */
   midLine(): void;
 }
@@ -58,7 +68,14 @@ export function createMarkdownFence(): MarkdownFence {
       }
       endRun();
     },
+    atLineStart: () => atLineStart,
     blocksAllowed: () => fenceChar === 0 && !onFenceLine,
+    skippedLines() {
+      atLineStart = false;
+      indent = 0;
+      runLength = 0;
+      onFenceLine = false;
+    },
     midLine() {
       atLineStart = false;
       runLength = 0;

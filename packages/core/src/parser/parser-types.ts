@@ -1,4 +1,5 @@
 import type { ToolSpec } from "../model/tool-spec.js";
+import type { BlockFormat } from "./block-format.js";
 
 /** Checks parsed arguments against a tool's JSON Schema (compiled once per request). */
 export interface ArgumentsValidator {
@@ -15,6 +16,8 @@ export interface SentinelParserOptions {
   readonly validator?: ArgumentsValidator | undefined;
   /** Max bytes one open block may buffer before it fails (default 1 MiB). */
   readonly maxBlockBytes?: number | undefined;
+  /** The block formats recognised in the text (default: all of them, whichever one was taught). */
+  readonly formats?: ReadonlyArray<BlockFormat> | undefined;
 }
 
 export type RejectReason =
@@ -26,8 +29,10 @@ export type RejectReason =
 
 /**
  * Output of the sentinel parser. Per call: `call-start`, `call-delta`*, `call-end`, never
- * interleaved with text or other calls. A `call-rejected` that is not strict is followed by a
- * `text` event carrying the raw block (D5a: an unusable block is plain text).
+ * interleaved with text or other calls; a `call-rejected` carrying that call's `index` may end it
+ * instead of `call-end`. A `call-rejected` that is not strict is followed by a `text` event
+ * carrying the raw block (an unusable block is plain text). A block that did not close is never
+ * a call unless its JSON object did, and a block over the size limit is never a shortened call.
  */
 export type ParserEvent =
   | { readonly type: "text"; readonly text: string }
@@ -45,18 +50,14 @@ export type ParserEvent =
       readonly name: string;
       /** Exactly the concatenation of this call's deltas; a JSON object text. */
       readonly arguments: string;
-      readonly format: "json" | "xml";
+      /** The `id` of the block format the call was written in. */
+      readonly format: string;
       /** True when jsonrepair (or closing a truncated prefix) was needed. */
       readonly repaired: boolean;
-      /** Soft tools: the schema mismatch that was tolerated (D5a). */
+      /** Soft tools: the schema mismatch that was tolerated. */
       readonly schemaWarning?: string | undefined;
       /** The block as the model wrote it, sentinels included. */
       readonly raw: string;
-      /**
-       * The block outgrew `maxBlockBytes` after the call had started streaming: the arguments
-       * were closed at the limit and the rest of the block was dropped.
-       */
-      readonly truncated?: boolean | undefined;
     }
   | {
       readonly type: "call-rejected";
@@ -65,6 +66,12 @@ export type ParserEvent =
       readonly strict: boolean;
       readonly detail: string;
       readonly raw: string;
+      /**
+       * Set when this block's call had already started streaming (`call-start` with this index
+       * was emitted) and the block was then cut off or outgrew its budget: the call is withdrawn
+       * and must never be used. A consumer that already forwarded part of it has to fail.
+       */
+      readonly index?: number | undefined;
     };
 
 export interface SentinelParser {

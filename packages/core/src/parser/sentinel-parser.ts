@@ -1,27 +1,34 @@
+import { BLOCK_FORMATS } from "../formats/index.js";
+import type { BlockFormat, OpenBlock } from "./block-format.js";
 import type { AfterBlock, BlockContext } from "./call-stream.js";
-import { advanceMatch, isHighSurrogate, isWhitespace } from "./chars.js";
-import type { OpenBlock } from "./json-block.js";
-import { openJsonBlock, TOOL_CALL_CLOSE, TOOL_CALL_OPEN } from "./json-block.js";
+import { advanceMatch, isHighSurrogate, isWhitespace, nextOf } from "./chars.js";
 import type { MarkdownFence } from "./markdown-fence.js";
 import { createMarkdownFence } from "./markdown-fence.js";
 import type { ParserEvent, SentinelParser, SentinelParserOptions } from "./parser-types.js";
-import { openUseToolBlock, USE_TOOL_CLOSE, USE_TOOL_OPEN } from "./use-tool-block.js";
 
 export const DEFAULT_MAX_BLOCK_BYTES = 1024 * 1024;
 
 const LT = 60;
-const T = 116;
-const U = 117;
+
+/** Returned by a push that produced nothing (most pushes inside a block): no allocation. */
+const NO_EVENTS: ParserEvent[] = Object.freeze([]) as unknown as ParserEvent[];
+
+const TEXT = 0;
+const BLOCK = 1;
+const PASSTHROUGH = 2;
+const DISCARD = 3;
 
 /**
- * Streaming parser for one assistant message: plain text passes through at once, sentinel
- * blocks (`<tool_call>…</tool_call>`, `<use_tool>…</use_tool>`) become call events. Only a
+ * Streaming parser for one assistant message: plain text passes through at once, blocks of the
+ * given formats (`<tool_call>…</tool_call>`, `<use_tool>…</use_tool>`) become call events. Only a
  * suffix that may still become an opening tag is held back. Whitespace at the start of the
  * message and right after a call is dropped, so a tool-only answer carries no stray content.
  * Blocks inside Markdown code fences are text. Linear in the input; one open block is bounded by
- * `maxBlockBytes`.
+ * `maxBlockBytes`. Plain text is skipped with `indexOf` up to the next `<` or possible fence
+ * line (the only places that can start a tag or change the fence state) and emitted by slicing.
  */
 export function createSentinelParser(options: SentinelParserOptions): SentinelParser {
+  const formats = options.formats ?? BLOCK_FORMATS;
   let events: ParserEvent[] = [];
   let text = "";
   let callCount = 0;
@@ -49,38 +56,87 @@ export function createSentinelParser(options: SentinelParserOptions): SentinelPa
     },
   };
 
-  let mode: "text" | "block" | "passthrough" | "discard" = "text";
+  let mode = TEXT;
   let fence: MarkdownFence = createMarkdownFence();
   let dropWhitespace = true;
-  /** Length of the held-back prefix of an opening tag; `heldTag` is "" while only `<` is known. */
+  /** Length of the held-back prefix of an opening tag, and a format whose tag has that prefix. */
   let held = 0;
-  let heldTag = "";
+  let candidate: BlockFormat | undefined;
   let block: OpenBlock | undefined;
   let blockClose = "";
   let skipMatched = 0;
+  /** Next `<` and line break at or after the scan position in the current chunk (cached: linear). */
+  let ltAt = -1;
+  let nlAt = -1;
+  let fenceAt = -1;
+  /**
+   * The next line break followed by at most 3 spaces and a backtick or tilde (a possible fence
+   * line), or one whose line start the chunk cuts off; `s.length` if none.
+   */
+  const nextFenceLine = (s: string, from: number): number => {
+    for (let at = s.indexOf("\n", from); at >= 0; at = s.indexOf("\n", at + 1)) {
+      let j = at + 1;
+      while (j < s.length && j <= at + 3 && s.charCodeAt(j) === 32) j += 1;
+      if (j >= s.length) return at;
+      const c = s.charCodeAt(j);
+      if (c === 96 || c === 126) return at;
+    }
+    return s.length;
+  };
+
+  const heldText = () => (candidate === undefined ? "<" : candidate.open.slice(0, held));
 
   const releaseHeld = () => {
-    text += heldTag === "" ? "<" : heldTag.slice(0, held);
+    text += heldText();
     held = 0;
-    heldTag = "";
+    candidate = undefined;
     dropWhitespace = false;
+  };
+
+  /** A format whose opening tag continues the held prefix with `c`, if any. */
+  const extendHeld = (c: number): BlockFormat | undefined => {
+    if (candidate !== undefined && candidate.open.charCodeAt(held) === c) return candidate;
+    for (let k = 0; k < formats.length; k += 1) {
+      const f = formats[k] as BlockFormat;
+      if (f.open.charCodeAt(held) !== c) continue;
+      let same = true;
+      for (let j = 1; j < held && same; j += 1)
+        same = f.open.charCodeAt(j) === (candidate as BlockFormat).open.charCodeAt(j);
+      if (same) return f;
+    }
+    return undefined;
   };
 
   /** Text mode: emits runs of text, returns where a block began (or s.length). */
   const scanText = (s: string, from: number): number => {
     let run = from;
-    for (let i = from; i < s.length; i += 1) {
+    let i = from;
+    while (i < s.length) {
+      if (held === 0 && !dropWhitespace && !fence.atLineStart()) {
+        // Skip to the next `<` or the next line that may open or close a fence; lines in
+        // between only reset the fence's per-line state.
+        if (ltAt < i) ltAt = nextOf(s, "<", i);
+        if (fenceAt < i) fenceAt = nextFenceLine(s, i);
+        const next = Math.min(ltAt, fenceAt);
+        if (next > i) {
+          if (nlAt < i) nlAt = nextOf(s, "\n", i);
+          if (nlAt < next) fence.skippedLines();
+          i = next;
+        }
+        if (i >= s.length) break;
+      }
       const c = s.charCodeAt(i);
       fence.feed(c);
       if (held > 0) {
-        const tag = heldTag !== "" ? heldTag : c === T ? TOOL_CALL_OPEN : c === U ? USE_TOOL_OPEN : "";
-        if (tag !== "" && c === tag.charCodeAt(held)) {
-          heldTag = tag;
+        const next = extendHeld(c);
+        if (next !== undefined) {
+          candidate = next;
           held += 1;
           run = i + 1;
-          if (held === tag.length) {
-            startBlock(tag);
-            return i + 1;
+          i += 1;
+          if (held === next.open.length) {
+            startBlock(next);
+            return i;
           }
           continue;
         }
@@ -95,23 +151,24 @@ export function createSentinelParser(options: SentinelParserOptions): SentinelPa
         if (isWhitespace(c)) run = i + 1;
         else dropWhitespace = false;
       }
+      i += 1;
     }
-    text += s.slice(run);
+    if (run < s.length) text += s.slice(run);
     return s.length;
   };
 
-  const startBlock = (tag: string) => {
+  const startBlock = (format: BlockFormat) => {
     held = 0;
-    heldTag = "";
+    candidate = undefined;
     fence.midLine();
-    mode = "block";
-    block = tag === TOOL_CALL_OPEN ? openJsonBlock(ctx) : openUseToolBlock(ctx);
-    blockClose = tag === TOOL_CALL_OPEN ? TOOL_CALL_CLOSE : USE_TOOL_CLOSE;
+    mode = BLOCK;
+    block = format.openBlock(ctx);
+    blockClose = format.close;
   };
 
   const endBlock = (after: AfterBlock) => {
     block = undefined;
-    mode = after === "passthrough" || after === "discard" ? after : "text";
+    mode = after === "passthrough" ? PASSTHROUGH : after === "discard" ? DISCARD : TEXT;
     dropWhitespace = after === "drop-whitespace";
     skipMatched = 0;
   };
@@ -120,12 +177,18 @@ export function createSentinelParser(options: SentinelParserOptions): SentinelPa
   const scanRest = (s: string, from: number): number => {
     let i = from;
     let closed = false;
-    for (; i < s.length && !closed; i += 1) {
+    while (i < s.length && !closed) {
+      if (skipMatched === 0) {
+        if (ltAt < i) ltAt = nextOf(s, "<", i);
+        i = ltAt;
+        if (i >= s.length) break;
+      }
       skipMatched = advanceMatch(blockClose, skipMatched, s.charCodeAt(i));
       closed = skipMatched === blockClose.length;
+      i += 1;
     }
-    if (mode === "passthrough") text += s.slice(from, i);
-    if (closed) endBlock(mode === "passthrough" ? "text" : "drop-whitespace");
+    if (mode === PASSTHROUGH) text += s.slice(from, i);
+    if (closed) endBlock(mode === PASSTHROUGH ? "text" : "drop-whitespace");
     return i;
   };
 
@@ -138,6 +201,7 @@ export function createSentinelParser(options: SentinelParserOptions): SentinelPa
     }
     flushText();
     text = carry;
+    if (events.length === 0) return NO_EVENTS;
     const out = events;
     events = [];
     return out;
@@ -146,9 +210,12 @@ export function createSentinelParser(options: SentinelParserOptions): SentinelPa
   return {
     push(chunk) {
       let i = 0;
+      ltAt = -1;
+      nlAt = -1;
+      fenceAt = -1;
       while (i < chunk.length) {
-        if (mode === "text") i = scanText(chunk, i);
-        else if (mode === "block" && block) {
+        if (mode === TEXT) i = scanText(chunk, i);
+        else if (mode === BLOCK && block) {
           i = block.feed(chunk, i);
           if (block.state() !== "open") endBlock(block.finish());
         } else i = scanRest(chunk, i);
@@ -156,11 +223,11 @@ export function createSentinelParser(options: SentinelParserOptions): SentinelPa
       return takeEvents(false);
     },
     flush() {
-      if (mode === "text" && held > 0) releaseHeld();
-      if (mode === "block" && block) block.finish();
+      if (mode === TEXT && held > 0) releaseHeld();
+      if (mode === BLOCK && block) block.finish();
       // The next message starts fresh; call indexes keep counting within this parser.
       block = undefined;
-      mode = "text";
+      mode = TEXT;
       fence = createMarkdownFence();
       dropWhitespace = true;
       return takeEvents(true);

@@ -23,7 +23,8 @@ export function createTextBuffer(trackTail: boolean): TextBuffer {
   let pendingChars = 0;
   let length = 0;
   let tracking = trackTail;
-  const tail: string[] = [];
+  /** Appended since the last `take` (short: it is taken at every push). */
+  let tail = "";
   let tailStart = 0;
 
   const seal = () => {
@@ -39,7 +40,7 @@ export function createTextBuffer(trackTail: boolean): TextBuffer {
       pendingChars += s.length;
       length += s.length;
       if (pending.length >= JOIN_PIECES || pendingChars >= JOIN_CHARS) seal();
-      if (tracking) tail.push(s);
+      if (tracking) tail += s;
     },
     get length() {
       return length;
@@ -47,15 +48,14 @@ export function createTextBuffer(trackTail: boolean): TextBuffer {
     take(upTo) {
       const n = upTo - tailStart;
       if (!tracking || n <= 0) return "";
-      const text = tail.join("");
-      tail.length = 0;
-      if (text.length > n) tail.push(text.slice(n));
+      const text = tail;
+      tail = text.length > n ? text.slice(n) : "";
       tailStart = upTo;
-      return text.slice(0, n);
+      return text.length > n ? text.slice(0, n) : text;
     },
     dropTail() {
       tracking = false;
-      tail.length = 0;
+      tail = "";
     },
     toString() {
       seal();

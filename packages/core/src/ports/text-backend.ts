@@ -59,6 +59,8 @@ export interface BackendReadiness {
   readonly queued: number;
   readonly capacity: number;
   readonly restarts: number;
+  /** Native turns: requests for tool results the backend holds open right now (should return to 0). */
+  readonly pendingToolRequests?: number | undefined;
   readonly detail?: string | undefined;
 }
 

@@ -1,8 +1,8 @@
 import type { ContentPart, ConversationItem, TurnRequest } from "../model/conversation.js";
 import type { ToolPolicy } from "../model/tool-spec.js";
+import type { BlockFormat } from "../parser/block-format.js";
 import type { BackendRequest } from "../ports/text-backend.js";
-import { renderToolManifest, type SentinelFormat } from "./render-manifest.js";
-import { renderToolCallBlock, renderUseToolXml } from "./use-tool-xml.js";
+import { renderToolManifest } from "./render-manifest.js";
 
 type ContentRole = "user" | "assistant" | "developer";
 
@@ -32,7 +32,7 @@ const joinText = (parts: ReadonlyArray<ContentPart>): string =>
 export const renderBackendRequest = (
   turn: TurnRequest,
   policy: ToolPolicy,
-  format: SentinelFormat,
+  format: BlockFormat,
   baseInstructions: string = GATEWAY_BASE_INSTRUCTIONS,
 ): RenderedPrompt => {
   const system: string[] = [];
@@ -59,11 +59,7 @@ export const renderBackendRequest = (
         messages.push({ role: item.role === "assistant" ? "assistant" : "user", content: [...item.content] });
     } else if (item.type === "tool-call") {
       echoedCalls++;
-      const block =
-        format === "json"
-          ? renderToolCallBlock(item.name, item.arguments)
-          : renderUseToolXml(item.name, item.arguments);
-      append("assistant", [text(block)]);
+      append("assistant", [text(format.renderCall(item.name, item.arguments))]);
     } else if (item.type === "tool-result") {
       append("user", [text(renderToolResult(item.callId, item.output))]);
     }

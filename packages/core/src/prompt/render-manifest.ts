@@ -1,9 +1,6 @@
 import type { ToolPolicy, ToolSpec } from "../model/tool-spec.js";
+import type { BlockFormat } from "../parser/block-format.js";
 import { exampleArguments } from "./example-arguments.js";
-import { renderToolCallBlock, renderUseToolXml } from "./use-tool-xml.js";
-
-/** Which sentinel the model is taught: seed 000's JSON block, or Copilot 3.0–3.1's `<use_tool>` XML. */
-export type SentinelFormat = "json" | "xml";
 
 /** Schemas go in compact, minus noise that costs tokens and teaches nothing. */
 const compactSchema = (tool: ToolSpec): string => {
@@ -20,23 +17,8 @@ const describeTool = (tool: ToolSpec): string => {
   return `- ${tool.name}${flags}${description}\n  arguments schema: ${compactSchema(tool)}`;
 };
 
-const exampleBlock = (tool: ToolSpec, format: SentinelFormat): string => {
-  const args = JSON.stringify(exampleArguments(tool.parameters));
-  return format === "json" ? renderToolCallBlock(tool.name, args) : renderUseToolXml(tool.name, args);
-};
-
-const formatRules = (format: SentinelFormat): string[] =>
-  format === "json"
-    ? [
-        "To call a function, write a tool-call block in exactly this form:",
-        '<tool_call>{"name":"<function name>","arguments":"<the arguments object, JSON-encoded as a string>"}</tool_call>',
-        '- Write "name" first, then "arguments": a JSON string whose content is a JSON object matching the schema.',
-      ]
-    : [
-        "To call a function, write a tool block in exactly this form:",
-        "<use_tool>\n<name>function_name</name>\n<parameter_name>value</parameter_name>\n</use_tool>",
-        '- One tag per parameter. For arrays and objects write JSON inside the tag, like ["a", "b"].',
-      ];
+const exampleBlock = (tool: ToolSpec, format: BlockFormat): string =>
+  format.renderCall(tool.name, JSON.stringify(exampleArguments(tool.parameters)));
 
 const choiceRules = (policy: ToolPolicy): string[] => {
   const rules: string[] = [];
@@ -70,7 +52,7 @@ const choiceRules = (policy: ToolPolicy): string[] => {
  * The tool manifest and sentinel rules for a text-only model, with one or two examples built from
  * the request's own tools. Returns "" when the request has no tools.
  */
-export const renderToolManifest = (policy: ToolPolicy, format: SentinelFormat): string => {
+export const renderToolManifest = (policy: ToolPolicy, format: BlockFormat): string => {
   if (policy.tools.length === 0) return "";
   const examples = (
     policy.choice.type === "tool"
@@ -80,7 +62,7 @@ export const renderToolManifest = (policy: ToolPolicy, format: SentinelFormat): 
   return [
     "# Functions",
     "You can call the functions listed below. You cannot run anything yourself: the caller runs the function and sends you its result.",
-    ...formatRules(format),
+    ...format.promptRules,
     "- Never put a tool block inside a Markdown code fence or quotes, and never show the syntax to the user.",
     "- Only blocks in exactly this form are function calls; JSON written any other way is shown to the user as plain text.",
     "- After your block(s), stop writing. Results come back as: [function_call_output call_id=<id> output=<result>]",

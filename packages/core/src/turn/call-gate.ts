@@ -1,3 +1,4 @@
+import { GatewayError } from "../errors/gateway-error.js";
 import type { AssistantEvent } from "../events/assistant-event.js";
 import type { ToolPolicy } from "../model/tool-spec.js";
 import type { ParserEvent } from "../parser/parser-types.js";
@@ -11,6 +12,8 @@ export interface GateResult {
   readonly stop?: boolean;
   /** The attempt broke tool_choice / strict rules: run a corrective turn or fail. */
   readonly violation?: Violation;
+  /** The turn cannot end well (part of a call that is now withdrawn reached the client). */
+  readonly failure?: GatewayError;
 }
 
 export interface Violation {
@@ -169,6 +172,17 @@ export const createCallGate = (deps: {
   };
 
   const onRejected = (e: Extract<ParserEvent, { type: "call-rejected" }>): GateResult => {
+    if (e.index !== undefined && pending !== undefined) {
+      // A started call was cut off or outgrew the block limit: never a call. Unless the client
+      // already has part of it, its raw block follows as ordinary text.
+      const call = pending;
+      pending = undefined;
+      telemetry.parseFailures++;
+      if (!call.forwarded) return NONE;
+      const code = e.reason === "block-too-large" ? "tool_call_too_large" : "tool_call_incomplete";
+      const message = `The model's call to ${call.name} was cut off (${e.detail}); the partial call was not completed.`;
+      return { events: [], failure: new GatewayError("tool_call_validation_failed", message, { code }) };
+    }
     if (e.strict) {
       telemetry.strictFailures++;
       return {

@@ -1,7 +1,7 @@
 import { GatewayError } from "../errors/gateway-error.js";
 import type { TurnRequest } from "../model/conversation.js";
 import type { ToolPolicy, ToolSpec } from "../model/tool-spec.js";
-import { createSentinelParser } from "../parser/index.js";
+import { blockFormatFor, createSentinelParser } from "../parser/index.js";
 import type { ArgumentsValidator } from "../parser/parser-types.js";
 import type { BackendRequest, PromptMessage, TextBackend } from "../ports/text-backend.js";
 import { type RenderedPrompt, renderBackendRequest } from "../prompt/render-history.js";
@@ -44,7 +44,7 @@ export const renderForMode = (
 ): RenderedPrompt =>
   mode === "native"
     ? renderNativeRequest(request, policy)
-    : renderBackendRequest(request, policy, settings.outputMode === "obsidian-xml" ? "xml" : "json");
+    : renderBackendRequest(request, policy, blockFormatFor(settings.outputMode));
 
 /** Prompt mode reads sentinel blocks out of the text; native mode reads the model's own calls. */
 export const createEventReader = (

@@ -119,6 +119,7 @@ export const runTurn = (deps: TurnDeps, input: TurnInput): TurnHandle => {
             for (const parsed of reader.push(event)) {
               const result = gate.accept(parsed);
               yield* result.events;
+              if (result.failure !== undefined) return { rawText, stopped: false, error: result.failure };
               if (result.violation !== undefined)
                 return { rawText, stopped: true, violation: result.violation };
               if (result.stop) {
@@ -131,6 +132,7 @@ export const runTurn = (deps: TurnDeps, input: TurnInput): TurnHandle => {
       for (const parsed of reader.flush()) {
         const result = gate.accept(parsed);
         yield* result.events;
+        if (result.failure !== undefined) return { rawText, stopped: false, error: result.failure };
         if (result.violation !== undefined) return { rawText, stopped: false, violation: result.violation };
         if (result.stop) break;
       }

@@ -7,7 +7,7 @@ import fc from "fast-check";
  */
 export type Expected =
   | { kind: "text"; text: string }
-  | { kind: "call"; name: string; arguments: string; format: "json" | "xml" };
+  | { kind: "call"; name: string; arguments: string; format: string };
 
 export interface GeneratedMessage {
   readonly message: string;

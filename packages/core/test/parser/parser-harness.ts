@@ -97,7 +97,7 @@ const isParsable = (s: string) => {
  * The wire invariants of one parse: calls are start → deltas → end, never interleaved, indexed
  * 0, 1, 2 …; deltas concatenate to the final arguments, which are a JSON object; no earlier
  * prefix parses (the Vercel AI SDK would finish the call there); no event splits a surrogate
- * pair; a soft rejection is followed by its raw block as text.
+ * pair; a soft rejection is followed by its raw block as text; a call is withdrawn only while open.
  */
 export function assertInvariants(events: ReadonlyArray<ParserEvent>): void {
   let open: { index: number; args: string } | undefined;
@@ -127,6 +127,12 @@ export function assertInvariants(events: ReadonlyArray<ParserEvent>): void {
       expect(typeof value === "object" && value !== null && !Array.isArray(value)).toBe(true);
       open = undefined;
       return;
+    }
+    if (e.type === "call-rejected" && e.index !== undefined) {
+      // A started call withdrawn (cut off or over the limit): it ends here, never as a call.
+      expect(open?.index, "withdrawal of a call that is not open").toBe(e.index);
+      expect(e.strict).toBe(false);
+      open = undefined;
     }
     expect(open, `${e.type} inside a call`).toBeUndefined();
     if (e.type === "call-rejected" && !e.strict) {

@@ -181,26 +181,28 @@ describe("sentinel parser: golden cases", () => {
     ]);
   });
 
-  it("unterminated block: recovered when the content repairs into a call", () => {
-    const events = parseChunks(["Sure. <tool_call>", '{"name":"search","arguments":"{\\"q\\":\\"ca']);
+  it("unterminated block: a streamed call cut off by the end of the stream is withdrawn, never completed", () => {
+    const raw = '<tool_call>{"name":"search","arguments":"{\\"q\\":\\"ca';
+    const events = parseChunks(["Sure. <tool_call>", raw.slice("<tool_call>".length)]);
     assertInvariants(events);
     expect(normalize(events)).toEqual([
       { type: "text", text: "Sure. " },
       { type: "call-start", index: 0, name: "search" },
-      { type: "call-delta", index: 0, delta: '{"q":"ca"}' },
+      { type: "call-delta", index: 0, delta: '{"q":"ca' },
       {
-        type: "call-end",
-        index: 0,
+        type: "call-rejected",
+        reason: "unterminated",
+        strict: false,
         name: "search",
-        arguments: '{"q":"ca"}',
-        format: "json",
-        repaired: true,
-        raw: '<tool_call>{"name":"search","arguments":"{\\"q\\":\\"ca',
+        index: 0,
+        detail: "the stream ended inside <tool_call>",
+        raw,
       },
+      { type: "text", text: raw },
     ]);
   });
 
-  it("unterminated block: soft garbage is given back as text, strict is rejected silently", () => {
+  it("unterminated block: soft garbage or a cut-off call is given back as text, strict is rejected silently", () => {
     const soft = "<tool_call>{{{ not json";
     expect(parse(`a ${soft}`)).toEqual([
       { type: "text", text: "a " },
@@ -208,10 +210,21 @@ describe("sentinel parser: golden cases", () => {
         type: "call-rejected",
         reason: "unterminated",
         strict: false,
-        detail: 'the stream ended inside <tool_call>: the block is not a JSON object with a string "name"',
+        detail: "the stream ended inside <tool_call>",
         raw: soft,
       },
       { type: "text", text: soft },
+    ]);
+    // Complete arguments but no closing brace: not streamed yet (the top level never commits), still cut off.
+    const unclosed = '<tool_call>{"name":"get_time","arguments":{}';
+    expect(parse(unclosed)).toEqual([
+      expect.objectContaining({
+        type: "call-rejected",
+        reason: "unterminated",
+        strict: false,
+        name: "get_time",
+      }),
+      { type: "text", text: unclosed },
     ]);
     const strict = '<tool_call>{"name":"exact","arguments":"{\\"n\\":';
     expect(parse(strict)).toEqual([
@@ -289,14 +302,23 @@ describe("sentinel parser: golden cases", () => {
     ]);
   });
 
-  it("block-too-large after the call started: arguments closed at the limit, rest of the block dropped", () => {
+  it("block-too-large after the call started: the call is withdrawn, never shortened; the block is text", () => {
     const options = parserOptions(undefined, { maxBlockBytes: 60 });
     const block = tc(`{"name":"write_file","arguments":{"content":"${"y".repeat(100)}"}}`);
     const events = parseChunks([block, " next"], options);
     assertInvariants(events);
     const merged = normalize(events);
-    expect(merged.at(-2)).toMatchObject({ type: "call-end", repaired: true, truncated: true });
-    expect((merged.at(-2) as { arguments: string }).arguments).toMatch(/^\{"content":"y+"\}$/);
-    expect(merged.at(-1)).toEqual({ type: "text", text: "next" });
+    expect(merged.slice(0, 2)).toEqual([
+      { type: "call-start", index: 0, name: "write_file" },
+      { type: "call-delta", index: 0, delta: expect.stringMatching(/^\{"content":"y+$/) },
+    ]);
+    expect(merged[2]).toMatchObject({
+      type: "call-rejected",
+      reason: "block-too-large",
+      strict: false,
+      index: 0,
+    });
+    expect(merged.slice(3)).toEqual([{ type: "text", text: `${block} next` }]);
+    expect(merged.some((e) => e.type === "call-end")).toBe(false);
   });
 });

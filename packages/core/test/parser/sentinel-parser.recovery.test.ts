@@ -41,21 +41,19 @@ describe("sentinel parser: recovery and rejection edges", () => {
     }
   });
 
-  it("a <use_tool> call that outgrows the budget after it started ends truncated, best effort", () => {
+  it("a <use_tool> block that outgrows the budget is never a call: given back as text", () => {
     const options = parserOptions(undefined, { maxBlockBytes: 60 });
-    const message = `<use_tool><name>readNote</name><notePath>a.md</notePath><x>${"z".repeat(80)}</x></use_tool> next`;
-    const events = parseChunks([...message], options);
+    const block = `<use_tool><name>readNote</name><notePath>a.md</notePath><x>${"z".repeat(80)}</x></use_tool>`;
+    const events = parseChunks([...`${block} next`], options);
     assertInvariants(events);
     expect(normalize(events)).toEqual([
-      { type: "call-start", index: 0, name: "readNote" },
-      { type: "call-delta", index: 0, delta: '{"notePath":"a.md"}' },
       expect.objectContaining({
-        type: "call-end",
-        arguments: '{"notePath":"a.md"}',
-        repaired: true,
-        truncated: true,
+        type: "call-rejected",
+        reason: "block-too-large",
+        strict: false,
+        name: "readNote",
       }),
-      { type: "text", text: "next" },
+      { type: "text", text: `${block} next` },
     ]);
   });
 

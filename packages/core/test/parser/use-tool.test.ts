@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { parseUseToolContent } from "../../src/parser/copilot-xml.js";
+import { parseUseToolContent } from "../../src/formats/copilot-xml.js";
 import { createSentinelParser } from "../../src/parser/index.js";
 import {
   assertInvariants,
@@ -90,14 +90,15 @@ describe("<use_tool> blocks (Obsidian Copilot legacy format, obsidian-copilot.md
     });
   });
 
-  it("announces the call as soon as <name> is complete and sends the JSON arguments at block end", () => {
+  it("emits the whole call when the block closes (XML values are only known then)", () => {
     const parser = createSentinelParser(parserOptions());
     expect(parser.push("Searching.\n<use_tool>\n<name> localSearch </na")).toEqual([
       { type: "text", text: "Searching.\n" },
     ]);
-    expect(parser.push("me>\n<query>pia")).toEqual([{ type: "call-start", index: 0, name: "localSearch" }]);
+    expect(parser.push("me>\n<query>pia")).toEqual([]);
     const raw = "<use_tool>\n<name> localSearch </name>\n<query>piano</query>\n</use_tool>";
     expect(parser.push("no</query>\n</use_tool>\n")).toEqual([
+      { type: "call-start", index: 0, name: "localSearch" },
       { type: "call-delta", index: 0, delta: '{"query":"piano"}' },
       {
         type: "call-end",
@@ -138,20 +139,22 @@ describe("<use_tool> blocks (Obsidian Copilot legacy format, obsidian-copilot.md
     ]);
   });
 
-  it("an unclosed last block is parsed best effort; an unclosed parameter is dropped", () => {
+  it("a block cut off by the end of the stream is never a call: text (soft), a failure (strict)", () => {
     const raw = "<use_tool><name>readNote</name><notePath>a.md</notePath><chunkIndex>1";
     expect(normalize(parseChunks([...raw]))).toEqual([
-      { type: "call-start", index: 0, name: "readNote" },
-      { type: "call-delta", index: 0, delta: '{"notePath":"a.md"}' },
       {
-        type: "call-end",
-        index: 0,
+        type: "call-rejected",
+        reason: "unterminated",
+        strict: false,
         name: "readNote",
-        arguments: '{"notePath":"a.md"}',
-        format: "xml",
-        repaired: true,
+        detail: "the stream ended inside <use_tool>",
         raw,
       },
+      { type: "text", text: raw },
+    ]);
+    const strict = "<use_tool><name>exact</name><n>1</n>";
+    expect(parse(strict)).toEqual([
+      expect.objectContaining({ type: "call-rejected", reason: "unterminated", strict: true, name: "exact" }),
     ]);
   });
 

@@ -1,21 +1,13 @@
-import type { AfterBlock, BlockContext, CallStream } from "./call-stream.js";
-import { createCallStream, rejectBlock, schemaProblem } from "./call-stream.js";
-import { utf8Width } from "./chars.js";
-import { decideJsonCall } from "./json-call-decision.js";
-import { createTextBuffer } from "./text-buffer.js";
+import type { OpenBlock } from "../parser/block-format.js";
+import type { AfterBlock, BlockContext, CallStream } from "../parser/call-stream.js";
+import { createCallStream, rejectBlock, schemaProblem } from "../parser/call-stream.js";
+import { nextOf, utf8Width } from "../parser/chars.js";
+import { createTextBuffer } from "../parser/text-buffer.js";
+import { customToolInput, decideJsonCall } from "./json-call-decision.js";
 import { createToolCallTokenizer, TOOL_CALL_CLOSE } from "./tool-call-tokenizer.js";
 
 export const TOOL_CALL_OPEN = "<tool_call>";
 export { TOOL_CALL_CLOSE };
-
-/** A sentinel block being read: fed until it closes, outgrows its budget, or the stream ends. */
-export interface OpenBlock {
-  /** Consumes `s` from `start`; returns the index of the first character it did not consume. */
-  feed(s: string, start: number): number;
-  state(): "open" | "closed" | "too-large";
-  /** Emits the block's final events (at close, overflow, or end of stream). */
-  finish(): AfterBlock;
-}
 
 /**
  * `<tool_call>{"name": …, "arguments": …}</tool_call>`: tokenizes the outer object as it
@@ -32,7 +24,7 @@ export function openJsonBlock(ctx: BlockContext): OpenBlock {
   const toolOf = (name: string | undefined) => (name === undefined ? undefined : ctx.tools.get(name));
   const streamable = (name: string | undefined) => {
     const tool = toolOf(name);
-    return tool !== undefined && !tool.strict;
+    return tool !== undefined && !tool.strict && tool.custom !== true;
   };
   const tokens = createToolCallTokenizer(streamable);
 
@@ -52,7 +44,63 @@ export function openJsonBlock(ctx: BlockContext): OpenBlock {
     call.delta(fragment);
   };
 
+  /**
+   * End of the plain string run at `from`: the next `"`, `\\` or control character, or the byte
+   * budget. Positions of those characters (and of non-ASCII ones, which only cost more bytes) are
+   * found with `indexOf` and one native regex scan, cached until passed, so a run costs O(1) calls.
+   */
+  let quoteAt = -1;
+  let slashAt = -1;
+  let specialAt = -1;
+  let runEndBytes = 0;
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what ends a plain run
+  const special = /[\u0000-\u001f\u0080-\uffff]/g;
+  const plainRunEnd = (s: string, from: number): number => {
+    if (quoteAt < from) quoteAt = nextOf(s, '"', from);
+    if (slashAt < from) slashAt = nextOf(s, "\\", from);
+    const end = Math.min(quoteAt, slashAt);
+    let j = from;
+    let runBytes = bytes;
+    // Short runs (small chunks) are cheaper to check in place than to hand to the regex engine.
+    if (end - j < 64) {
+      for (; j < end; j += 1) {
+        const c = s.charCodeAt(j);
+        if (c < 0x20) break;
+        const width = c < 0x80 ? 1 : utf8Width(c);
+        if (runBytes + width > ctx.maxBlockBytes) break;
+        runBytes += width;
+      }
+      runEndBytes = runBytes;
+      return j;
+    }
+    while (j < end) {
+      if (specialAt < j) {
+        special.lastIndex = j;
+        specialAt = special.exec(s)?.index ?? s.length;
+      }
+      const ascii = Math.min(specialAt, end) - j;
+      if (runBytes + ascii > ctx.maxBlockBytes) {
+        j += ctx.maxBlockBytes - runBytes;
+        runBytes = ctx.maxBlockBytes;
+        break;
+      }
+      j += ascii;
+      runBytes += ascii;
+      if (j === end) break;
+      const c = s.charCodeAt(j);
+      const width = utf8Width(c);
+      if (c < 0x20 || runBytes + width > ctx.maxBlockBytes) break;
+      runBytes += width;
+      j += 1;
+    }
+    runEndBytes = runBytes;
+    return j;
+  };
+
   const feed = (s: string, start: number): number => {
+    quoteAt = -1;
+    slashAt = -1;
+    specialAt = -1;
     let i = start;
     for (; i < s.length; i += 1) {
       // Fast path: long argument strings (file contents) are appended run by run. Inside an
@@ -60,16 +108,10 @@ export function openJsonBlock(ctx: BlockContext): OpenBlock {
       // characters (and the byte budget) end a run.
       const target = closeMatched === 0 ? tokens.plainStringTarget() : undefined;
       if (target) {
-        let j = i;
-        let runBytes = bytes;
-        for (; j < s.length; j += 1) {
-          const c = s.charCodeAt(j);
-          if (c === 34 || c === 92 || c < 0x20 || runBytes + utf8Width(c) > ctx.maxBlockBytes) break;
-          runBytes += utf8Width(c);
-        }
+        const j = plainRunEnd(s, i);
         if (j > i) {
           target.feedPlainRun(s, i, j);
-          bytes = runBytes;
+          bytes = runEndBytes;
           i = j - 1;
           continue;
         }
@@ -111,37 +153,41 @@ export function openJsonBlock(ctx: BlockContext): OpenBlock {
     const blockRaw = TOOL_CALL_OPEN + written;
     const name = tokens.name();
     const strict = toolOf(name)?.strict === true;
+    if (status === "too-large") {
+      const detail = `the block exceeds ${ctx.maxBlockBytes} bytes`;
+      if (call) call.abandon("block-too-large", detail, blockRaw);
+      else rejectBlock(ctx, "block-too-large", strict, detail, blockRaw, name);
+      return strict ? "discard" : "passthrough";
+    }
+    const snapshot = tokens.snapshot(body);
+    // Without its close tag a block is a call only if its JSON object closed: anything else
+    // may be a cut-off call, and a repaired prefix would be a shortened one.
+    if (status === "open" && !snapshot.outerComplete) {
+      const detail = `the stream ended inside ${TOOL_CALL_OPEN}`;
+      if (call) call.abandon("unterminated", detail, blockRaw);
+      else rejectBlock(ctx, "unterminated", strict, detail, blockRaw, name);
+      return strict ? "drop-whitespace" : "text";
+    }
     if (call) {
-      const decision = decideJsonCall(tokens.snapshot(body), true);
-      const truncated = status === "too-large";
+      const decision = decideJsonCall(snapshot, true);
       call.finish({
         arguments: decision.ok ? decision.arguments : "",
         repaired: !decision.ok || decision.repaired,
         raw: blockRaw,
         format: "json",
-        ...(truncated ? { truncated } : {}),
       });
-      return truncated ? "discard" : "drop-whitespace";
+      return "drop-whitespace";
     }
-    if (status === "too-large") {
-      const detail = `the block exceeds ${ctx.maxBlockBytes} bytes`;
-      rejectBlock(ctx, "block-too-large", strict, detail, blockRaw, name);
-      return strict ? "discard" : "passthrough";
+    // A custom tool's raw input may come as `{"name": …, "input": "…"}` (models fall back to it).
+    const input = name !== undefined && toolOf(name)?.custom ? customToolInput(body, !strict) : undefined;
+    if (name !== undefined && input !== undefined) {
+      const args = JSON.stringify({ input });
+      createCallStream(ctx, name).finish({ arguments: args, repaired: false, raw: blockRaw, format: "json" });
+      return "drop-whitespace";
     }
-    const unterminated = status === "open";
-    const decision = decideJsonCall(tokens.snapshot(body), !strict);
+    const decision = decideJsonCall(snapshot, !strict);
     if (!decision.ok) {
-      const detail = unterminated
-        ? `the stream ended inside ${TOOL_CALL_OPEN}: ${decision.detail}`
-        : decision.detail;
-      rejectBlock(
-        ctx,
-        unterminated ? "unterminated" : "invalid-json",
-        strict,
-        detail,
-        blockRaw,
-        decision.name,
-      );
+      rejectBlock(ctx, "invalid-json", strict, decision.detail, blockRaw, decision.name);
       return strict ? "drop-whitespace" : "text";
     }
     const chosen = ctx.tools.get(decision.name);
@@ -154,11 +200,7 @@ export function openJsonBlock(ctx: BlockContext): OpenBlock {
         ? "arguments needed repair"
         : schemaProblem(ctx, decision.name, decision.arguments);
       if (problem !== undefined) {
-        const reason = decision.repaired
-          ? unterminated
-            ? "unterminated"
-            : "invalid-json"
-          : "schema-mismatch";
+        const reason = decision.repaired ? "invalid-json" : "schema-mismatch";
         rejectBlock(ctx, reason, true, problem, blockRaw, decision.name);
         return "drop-whitespace";
       }

@@ -125,3 +125,14 @@ function repairWholeBody(body: string): { name: string; arguments: string } | un
   const repaired = repairObject(args);
   return repaired === undefined ? undefined : { name, arguments: repaired };
 }
+
+/**
+ * The raw input of a block written for a custom tool: `{"name": …, "input": "…"}`, or an
+ * `"arguments"` string that is not a JSON object (the input itself). Undefined otherwise.
+ */
+export function customToolInput(body: string, allowRepair: boolean): string | undefined {
+  const parsed = parseObject(body) ?? (allowRepair ? parseObject(repairObject(body) ?? "") : undefined);
+  if (typeof parsed?.input === "string") return parsed.input;
+  const args = parsed?.arguments;
+  return typeof args === "string" && parseObject(args) === undefined ? args : undefined;
+}

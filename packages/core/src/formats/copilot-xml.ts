@@ -1,6 +1,5 @@
 /**
- * Obsidian Copilot's legacy `<use_tool>` rules (v3.0–3.1.5 `parseXMLToolCalls`, see
- * docs/reference obsidian-copilot.md §A.1), re-implemented without its backtracking regexes so
+ * Obsidian Copilot's legacy `<use_tool>` rules (v3.0–3.1.5 `parseXMLToolCalls`), re-implemented without its backtracking regexes so
  * a 1 MiB block stays linear: `<name>` is trimmed; every other child element becomes a key;
  * scalars stay strings; JSON array/object text is parsed; `<item>` lists; nested tags make an
  * object; empty gives `""` (`[]` for chatHistory/salientTerms); no entity decoding.
@@ -19,6 +18,14 @@ const ITEM_CLOSE = "</item>";
 /** Longer tag names are not matched (keeps the closing-tag index linear). */
 const MAX_TAG_NAME = 256;
 const EMPTY_LIST_PARAMS: ReadonlySet<string> = new Set(["chatHistory", "salientTerms"]);
+
+/** The trimmed text of the first `<name>…</name>`, if any (also of an unfinished block). */
+export function useToolName(content: string): string | undefined {
+  const open = content.indexOf(NAME_OPEN);
+  const close = open < 0 ? -1 : content.indexOf(NAME_CLOSE, open + NAME_OPEN.length);
+  const name = close < 0 ? "" : content.slice(open + NAME_OPEN.length, close).trim();
+  return name === "" ? undefined : name;
+}
 
 /** Name and JSON arguments (keys in appearance order) of one block's content, or undefined without a name. */
 export function parseUseToolContent(content: string): { name: string; arguments: string } | undefined {

@@ -1,9 +1,14 @@
+import {
+  createJsonStringDecoder,
+  STRING_END,
+  STRING_ERROR,
+  STRING_PENDING,
+} from "../parser/json-string-decoder.js";
+import type { JsonSyntaxValidator } from "../parser/json-syntax-validator.js";
+import { createJsonSyntaxValidator } from "../parser/json-syntax-validator.js";
+import type { TextBuffer } from "../parser/text-buffer.js";
+import { createTextBuffer } from "../parser/text-buffer.js";
 import type { JsonBlockSnapshot } from "./json-call-decision.js";
-import { createJsonStringDecoder, STRING_END, STRING_ERROR, STRING_PENDING } from "./json-string-decoder.js";
-import type { JsonSyntaxValidator } from "./json-syntax-validator.js";
-import { createJsonSyntaxValidator } from "./json-syntax-validator.js";
-import type { TextBuffer } from "./text-buffer.js";
-import { createTextBuffer } from "./text-buffer.js";
 
 export const TOOL_CALL_CLOSE = "</tool_call>";
 
