@@ -75,22 +75,33 @@ export const createApp = (deps: AppDeps): Hono => {
   }
 
   app.get("/healthz", (c) => c.json({ status: "ok" }));
-  app.get("/readyz", (c) => {
+  /** The backend's readiness (and each model route's), recorded in the metrics as it is read. */
+  const observeBackend = () => {
+    const routes = backend.routes?.();
+    for (const r of routes ?? []) metrics.observeBackend(r, r.route);
     const r = backend.readiness();
-    metrics.observeBackend(r);
+    if (!routes) metrics.observeBackend(r);
+    return { r, routes };
+  };
+  const finite = (n: number) => (Number.isFinite(n) ? n : null);
+  app.get("/readyz", (c) => {
+    const { r, routes } = observeBackend();
     // Each backend defines `ready` as initialized and below capacity (not saturated).
     const ready = r.ready;
     return c.json(
       {
         status: ready ? "ready" : "not_ready",
         ...r,
-        capacity: Number.isFinite(r.capacity) ? r.capacity : null,
+        capacity: finite(r.capacity),
+        ...(routes
+          ? { routes: routes.map((route) => ({ ...route, capacity: finite(route.capacity) })) }
+          : {}),
       },
       ready ? 200 : 503,
     );
   });
   app.get("/metrics", async (c) => {
-    metrics.observeBackend(backend.readiness());
+    observeBackend();
     return c.text(await metrics.registry.metrics(), 200, { "content-type": metrics.registry.contentType });
   });
   app.get("/openapi.json", (c) => c.json(openApiDocument(deps.version)));

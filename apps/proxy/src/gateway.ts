@@ -50,7 +50,10 @@ export const startGateway = async (
   const logger =
     options.logger ?? createLogger(config.logLevel, { requestId: () => scope.getStore()?.requestId });
   const runtime = ManagedRuntime.make(
-    options.backendLayer ?? Backend.layerCodex(config, logger, options.env),
+    options.backendLayer ??
+      (config.models.length > 0
+        ? Backend.layerRoutes(config, logger, options.env)
+        : Backend.layerCodex(config, logger, options.env)),
   );
   const backend = await runtime.runPromise(
     Effect.gen(function* () {

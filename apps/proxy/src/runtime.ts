@@ -5,6 +5,45 @@ import { createGatewayBackend, type GatewayBackend } from "./backend/gateway-bac
 import { requireBackendAuth } from "./backend/require-auth.js";
 import type { GatewayConfig } from "./config/config.js";
 import type { Logger } from "./observability/logger.js";
+import { type AcquiredBackend, acquireRoutes } from "./routing/routes-layer.js";
+
+/** A sealed, supervised codex app-server pool (auth-guarded), closed with the scope. */
+const acquireCodex = (config: GatewayConfig, logger: Logger, env: NodeJS.ProcessEnv) =>
+  Effect.acquireRelease(
+    Effect.promise(async () => {
+      const codex = createCodexBackend({
+        ...(config.codexBin ? { codexBin: config.codexBin } : {}),
+        poolSize: config.codexPoolSize,
+        maxInFlight: config.maxInFlight,
+        maxQueue: config.maxQueue,
+        env,
+        passEnv: config.codexPassEnv,
+        logger: logger.child({ component: "codex" }),
+      });
+      await codex.warmup();
+      const auth = await codex.checkAuth().catch((error: unknown) => ({
+        authenticated: false,
+        requiresOpenaiAuth: true,
+        detail: String(error),
+      }));
+      if (!auth.authenticated && auth.requiresOpenaiAuth) {
+        logger.warn(
+          { detail: auth.detail },
+          "codex has no usable credentials: requests will fail until you run `codex login` (or set CODEX_HOME to a configured home)",
+        );
+      }
+      return { codex, guarded: requireBackendAuth(codex, () => codex.checkAuth(), auth) };
+    }),
+    ({ codex }) => Effect.promise(() => codex.close()),
+  ).pipe(
+    // Once draining starts the codex pool stops restarting its processes.
+    Effect.map(
+      ({ codex, guarded }): AcquiredBackend => ({
+        backend: guarded,
+        beginShutdown: () => codex.beginShutdown(),
+      }),
+    ),
+  );
 
 /** The backend the gateway serves from. Only this file decides which implementation that is. */
 export class Backend extends Context.Service<Backend, GatewayBackend>()("@proxy/gateway/Backend") {
@@ -16,35 +55,26 @@ export class Backend extends Context.Service<Backend, GatewayBackend>()("@proxy/
   ) =>
     Layer.effect(
       Backend,
-      Effect.acquireRelease(
-        Effect.promise(async () => {
-          const codex = createCodexBackend({
-            ...(config.codexBin ? { codexBin: config.codexBin } : {}),
-            poolSize: config.codexPoolSize,
-            maxInFlight: config.maxInFlight,
-            maxQueue: config.maxQueue,
-            env,
-            passEnv: config.codexPassEnv,
-            logger: logger.child({ component: "codex" }),
-          });
-          await codex.warmup();
-          const auth = await codex.checkAuth().catch((error: unknown) => ({
-            authenticated: false,
-            requiresOpenaiAuth: true,
-            detail: String(error),
-          }));
-          if (!auth.authenticated && auth.requiresOpenaiAuth) {
-            logger.warn(
-              { detail: auth.detail },
-              "codex has no usable credentials: requests will fail until you run `codex login` (or set CODEX_HOME to a configured home)",
-            );
-          }
-          const guarded = requireBackendAuth(codex, () => codex.checkAuth(), auth);
-          const gateway = createGatewayBackend(guarded, config.modelAliases, () => codex.beginShutdown());
-          return { codex, gateway };
-        }),
-        ({ codex }) => Effect.promise(() => codex.close()),
-      ).pipe(Effect.map(({ gateway }) => gateway)),
+      acquireCodex(config, logger, env).pipe(
+        Effect.map(({ backend, beginShutdown }) =>
+          createGatewayBackend(backend, config.modelAliases, beginShutdown),
+        ),
+      ),
+    );
+
+  /** The `models` routes: codex and OpenAI-compatible upstreams side by side, picked by model name. */
+  static readonly layerRoutes = (
+    config: GatewayConfig,
+    logger: Logger,
+    env: NodeJS.ProcessEnv = process.env,
+  ) =>
+    Layer.effect(
+      Backend,
+      acquireRoutes(config, logger, env, acquireCodex(config, logger, env)).pipe(
+        Effect.map(({ backend, beginShutdown }) =>
+          createGatewayBackend(backend, config.modelAliases, beginShutdown),
+        ),
+      ),
     );
 
   /** Any other TextBackend (tests, benchmarks, the offline demo's scripted backend). */

@@ -1,4 +1,5 @@
 import { type BackendEvent, GatewayError, type TextBackend } from "@proxy/core";
+import type { RouteStatus } from "../routing/route-table.js";
 
 /**
  * Decorates the chosen backend with what only the deployment knows: model aliases, and a drain
@@ -9,6 +10,8 @@ export interface GatewayBackend extends TextBackend {
   /** Refuse new turns, wait up to `graceMs` for running ones, then end the rest cleanly. */
   drain(graceMs: number): Promise<void>;
   activeTurns(): number;
+  /** Each model route's readiness, when the gateway serves `models` routes. */
+  routes?(): ReadonlyArray<RouteStatus>;
 }
 
 export const createGatewayBackend = (
@@ -65,6 +68,7 @@ export const createGatewayBackend = (
     get capabilities() {
       return inner.capabilities;
     },
+    capabilitiesFor: (model) => inner.capabilitiesFor?.(aliases[model] ?? model),
     stream: (request, { signal }) => guarded(request, signal),
     async listModels() {
       const models = await inner.listModels();
@@ -80,6 +84,9 @@ export const createGatewayBackend = (
       return draining ? { ...r, ready: false, detail: "draining" } : r;
     },
     activeTurns: () => active.size,
+    ...("routes" in inner && typeof inner.routes === "function"
+      ? { routes: (inner as { routes(): ReadonlyArray<RouteStatus> }).routes }
+      : {}),
     async drain(graceMs) {
       if (!draining) onDrain?.();
       draining = true;

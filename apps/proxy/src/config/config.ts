@@ -1,4 +1,5 @@
 import { Result, Schema, SchemaIssue, SchemaParser } from "effect";
+import { RouteConfig, routeProblem } from "../routing/route-config.js";
 import { OPTIONS, type OptionSpec } from "./options.js";
 
 const PositiveInt = Schema.Number.check(Schema.isInt(), Schema.isGreaterThanOrEqualTo(1));
@@ -30,6 +31,7 @@ export const GatewayConfig = Schema.Struct({
   toolBlockDedup: Schema.Boolean,
   correctiveRetries: Schema.Number.check(Schema.isInt(), Schema.isBetween({ minimum: 0, maximum: 5 })),
   modelAliases: Schema.Record(Schema.String, Schema.String),
+  models: Schema.Array(RouteConfig),
   shutdownGraceMs: NonNegativeInt,
   store: Schema.String.check(
     Schema.isPattern(/^(sqlite:.*|memory|none|postgres(ql)?:\/\/.+)$/, {
@@ -82,6 +84,12 @@ const parseRaw = (spec: OptionSpec, raw: string): unknown => {
       }
       return out;
     }
+    case "json":
+      try {
+        return JSON.parse(value);
+      } catch {
+        throw new ConfigError(`${spec.env}: expected JSON, got '${value.slice(0, 80)}'`);
+      }
     default:
       return value;
   }
@@ -119,11 +127,18 @@ export const resolveConfig = (sources: {
     }
   }
   const result = decode(merged);
-  if (Result.isSuccess(result)) return result.success;
+  if (Result.isSuccess(result)) {
+    const problem = routeProblem(merged.models, sources.env);
+    if (problem === undefined) return result.success;
+    throw new ConfigError(`Invalid configuration value for ${origin.models ?? "models"}: ${problem}`);
+  }
   const first = formatter(result.failure).issues[0];
   const key = String((first?.path?.[0] as { key?: unknown } | undefined)?.key ?? first?.path?.[0] ?? "");
   const spec = OPTIONS.find((o) => o.key === key);
   const where = origin[key] ?? (spec ? `${spec.env} (default)` : key);
+  // A route list error names the entry and field (`models[1].baseUrl`), not just the option.
+  const routes = key === "models" ? routeProblem(merged.models, sources.env) : undefined;
+  if (routes) throw new ConfigError(`Invalid configuration value for ${where}: ${routes}`);
   throw new ConfigError(
     `Invalid configuration value for ${where}: ${first?.message ?? "invalid"} (got ${JSON.stringify(merged[key])})`,
   );

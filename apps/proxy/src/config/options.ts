@@ -2,7 +2,7 @@
  * Every gateway option in one table: the env var, the CLI flag, the config-file key, the default
  * and what it does. `docs/configuration.md` and `proxy --help` are generated from / checked against it.
  */
-export type OptionKind = "int" | "bool" | "string" | "list" | "map" | "enum";
+export type OptionKind = "int" | "bool" | "string" | "list" | "map" | "enum" | "json";
 
 export interface OptionSpec {
   readonly key: string;
@@ -172,6 +172,13 @@ export const OPTIONS: ReadonlyArray<OptionSpec> = [
     "map",
     "",
     "Comma-separated `alias=model` pairs, e.g. `gpt-4o=gpt-5.5`; aliases are listed by /v1/models.",
+  ),
+  opt(
+    "models",
+    "PROXY_MODELS",
+    "json",
+    "[]",
+    "Model routes as a JSON list of `{id, backend, baseUrl, …}` (see docs/backends.md). Empty = every model goes to codex.",
   ),
   opt(
     "shutdownGraceMs",

@@ -138,7 +138,7 @@ export const openApiDocument = (version: string) => ({
     },
     "/readyz": {
       get: {
-        summary: "Backend initialized and not saturated.",
+        summary: "Backend initialized and not saturated; with model routes, each route under `routes`.",
         security: [],
         responses: { "200": { description: "ready" }, "503": { description: "not ready" } },
       },

@@ -54,21 +54,25 @@ export const createMetrics = () => {
   const backendRestarts = new Gauge({
     name: "proxy_backend_restarts",
     help: "Backend process restarts since start.",
+    labelNames: ["route"] as const,
     registers: [registry],
   });
   const inFlight = new Gauge({
     name: "proxy_backend_in_flight_turns",
     help: "Backend turns running now.",
+    labelNames: ["route"] as const,
     registers: [registry],
   });
   const queueDepth = new Gauge({
     name: "proxy_backend_queue_depth",
     help: "Turns waiting for a backend slot.",
+    labelNames: ["route"] as const,
     registers: [registry],
   });
   const pendingToolRequests = new Gauge({
     name: "proxy_codex_pending_tool_requests",
     help: "Native turns: codex requests for tool results held open now (returns to 0 when turns end).",
+    labelNames: ["route"] as const,
     registers: [registry],
   });
 
@@ -90,16 +94,21 @@ export const createMetrics = () => {
         outcome: summary.error ? summary.error.kind : (summary.finish ?? "unknown"),
       });
     },
-    observeBackend(readiness: {
-      inFlight: number;
-      queued: number;
-      restarts: number;
-      pendingToolRequests?: number | undefined;
-    }) {
-      pendingToolRequests.set(readiness.pendingToolRequests ?? 0);
-      inFlight.set(readiness.inFlight);
-      queueDepth.set(readiness.queued);
-      backendRestarts.set(readiness.restarts);
+    /** Without `route` (a single backend) the series stay unlabelled, as before routing existed. */
+    observeBackend(
+      readiness: {
+        inFlight: number;
+        queued: number;
+        restarts: number;
+        pendingToolRequests?: number | undefined;
+      },
+      route?: string,
+    ) {
+      const labels = route === undefined ? {} : { route };
+      pendingToolRequests.set(labels, readiness.pendingToolRequests ?? 0);
+      inFlight.set(labels, readiness.inFlight);
+      queueDepth.set(labels, readiness.queued);
+      backendRestarts.set(labels, readiness.restarts);
     },
   };
 };

@@ -83,6 +83,11 @@ export interface TextBackend {
   readonly name: string;
   /** What the backend can do beyond text; absent means prompt-only (tools taught in the prompt). */
   readonly capabilities?: BackendCapabilities | undefined;
+  /**
+   * Capabilities for one requested model, for a backend that serves models through different
+   * backends (the gateway's model router). `undefined` falls back to `capabilities`.
+   */
+  capabilitiesFor?(model: string): BackendCapabilities | undefined;
   stream(request: BackendRequest, options: { readonly signal: AbortSignal }): AsyncIterable<BackendEvent>;
   listModels(): Promise<ReadonlyArray<ModelInfo>>;
   readiness(): BackendReadiness;

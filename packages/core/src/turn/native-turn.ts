@@ -19,10 +19,13 @@ export type ResolvedToolMode = Exclude<ToolMode, "auto">;
  */
 export const chooseToolMode = (
   mode: ToolMode,
-  backend: Pick<TextBackend, "name" | "capabilities">,
+  backend: Pick<TextBackend, "name" | "capabilities" | "capabilitiesFor">,
   policy: ToolPolicy,
+  model?: string,
 ): ResolvedToolMode | GatewayError => {
-  const native = backend.capabilities?.nativeTools === true;
+  const capabilities =
+    (model === undefined ? undefined : backend.capabilitiesFor?.(model)) ?? backend.capabilities;
+  const native = capabilities?.nativeTools === true;
   if (mode === "prompt") return "prompt";
   if (mode === "native") {
     if (native) return "native";

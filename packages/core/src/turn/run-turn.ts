@@ -54,7 +54,7 @@ export const runTurn = (deps: TurnDeps, input: TurnInput): TurnHandle => {
   const { request, tools, settings, signal } = input;
   const clock = deps.clock ?? systemClock;
   const telemetry = createTelemetry(tools.tools.map((t) => t.name));
-  const mode = chooseToolMode(settings.toolMode, deps.backend, tools);
+  const mode = chooseToolMode(settings.toolMode, deps.backend, tools, request.model);
   const rendered = renderForMode(mode instanceof GatewayError ? "prompt" : mode, request, tools, settings);
   telemetry.echoedCalls = rendered.echoedCalls;
   if (!(mode instanceof GatewayError)) telemetry.toolMode = mode;

@@ -1,0 +1,76 @@
+import { createOpenAICompatibleBackend } from "@proxy/adapter-openai-compatible";
+import type { TextBackend } from "@proxy/core";
+import { Effect, type Scope } from "effect";
+import type { GatewayConfig } from "../config/config.js";
+import type { Logger } from "../observability/logger.js";
+import { withRouteAdmission } from "./route-admission.js";
+import type { RouteConfig } from "./route-config.js";
+import { createRoutedBackend, type Route, type RoutedBackend } from "./route-table.js";
+
+type UpstreamRoute = Extract<RouteConfig, { backend: "openai-compatible" }>;
+
+/** A backend as the runtime acquired it, with what to do when the gateway starts draining. */
+export interface AcquiredBackend {
+  readonly backend: TextBackend;
+  readonly beginShutdown: () => void;
+}
+
+/** One upstream's backend, probed once at startup (a down upstream is logged, not fatal), closed with the scope. */
+const acquireUpstream = (
+  route: UpstreamRoute,
+  logger: Logger,
+  env: Readonly<Record<string, string | undefined>>,
+): Effect.Effect<TextBackend, never, Scope.Scope> =>
+  Effect.acquireRelease(
+    Effect.promise(async () => {
+      const backend = createOpenAICompatibleBackend({
+        baseUrl: route.baseUrl,
+        route: route.id,
+        apiKey: route.apiKeyEnv ? env[route.apiKeyEnv] : undefined,
+        nativeTools: route.toolMode === "native",
+      });
+      if (!(await backend.probe()))
+        logger.warn(
+          { route: route.id, detail: backend.readiness().detail },
+          "model route: the upstream did not answer; its requests fail with 503 until it does",
+        );
+      return backend;
+    }),
+    (backend) => Effect.promise(() => backend.close()),
+  );
+
+/**
+ * The routing table from `config.models`: one shared codex backend for every codex route (acquired
+ * only if some route uses it), one backend per upstream route, each behind the route's admission.
+ */
+export const acquireRoutes = (
+  config: GatewayConfig,
+  logger: Logger,
+  env: Readonly<Record<string, string | undefined>>,
+  acquireCodex: Effect.Effect<AcquiredBackend, never, Scope.Scope>,
+): Effect.Effect<AcquiredBackend & { readonly backend: RoutedBackend }, never, Scope.Scope> =>
+  Effect.gen(function* () {
+    const acquired = config.models.some((r) => r.backend === "codex") ? yield* acquireCodex : undefined;
+    const codex = acquired?.backend;
+    const routes: Route[] = [];
+    for (const route of config.models) {
+      const backend =
+        route.backend === "codex" && codex
+          ? codex
+          : yield* acquireUpstream(route as UpstreamRoute, logger, env);
+      // Upstream routes are limited by default; codex routes share the codex pool's own limit unless set.
+      const maxInFlight = route.maxInFlight ?? (route.backend === "codex" ? undefined : config.maxInFlight);
+      routes.push({
+        config: route,
+        backend:
+          maxInFlight === undefined
+            ? backend
+            : withRouteAdmission(backend, { route: route.id, maxInFlight, maxQueue: config.maxQueue }),
+      });
+    }
+    logger.info(
+      { routes: config.models.map((r) => ({ id: r.id, backend: r.backend, aliases: r.aliases ?? [] })) },
+      "model routes",
+    );
+    return { backend: createRoutedBackend(routes), beginShutdown: () => acquired?.beginShutdown() };
+  });

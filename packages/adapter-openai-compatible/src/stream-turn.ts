@@ -1,0 +1,192 @@
+import {
+  type BackendEvent,
+  type BackendRequest,
+  countTokens,
+  type Finish,
+  GatewayError,
+  type Usage,
+} from "@proxy/core";
+import { createParser } from "eventsource-parser";
+import { type Dispatcher, request as httpRequest } from "undici";
+import { decodeChatChunk, mapFinishReason, toUsage, upstreamErrorMessage } from "./chat-chunk.js";
+import { type ChatMessage, promptText, toChatBody } from "./chat-request.js";
+import { mapTransportError, mapUpstreamStatus } from "./map-upstream-error.js";
+import { createThinkSplitter, type ThinkSegment } from "./think-splitter.js";
+import { createToolCallAccumulator } from "./tool-call-accumulator.js";
+
+/** What one turn needs from its backend: where to send it, how, and where to report reachability. */
+export interface TurnContext {
+  readonly route: string;
+  readonly url: URL;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly dispatcher: Dispatcher;
+  /** Told whether the upstream could be reached at all (drives readiness). */
+  readonly reached: (ok: boolean, error?: unknown) => void;
+}
+
+const ignore = () => {};
+
+const MAX_ERROR_BODY = 64 * 1024;
+
+/** At most `MAX_ERROR_BODY` characters of an error body (a misbehaving upstream may send megabytes). */
+const readSome = async (body: AsyncIterable<Buffer>): Promise<string> => {
+  const decoder = new TextDecoder();
+  let text = "";
+  for await (const chunk of body) {
+    text += decoder.decode(chunk, { stream: true });
+    if (text.length >= MAX_ERROR_BODY) break;
+  }
+  return text.slice(0, MAX_ERROR_BODY);
+};
+
+const badResponse = (route: string, what: string) =>
+  new GatewayError("backend_error", `route '${route}': the upstream model server ${what}`, {
+    code: "upstream_bad_response",
+  });
+
+const chunkError = (route: string, error: unknown): GatewayError => {
+  const message = typeof error === "string" ? error : (error as { message?: string | null }).message;
+  return mapUpstreamStatus(route, 500, message ?? undefined);
+};
+
+/**
+ * One prompt-mode turn against `POST {base}/chat/completions`, streamed. Failures before the
+ * upstream accepts the turn are thrown (they become HTTP statuses); after `stream-start` they are
+ * `error` events. Aborting `signal` cancels the upstream request and ends the iterable quietly.
+ */
+export async function* streamTurn(
+  ctx: TurnContext,
+  request: BackendRequest,
+  signal: AbortSignal,
+): AsyncGenerator<BackendEvent> {
+  const body = toChatBody(request);
+  let response: Dispatcher.ResponseData;
+  try {
+    response = await httpRequest(ctx.url, {
+      method: "POST",
+      headers: { ...ctx.headers, "content-type": "application/json", accept: "text/event-stream" },
+      body: JSON.stringify(body),
+      signal,
+      dispatcher: ctx.dispatcher,
+    });
+  } catch (error) {
+    if (signal.aborted) return;
+    ctx.reached(false, error);
+    throw mapTransportError(ctx.route, error);
+  }
+  ctx.reached(true);
+  const { statusCode, headers, body: stream } = response;
+  // Destroying an unfinished body makes undici emit an AbortError; it is expected, not a crash.
+  stream.on("error", ignore);
+  try {
+    if (statusCode >= 400) {
+      const text = await readSome(stream).catch(() => "");
+      const retryAfter = headers["retry-after"];
+      throw mapUpstreamStatus(
+        ctx.route,
+        statusCode,
+        upstreamErrorMessage(text),
+        typeof retryAfter === "string" ? retryAfter : undefined,
+      );
+    }
+    const contentType = String(headers["content-type"] ?? "");
+    if (!contentType.includes("text/event-stream"))
+      throw badResponse(
+        ctx.route,
+        `answered HTTP ${statusCode} with '${contentType}' instead of an event stream`,
+      );
+
+    yield { type: "stream-start", model: request.model };
+
+    const data: string[] = [];
+    const parser = createParser({ onEvent: (event) => void data.push(event.data) });
+    const decoder = new TextDecoder();
+    const splitter = createThinkSplitter();
+    // Native turns only: the model's own calls, keyed by index; ids the server omits are minted here.
+    const calls = createToolCallAccumulator(() => `call_${crypto.randomUUID().replaceAll("-", "")}`);
+    // Kept only to estimate usage if the upstream reports none (pushing a string copies nothing).
+    const output: string[] = [];
+    let usage: Usage | undefined;
+    let finish: Finish | undefined;
+    let done = false;
+
+    const segmentEvent = (s: ThinkSegment): BackendEvent =>
+      s.kind === "text" ? { type: "text-delta", delta: s.text } : { type: "reasoning-delta", delta: s.text };
+
+    try {
+      for await (const bytes of stream) {
+        parser.feed(decoder.decode(bytes as Buffer, { stream: true }));
+        for (const payload of data) {
+          // Read on to the end after [DONE] so the connection goes back to the keep-alive pool.
+          if (done) break;
+          if (payload === "[DONE]") {
+            done = true;
+            continue;
+          }
+          const chunk = decodeChatChunk(payload);
+          if (chunk === undefined) {
+            yield {
+              type: "error",
+              error: badResponse(ctx.route, "sent a chunk that is not a chat.completion.chunk"),
+            };
+            return;
+          }
+          if (chunk.error !== undefined) {
+            yield { type: "error", error: chunkError(ctx.route, chunk.error) };
+            return;
+          }
+          if (chunk.usage) usage = toUsage(chunk.usage);
+          const choice = chunk.choices?.[0];
+          if (!choice) continue;
+          const reasoning = choice.delta?.reasoning_content ?? choice.delta?.reasoning;
+          if (reasoning) {
+            output.push(reasoning);
+            yield { type: "reasoning-delta", delta: reasoning };
+          }
+          const content = choice.delta?.content;
+          if (content) {
+            output.push(content);
+            for (const segment of splitter.push(content)) yield segmentEvent(segment);
+          }
+          const toolCalls = choice.delta?.tool_calls;
+          if (toolCalls) {
+            for (const d of toolCalls) if (d.function?.arguments) output.push(d.function.arguments);
+            for (const event of calls.push(toolCalls)) yield event;
+          }
+          if (choice.finish_reason) finish = mapFinishReason(choice.finish_reason);
+        }
+        data.length = 0;
+      }
+    } catch (error) {
+      if (signal.aborted) return;
+      yield { type: "error", error: mapTransportError(ctx.route, error) };
+      return;
+    }
+    if (signal.aborted) return;
+    for (const segment of splitter.flush()) yield segmentEvent(segment);
+    if (!done && finish === undefined) {
+      yield {
+        type: "error",
+        error: new GatewayError(
+          "backend_error",
+          `route '${ctx.route}': the upstream model server closed the stream before the turn finished`,
+          { code: "upstream_disconnected" },
+        ),
+      };
+      return;
+    }
+    // A call is complete only once the upstream finished; an interrupted stream yields none.
+    for (const event of calls.flush()) yield event;
+    yield { type: "usage", usage: usage ?? estimateUsage(body.messages, output) };
+    yield { type: "finish", finish: finish ?? { reason: "stop", raw: "done" } };
+  } finally {
+    if (!stream.destroyed) stream.destroy();
+  }
+}
+
+/** The gateway tokenizer's count, marked as an estimate, for upstreams that report no usage. */
+const estimateUsage = (messages: ReadonlyArray<ChatMessage>, output: ReadonlyArray<string>): Usage => {
+  const inputTokens = countTokens(promptText(messages));
+  const outputTokens = countTokens(output.join(""));
+  return { inputTokens, outputTokens, totalTokens: inputTokens + outputTokens, estimated: true };
+};
