@@ -1,4 +1,5 @@
 import { createChatCompletionsApp } from "@proxy/adapter-http-chat";
+import { createGeminiApp, createGeminiEndpointApp, geminiErrorBody } from "@proxy/adapter-http-gemini";
 import { createResponsesApp, type StoredStateOptions } from "@proxy/adapter-http-responses";
 import {
   type Clock,
@@ -15,6 +16,7 @@ import { cors } from "hono/cors";
 import type { GatewayBackend } from "./backend/gateway-backend.js";
 import { bearerAuth } from "./http/auth.js";
 import { methodNotAllowed, notFound, onError } from "./http/errors.js";
+import { googleKeyAuth, isGeminiRequest } from "./http/google-auth.js";
 import { openApiDocument } from "./http/openapi.js";
 import { createRequestContext, type RequestScope } from "./http/request-context.js";
 import { type RequestGuardOptions, requestGuards } from "./http/request-guard.js";
@@ -48,6 +50,8 @@ const ROUTES: ReadonlyArray<[string, string]> = [
   ["/v1/responses/:id", "GET, DELETE"],
   ["/v1/models", "GET"],
   ["/v1/models/:id", "GET"],
+  ["/v1/gemini", "POST"],
+  ["/v1beta/models", "GET"],
   ["/healthz", "GET"],
   ["/readyz", "GET"],
   ["/metrics", "GET"],
@@ -107,13 +111,21 @@ export const createApp = (deps: AppDeps): Hono => {
   app.get("/openapi.json", (c) => c.json(openApiDocument(deps.version)));
 
   const v1 = new Hono();
-  v1.use("*", bearerAuth(deps.apiKeys));
+  const bearer = bearerAuth(deps.apiKeys);
+  const googleAuth = googleKeyAuth(deps.apiKeys);
+  // Gemini requests under /v1 take Google's key headers and get Google-shaped refusals.
+  v1.use("*", (c, next) => (isGeminiRequest(c) ? googleAuth(c, next) : bearer(c, next)));
   const tooLarge = new GatewayError(
     "request_too_large",
     `Request body is larger than ${deps.bodyLimitBytes} bytes.`,
   );
-  v1.use("*", bodyLimit({ maxSize: deps.bodyLimitBytes, onError: (c) => errorResponse(c, tooLarge) }));
-  v1.get("/models", async (c) => {
+  const limit = (shape = errorResponse) =>
+    bodyLimit({ maxSize: deps.bodyLimitBytes, onError: (c) => shape(c, tooLarge) });
+  const openAILimit = limit();
+  const geminiLimit = limit((c, e) => errorResponse(c, e, geminiErrorBody));
+  v1.use("*", (c, next) => (isGeminiRequest(c) ? geminiLimit(c, next) : openAILimit(c, next)));
+  v1.get("/models", async (c, next) => {
+    if (isGeminiRequest(c)) return next();
     const created = unixSeconds(clock);
     const models = await backend.listModels();
     return c.json({
@@ -121,7 +133,8 @@ export const createApp = (deps: AppDeps): Hono => {
       data: models.map((m) => ({ id: m.id, object: "model", created, owned_by: m.ownedBy ?? "codex" })),
     });
   });
-  v1.get("/models/:id", async (c) => {
+  v1.get("/models/:id", async (c, next) => {
+    if (isGeminiRequest(c)) return next();
     const model = (await backend.listModels()).find((m) => m.id === c.req.param("id"));
     if (!model)
       throw new GatewayError("not_found", `The model '${c.req.param("id")}' does not exist.`, {
@@ -138,7 +151,15 @@ export const createApp = (deps: AppDeps): Hono => {
   const adapterDeps = { backend, ids: deps.ids, clock, settings: deps.settings, observer: context.observer };
   v1.route("/", createChatCompletionsApp({ ...adapterDeps, keepAliveMs: deps.keepAliveMs }));
   v1.route("/", createResponsesApp({ ...adapterDeps, stored: deps.stored }));
+  // After the OpenAI listings, which hand Google clients' `GET /v1/models` on to it.
+  const gemini = createGeminiApp(adapterDeps);
+  v1.route("/", gemini);
+  v1.route("/", createGeminiEndpointApp(adapterDeps));
   app.route("/v1", v1);
+  const v1beta = new Hono();
+  v1beta.use("*", googleAuth, geminiLimit);
+  v1beta.route("/", gemini);
+  app.route("/v1beta", v1beta);
 
   for (const [path, allow] of ROUTES) app.all(path, methodNotAllowed(allow));
   return app;

@@ -9,26 +9,33 @@ const digest = (s: string) => createHash("sha256").update(s).digest();
  * without early exit, so timing reveals neither which key nor how much of it matched. The caller's
  * identity for stored state is that digest (never the key), set as the `CALLER_VARIABLE` variable.
  */
-export const bearerAuth = (keys: ReadonlyArray<string>): MiddlewareHandler => {
+export const keyMatcher = (keys: ReadonlyArray<string>): ((presented: string) => boolean) => {
   const digests = keys.map(digest);
+  return (presented) => {
+    const candidate = digest(presented);
+    let ok = false;
+    for (const d of digests) ok = timingSafeEqual(d, candidate) || ok;
+    return ok;
+  };
+};
+
+export const bearerAuth = (keys: ReadonlyArray<string>): MiddlewareHandler => {
+  const matches = keyMatcher(keys);
   return async (c, next) => {
-    if (digests.length === 0) {
+    if (keys.length === 0) {
       c.set(CALLER_VARIABLE, { owner: "" } satisfies Caller);
       return next();
     }
     const header = c.req.header("authorization") ?? "";
     const match = /^Bearer\s+(.+)$/i.exec(header.trim());
-    const presented = digest(match?.[1] ?? "");
-    let ok = false;
-    for (const d of digests) ok = timingSafeEqual(d, presented) || ok;
-    if (!ok) {
+    if (!matches(match?.[1] ?? "")) {
       throw new GatewayError(
         "unauthorized",
         match ? "Incorrect API key provided." : "Missing bearer authentication in the Authorization header.",
         { code: "invalid_api_key" },
       );
     }
-    c.set(CALLER_VARIABLE, { owner: presented.toString("hex") } satisfies Caller);
+    c.set(CALLER_VARIABLE, { owner: digest(match?.[1] ?? "").toString("hex") } satisfies Caller);
     return next();
   };
 };

@@ -1,0 +1,34 @@
+import { API_KEY_INVALID, geminiErrorBody, isGoogleClient } from "@proxy/adapter-http-gemini";
+import { invalidRequest } from "@proxy/core";
+import { errorResponse } from "@proxy/http-surface";
+import type { Context, MiddlewareHandler } from "hono";
+import { keyMatcher } from "./auth.js";
+
+/**
+ * Requests for the Gemini surface under `/v1`: the Gemini-native endpoint, the `models/{m}:method`
+ * paths, and a models listing asked for by a Google client (the path is shared with OpenAI's).
+ */
+export const isGeminiRequest = (c: Context): boolean => {
+  const path = c.req.path;
+  if (path === "/v1/gemini" || /^\/v1\/models\/[^/]+:[A-Za-z]+$/.test(path)) return true;
+  return path.startsWith("/v1/models") && isGoogleClient((name) => c.req.header(name));
+};
+
+/**
+ * The API key as Google's clients send it (`x-goog-api-key`, `?key=`, or a bearer token), answered
+ * as Google answers a bad key: 400 `INVALID_ARGUMENT` with reason `API_KEY_INVALID`.
+ */
+export const googleKeyAuth = (keys: ReadonlyArray<string>): MiddlewareHandler => {
+  const matches = keyMatcher(keys);
+  return async (c, next) => {
+    if (keys.length === 0) return next();
+    const bearer = /^Bearer\s+(.+)$/i.exec((c.req.header("authorization") ?? "").trim())?.[1];
+    const presented = c.req.header("x-goog-api-key") ?? c.req.query("key") ?? bearer ?? "";
+    if (matches(presented)) return next();
+    return errorResponse(
+      c,
+      invalidRequest("API key not valid. Please pass a valid API key.", undefined, API_KEY_INVALID),
+      geminiErrorBody,
+    );
+  };
+};

@@ -1,0 +1,114 @@
+import { GatewayError } from "@proxy/core";
+import {
+  errorResponse,
+  openTurnSession,
+  readJsonBody,
+  resolveSurfaceDeps,
+  type SurfaceDeps,
+  type SurfaceDepsInput,
+} from "@proxy/http-surface";
+import { type Context, Hono } from "hono";
+import { countRequestTokens } from "./count-tokens.js";
+import { decodeGeminiEndpoint, decodeGenerateContent, type GeminiTurnPlan } from "./decode-request.js";
+import { objectAt } from "./fields.js";
+import { GEMINI_SURFACE, geminiErrorBody } from "./gemini-error.js";
+import { geminiModel, geminiModelList } from "./models.js";
+import type { ResponseMeta } from "./response-shapes.js";
+import { type Delivery, serveTurn } from "./serve-turn.js";
+
+export type GeminiDeps = SurfaceDepsInput;
+
+const METHODS = ["generateContent", "streamGenerateContent", "countTokens"] as const;
+
+const notFound = (what: string) => new GatewayError("not_found", what, { code: "not_found" });
+
+/** `gemini-2.5-flash:generateContent` → model and method (split on the last `:`). */
+const splitAction = (action: string): { model: string; method: (typeof METHODS)[number] } => {
+  const at = action.lastIndexOf(":");
+  const method = action.slice(at + 1);
+  const model = action.slice(0, at);
+  if (at <= 0 || !(METHODS as ReadonlyArray<string>).includes(method))
+    throw notFound(
+      `Method '${at < 0 ? "" : method}' is not found for 'models/${action}'. Use :generateContent, :streamGenerateContent or :countTokens.`,
+    );
+  return { model, method: method as (typeof METHODS)[number] };
+};
+
+const metaFor = (deps: SurfaceDeps, model: string): ResponseMeta => ({
+  modelVersion: model,
+  responseId: deps.ids.next("resp"),
+});
+
+/** Decodes the body, runs the turn and answers; a decoding failure is a 400 reported once. */
+const runPlan = async (
+  c: Context,
+  deps: SurfaceDeps,
+  decode: (json: unknown) => { readonly plan: GeminiTurnPlan; readonly delivery: Delivery },
+) => {
+  const session = openTurnSession(c, deps, GEMINI_SURFACE);
+  let decoded: ReturnType<typeof decode>;
+  try {
+    decoded = decode(await readJsonBody(c));
+  } catch (e) {
+    return session.fail(e);
+  }
+  const { plan, delivery } = decoded;
+  return serveTurn(session, plan, metaFor(deps, plan.request.model), delivery);
+};
+
+/**
+ * A Hono sub-app serving the Gemini API's own paths (mount it at `/v1beta` and `/v1`):
+ * `POST models/{model}:generateContent | :streamGenerateContent | :countTokens`, `GET models` and
+ * `GET models/{model}`. It answers its own errors in Google's shape.
+ */
+export const createGeminiApp = (input: GeminiDeps): Hono => {
+  const deps = resolveSurfaceDeps(input);
+  const app = new Hono();
+
+  app.post("/models/:action", async (c) => {
+    const { model, method } = splitAction(c.req.param("action"));
+    if (method === "countTokens") {
+      const json = objectAt(await readJsonBody(c), "body");
+      // The SDK may wrap the request: `{generateContentRequest: {model, contents, …}}`.
+      const inner =
+        json.generateContentRequest == null
+          ? json
+          : objectAt(json.generateContentRequest, "generateContentRequest");
+      const plan = decodeGenerateContent(model, inner);
+      return c.json({ totalTokens: countRequestTokens(plan.request, plan.tools) });
+    }
+    const delivery: Delivery =
+      method === "generateContent" ? "json" : c.req.query("alt") === "sse" ? "sse" : "json-array";
+    return runPlan(c, deps, (json) => ({ plan: decodeGenerateContent(model, json), delivery }));
+  });
+
+  app.get("/models", async (c) => c.json(geminiModelList(await deps.backend.listModels())));
+  app.get("/models/:model", async (c) => {
+    const id = c.req.param("model").replace(/^models\//, "");
+    const model = (await deps.backend.listModels()).find((m) => m.id === id);
+    if (model === undefined) throw notFound(`models/${id} is not found.`);
+    return c.json(geminiModel(model));
+  });
+
+  app.onError((err, c) => errorResponse(c, err, geminiErrorBody));
+  return app;
+};
+
+/**
+ * `POST /gemini` (mount at `/v1`): one Gemini-native endpoint taking the model in the body,
+ * `{model, input | contents, tools, toolConfig, generationConfig, systemInstruction, stream?}`, and
+ * answering with a `GenerateContentResponse` (SSE chunks of it when `stream` is true). Nothing is
+ * stored between requests: a follow-up sends the whole history in `contents`.
+ */
+export const createGeminiEndpointApp = (input: GeminiDeps): Hono => {
+  const deps = resolveSurfaceDeps(input);
+  const app = new Hono();
+  app.post("/gemini", (c) =>
+    runPlan(c, deps, (json) => {
+      const plan = decodeGeminiEndpoint(json);
+      return { plan, delivery: plan.stream ? "sse" : "json" };
+    }),
+  );
+  app.onError((err, c) => errorResponse(c, err, geminiErrorBody));
+  return app;
+};

@@ -1,0 +1,17 @@
+import type { ModelInfo } from "@proxy/core";
+
+/** A gateway model as Google's `Model` resource; limits are unknown here, so they are left out. */
+export const geminiModel = (model: ModelInfo) => ({
+  name: `models/${model.id}`,
+  version: "001",
+  displayName: model.id,
+  description: model.description ?? `${model.id} served by the gateway`,
+  supportedGenerationMethods: ["generateContent", "streamGenerateContent", "countTokens"],
+});
+
+/** `GET models`: the gateway's model list in Google's shape. */
+export const geminiModelList = (models: ReadonlyArray<ModelInfo>) => ({ models: models.map(geminiModel) });
+
+/** Request headers only Google's clients send: tells a Gemini `GET /v1/models` from an OpenAI one. */
+export const isGoogleClient = (header: (name: string) => string | undefined): boolean =>
+  header("x-goog-api-key") !== undefined || header("x-goog-api-client") !== undefined;

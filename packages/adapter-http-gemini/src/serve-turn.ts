@@ -1,0 +1,73 @@
+import type { AssistantEvent, GatewayError } from "@proxy/core";
+import { type TurnSession, toHttpError, unfinishedTurn } from "@proxy/http-surface";
+import type { GeminiTurnPlan } from "./decode-request.js";
+import { geminiErrorBody } from "./gemini-error.js";
+import { createGeminiEncoder, foldChunks } from "./response-encoder.js";
+import type { GeminiResponse, ResponseMeta } from "./response-shapes.js";
+
+/** How the answer is delivered: SSE `data:` lines, one JSON answer, or the JSON array of chunks. */
+export type Delivery = "sse" | "json" | "json-array";
+
+/** Runs one decoded turn on an open session and answers in Gemini's shapes. */
+export const serveTurn = async (
+  session: TurnSession,
+  plan: GeminiTurnPlan,
+  meta: ResponseMeta,
+  delivery: Delivery,
+): Promise<Response> => {
+  const started = await session.start({
+    request: plan.request,
+    tools: plan.tools,
+    stream: delivery === "sse",
+  });
+  if (!started.accepted) return started.response;
+  const encoder = createGeminiEncoder({
+    meta,
+    includeThoughts: plan.includeThoughts,
+    stopSequences: plan.stopSequences,
+  });
+
+  if (delivery === "sse")
+    return session.stream(async (sink) => {
+      const send = (chunk: unknown) => sink.send(JSON.stringify(chunk));
+      // The session ends `events` with exactly one finish or error.
+      for await (const event of started.events) {
+        if (sink.aborted) return;
+        if (event.type === "finish" || event.type === "error")
+          await sendEnd(event, encoder.end(event), send, session);
+        else for (const chunk of encoder.push(event)) await send(chunk);
+      }
+    });
+
+  const chunks: GeminiResponse[] = [];
+  let failure: GatewayError | undefined = unfinishedTurn();
+  for await (const event of started.events) {
+    if (event.type === "finish" || event.type === "error") {
+      const last = encoder.end(event);
+      if (last === undefined) failure = event.type === "error" ? event.error : unfinishedTurn();
+      else {
+        failure = undefined;
+        chunks.push(last);
+        if (event.type === "error") session.recordError(event.error);
+      }
+    } else chunks.push(...encoder.push(event));
+  }
+  if (failure !== undefined) return session.fail(failure);
+  return session.json(delivery === "json" ? foldChunks(meta, chunks) : chunks);
+};
+
+/** A stream's end: the closing chunk, or Google's error object as one `data:` line. */
+const sendEnd = async (
+  event: Extract<AssistantEvent, { type: "finish" | "error" }>,
+  last: GeminiResponse | undefined,
+  send: (chunk: unknown) => Promise<void>,
+  session: TurnSession,
+): Promise<void> => {
+  if (last !== undefined) {
+    if (event.type === "error") session.recordError(event.error);
+    await send(last);
+    return;
+  }
+  const error = event.type === "error" ? event.error : unfinishedTurn();
+  await send(toHttpError(error, geminiErrorBody).body);
+};
