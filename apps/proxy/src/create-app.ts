@@ -20,6 +20,7 @@ import { googleKeyAuth, isGeminiRequest } from "./http/google-auth.js";
 import { openApiDocument } from "./http/openapi.js";
 import { createRequestContext, type RequestScope } from "./http/request-context.js";
 import { type RequestGuardOptions, requestGuards } from "./http/request-guard.js";
+import { allowedMethods, GATEWAY_ROUTES, ROUTES } from "./http/routes.js";
 import type { Logger } from "./observability/logger.js";
 import type { Metrics } from "./observability/metrics.js";
 
@@ -33,8 +34,10 @@ export interface AppDeps
   readonly corsOrigins: ReadonlyArray<string>;
   readonly bodyLimitBytes: number;
   readonly version: string;
-  /** SSE keepalive comment interval for chat streams (0 = off). */
+  /** SSE keep-alive interval for streams (0 = off). */
   readonly keepAliveMs?: number;
+  /** How long a stream waits for a client that stopped reading (0 = forever). */
+  readonly writeTimeoutMs?: number;
   readonly ids?: IdGenerator;
   /** Request scope shared with the logger's mixin (so adapter log lines carry the request id). */
   readonly scope?: RequestScope;
@@ -42,21 +45,6 @@ export interface AppDeps
   /** Stored responses and conversations (see state/); absent = stateless. */
   readonly stored?: StoredStateOptions | undefined;
 }
-
-const ROUTES: ReadonlyArray<[string, string]> = [
-  ["/v1/chat/completions", "POST"],
-  ["/v1/responses", "POST"],
-  ["/v1/responses/compact", "POST"],
-  ["/v1/responses/:id", "GET, DELETE"],
-  ["/v1/models", "GET"],
-  ["/v1/models/:id", "GET"],
-  ["/v1/gemini", "POST"],
-  ["/v1beta/models", "GET"],
-  ["/healthz", "GET"],
-  ["/readyz", "GET"],
-  ["/metrics", "GET"],
-  ["/openapi.json", "GET"],
-];
 
 /** The composition of HTTP concerns around the two API sub-apps; no I/O of its own. */
 export const createApp = (deps: AppDeps): Hono => {
@@ -78,7 +66,8 @@ export const createApp = (deps: AppDeps): Hono => {
     );
   }
 
-  app.get("/healthz", (c) => c.json({ status: "ok" }));
+  const G = GATEWAY_ROUTES;
+  app.get(G.healthz.path, (c) => c.json({ status: "ok" }));
   /** The backend's readiness (and each model route's), recorded in the metrics as it is read. */
   const observeBackend = () => {
     const routes = backend.routes?.();
@@ -88,7 +77,7 @@ export const createApp = (deps: AppDeps): Hono => {
     return { r, routes };
   };
   const finite = (n: number) => (Number.isFinite(n) ? n : null);
-  app.get("/readyz", (c) => {
+  app.get(G.readyz.path, (c) => {
     const { r, routes } = observeBackend();
     // Each backend defines `ready` as initialized and below capacity (not saturated).
     const ready = r.ready;
@@ -104,11 +93,11 @@ export const createApp = (deps: AppDeps): Hono => {
       ready ? 200 : 503,
     );
   });
-  app.get("/metrics", async (c) => {
+  app.get(G.metrics.path, async (c) => {
     observeBackend();
     return c.text(await metrics.registry.metrics(), 200, { "content-type": metrics.registry.contentType });
   });
-  app.get("/openapi.json", (c) => c.json(openApiDocument(deps.version)));
+  app.get(G.openapi.path, (c) => c.json(openApiDocument(deps.version, ROUTES)));
 
   const v1 = new Hono();
   const bearer = bearerAuth(deps.apiKeys);
@@ -124,7 +113,7 @@ export const createApp = (deps: AppDeps): Hono => {
   const openAILimit = limit();
   const geminiLimit = limit((c, e) => errorResponse(c, e, geminiErrorBody));
   v1.use("*", (c, next) => (isGeminiRequest(c) ? geminiLimit(c, next) : openAILimit(c, next)));
-  v1.get("/models", async (c, next) => {
+  v1.get(G.models.path.slice("/v1".length), async (c, next) => {
     if (isGeminiRequest(c)) return next();
     const created = unixSeconds(clock);
     const models = await backend.listModels();
@@ -133,7 +122,7 @@ export const createApp = (deps: AppDeps): Hono => {
       data: models.map((m) => ({ id: m.id, object: "model", created, owned_by: m.ownedBy ?? "codex" })),
     });
   });
-  v1.get("/models/:id", async (c, next) => {
+  v1.get(G.model.path.slice("/v1".length), async (c, next) => {
     if (isGeminiRequest(c)) return next();
     const model = (await backend.listModels()).find((m) => m.id === c.req.param("id"));
     if (!model)
@@ -148,8 +137,16 @@ export const createApp = (deps: AppDeps): Hono => {
       owned_by: model.ownedBy ?? "codex",
     });
   });
-  const adapterDeps = { backend, ids: deps.ids, clock, settings: deps.settings, observer: context.observer };
-  v1.route("/", createChatCompletionsApp({ ...adapterDeps, keepAliveMs: deps.keepAliveMs }));
+  const adapterDeps = {
+    backend,
+    ids: deps.ids,
+    clock,
+    settings: deps.settings,
+    observer: context.observer,
+    keepAliveMs: deps.keepAliveMs,
+    writeTimeoutMs: deps.writeTimeoutMs,
+  };
+  v1.route("/", createChatCompletionsApp(adapterDeps));
   v1.route("/", createResponsesApp({ ...adapterDeps, stored: deps.stored }));
   // After the OpenAI listings, which hand Google clients' `GET /v1/models` on to it.
   const gemini = createGeminiApp(adapterDeps);
@@ -161,6 +158,6 @@ export const createApp = (deps: AppDeps): Hono => {
   v1beta.route("/", gemini);
   app.route("/v1beta", v1beta);
 
-  for (const [path, allow] of ROUTES) app.all(path, methodNotAllowed(allow));
+  for (const [path, allow] of allowedMethods(ROUTES)) app.all(path, methodNotAllowed(allow));
   return app;
 };

@@ -22,7 +22,8 @@ export const turnSettingsFrom = (config: GatewayConfig): TurnSettings => ({
   stopAfterTools: config.stopAfterTools,
   stopAfterToolsMode: config.stopAfterToolsMode,
   toolBlockMax: config.toolBlockMax,
-  dedupToolBlocks: config.toolBlockDedup,
+  maxBlockBytes: config.toolBlockMaxBytes,
+  toolBlockDedup: config.toolBlockDedup,
   correctiveRetries: config.correctiveRetries,
   requestTimeoutMs: config.requestTimeoutMs,
   idleTimeoutMs: config.idleTimeoutMs,
@@ -49,11 +50,12 @@ export const startGateway = async (
   const scope = createRequestScope();
   const logger =
     options.logger ?? createLogger(config.logLevel, { requestId: () => scope.getStore()?.requestId });
+  const metrics = createMetrics();
   const runtime = ManagedRuntime.make(
     options.backendLayer ??
       (config.models.length > 0
-        ? Backend.layerRoutes(config, logger, options.env)
-        : Backend.layerCodex(config, logger, options.env)),
+        ? Backend.layerRoutes(config, logger, options.env, metrics.observeRpc)
+        : Backend.layerCodex(config, logger, options.env, metrics.observeRpc)),
   );
   const backend = await runtime.runPromise(
     Effect.gen(function* () {
@@ -66,7 +68,7 @@ export const startGateway = async (
     backend,
     settings: turnSettingsFrom(config),
     logger,
-    metrics: createMetrics(),
+    metrics,
     apiKeys: config.apiKeys,
     corsOrigins: config.corsOrigins,
     bindHost: config.host,
@@ -74,6 +76,7 @@ export const startGateway = async (
     metricsAuth: config.metricsAuth,
     bodyLimitBytes: config.bodyLimitBytes,
     keepAliveMs: config.keepAliveMs,
+    writeTimeoutMs: config.writeTimeoutMs,
     scope,
     version: VERSION,
   });

@@ -5,10 +5,19 @@ import { createGatewayBackend, type GatewayBackend } from "./backend/gateway-bac
 import { requireBackendAuth } from "./backend/require-auth.js";
 import type { GatewayConfig } from "./config/config.js";
 import type { Logger } from "./observability/logger.js";
+
+/** Told how each JSON-RPC request to a codex app-server ended (for metrics). */
+type RpcResultObserver = (method: string, outcome: string) => void;
+
 import { type AcquiredBackend, acquireRoutes } from "./routing/routes-layer.js";
 
 /** A sealed, supervised codex app-server pool (auth-guarded), closed with the scope. */
-const acquireCodex = (config: GatewayConfig, logger: Logger, env: NodeJS.ProcessEnv) =>
+const acquireCodex = (
+  config: GatewayConfig,
+  logger: Logger,
+  env: NodeJS.ProcessEnv,
+  onRpcResult?: RpcResultObserver,
+) =>
   Effect.acquireRelease(
     Effect.promise(async () => {
       const codex = createCodexBackend({
@@ -19,6 +28,7 @@ const acquireCodex = (config: GatewayConfig, logger: Logger, env: NodeJS.Process
         env,
         passEnv: config.codexPassEnv,
         logger: logger.child({ component: "codex" }),
+        onRpcResult,
       });
       await codex.warmup();
       const auth = await codex.checkAuth().catch((error: unknown) => ({
@@ -52,10 +62,11 @@ export class Backend extends Context.Service<Backend, GatewayBackend>()("@proxy/
     config: GatewayConfig,
     logger: Logger,
     env: NodeJS.ProcessEnv = process.env,
+    onRpcResult?: RpcResultObserver,
   ) =>
     Layer.effect(
       Backend,
-      acquireCodex(config, logger, env).pipe(
+      acquireCodex(config, logger, env, onRpcResult).pipe(
         Effect.map(({ backend, beginShutdown }) =>
           createGatewayBackend(backend, config.modelAliases, beginShutdown),
         ),
@@ -67,10 +78,11 @@ export class Backend extends Context.Service<Backend, GatewayBackend>()("@proxy/
     config: GatewayConfig,
     logger: Logger,
     env: NodeJS.ProcessEnv = process.env,
+    onRpcResult?: RpcResultObserver,
   ) =>
     Layer.effect(
       Backend,
-      acquireRoutes(config, logger, env, acquireCodex(config, logger, env)).pipe(
+      acquireRoutes(config, logger, env, acquireCodex(config, logger, env, onRpcResult)).pipe(
         Effect.map(({ backend, beginShutdown }) =>
           createGatewayBackend(backend, config.modelAliases, beginShutdown),
         ),

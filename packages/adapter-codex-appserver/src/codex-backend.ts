@@ -42,6 +42,8 @@ export interface CodexBackendOptions {
   readonly shutdownGraceMs?: { readonly stdin: number; readonly term: number } | undefined;
   /** Max chars of one stdout line; longer lines are dropped and logged (default 16 MiB; 16× that for final turn/item notifications). */
   readonly maxLineLength?: number | undefined;
+  /** Told how every JSON-RPC request to an app-server ended: method and `ok` / error code / `timeout`. */
+  readonly onRpcResult?: ((method: string, outcome: string) => void) | undefined;
   /** Offer native tool mode (dynamic tools via codex's experimental API); default true. */
   readonly nativeTools?: boolean | undefined;
   /** `clientInfo.name`: becomes codex's `originator` header upstream (default "codex_tool_gateway"). */
@@ -125,6 +127,7 @@ export const createCodexBackend = (options: CodexBackendOptions = {}): CodexBack
         experimentalApi: nativeTools,
         startTimeoutMs,
         maxLineLength: options.maxLineLength,
+        onRpcResult: options.onRpcResult,
         stdinGraceMs: options.shutdownGraceMs?.stdin,
         termGraceMs: options.shutdownGraceMs?.term,
       });

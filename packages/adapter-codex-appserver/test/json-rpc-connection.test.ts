@@ -19,6 +19,7 @@ const recordingLogger = () => {
 
 /** Both pipe ends of a connection, with the client's writes parsed back into messages. */
 const wire = (options: { highWaterMark?: number } = {}) => {
+  const results: Array<[string, string]> = [];
   const fromServer = new PassThrough();
   const written: Array<Record<string, unknown>> = [];
   let release: (() => void) | undefined;
@@ -39,9 +40,19 @@ const wire = (options: { highWaterMark?: number } = {}) => {
     maxLineLength: 200,
     onNotification: (method, params) => notifications.push([method, params]),
     onServerRequest: (method) => answerServerRequest(method),
+    onResult: (method, outcome) => results.push([method, outcome]),
   });
   const serverSays = (message: unknown) => fromServer.write(`${JSON.stringify(message)}\n`);
-  return { connection, written, notifications, lines, fromServer, serverSays, drain: () => release?.() };
+  return {
+    connection,
+    written,
+    notifications,
+    results,
+    lines,
+    fromServer,
+    serverSays,
+    drain: () => release?.(),
+  };
 };
 
 const tick = () => new Promise((r) => setTimeout(r, 5));
@@ -126,6 +137,31 @@ describe("JSON-RPC connection", () => {
     w.serverSays({ id: 3, result: 3 });
     await expect(fine).resolves.toBe(3);
     expect(w.connection.pendingCount()).toBe(0);
+  });
+
+  it("reports every request's outcome once: ok, the error code, timeout, aborted, closed", async () => {
+    const w = wire();
+    const controller = new AbortController();
+    const ok = w.connection.request("thread/start", {});
+    const bad = w.connection.request("turn/start", {}).catch(() => undefined);
+    const slow = w.connection.request("turn/interrupt", {}, { timeoutMs: 20 }).catch(() => undefined);
+    const aborted = w.connection.request("thread/unsubscribe", {}, { signal: controller.signal });
+    controller.abort();
+    await aborted.catch(() => undefined);
+    w.serverSays({ id: 1, result: {} });
+    w.serverSays({ id: 2, error: { code: -32600, message: "Invalid request" } });
+    await Promise.all([ok, bad, slow]);
+    w.connection.close();
+    await w.connection.request("initialize", {}).catch(() => undefined);
+    expect(w.results.sort()).toEqual(
+      [
+        ["thread/start", "ok"],
+        ["turn/start", "-32600"],
+        ["turn/interrupt", "timeout"],
+        ["thread/unsubscribe", "aborted"],
+        ["initialize", "closed"],
+      ].sort(),
+    );
   });
 
   it("holds further writes until the pipe drains", async () => {

@@ -3,15 +3,17 @@ import {
   errorResponse,
   openAIErrorBody,
   openTurnSession,
+  type RouteSpec,
   resolveSurfaceDeps,
   SSE_COMMENT_KEEP_ALIVE,
   type SurfaceDepsInput,
   type SurfaceProfile,
+  setModeHeaders,
 } from "@proxy/http-surface";
 import { Hono } from "hono";
 import { decodeChatRequest } from "./decode-request.js";
 import { completeChatCompletion } from "./json-response.js";
-import { type ChatTurn, setModeHeaders } from "./started-turn.js";
+import type { ChatTurn } from "./started-turn.js";
 import { streamChatCompletion } from "./stream-response.js";
 
 export type ChatCompletionsDeps = SurfaceDepsInput;
@@ -22,6 +24,17 @@ export const CHAT_SURFACE: SurfaceProfile = {
   keepAliveFrame: SSE_COMMENT_KEEP_ALIVE,
 };
 
+/** Every route this sub-app serves (mounted at `/v1`). */
+export const CHAT_ROUTES = {
+  create: {
+    method: "POST",
+    path: "/chat/completions",
+    summary: "Create a chat completion (stream with `stream: true`, SSE).",
+    requiredBody: ["model", "messages"],
+    streams: true,
+  },
+} as const satisfies Record<string, RouteSpec>;
+
 /**
  * A Hono sub-app serving `POST /chat/completions` (mount it at `/v1`). It answers its own errors in
  * OpenAI's shape, so it also works standalone or inside another Hono server.
@@ -30,7 +43,7 @@ export const createChatCompletionsApp = (input: ChatCompletionsDeps): Hono => {
   const deps = resolveSurfaceDeps(input);
   const app = new Hono();
 
-  app.post("/chat/completions", async (c) => {
+  app.on(CHAT_ROUTES.create.method, CHAT_ROUTES.create.path, async (c) => {
     const session = openTurnSession(c, deps, CHAT_SURFACE);
     setModeHeaders(c, session.settings);
 

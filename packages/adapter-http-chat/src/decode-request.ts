@@ -57,8 +57,7 @@ export const decodeChatRequest = (bodyText: string): ChatTurnPlan => {
   };
   return {
     request,
-    // A legacy `function_call` answer holds exactly one call.
-    tools: legacyFunctions ? { tools: policy.tools, choice: policy.choice, parallel: false } : policy,
+    tools: policy,
     stream: body.stream === true,
     includeUsage: body.stream === true && body.stream_options?.include_usage === true,
     legacyFunctions,

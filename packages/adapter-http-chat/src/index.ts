@@ -1,2 +1,2 @@
-export { type ChatCompletionsDeps, createChatCompletionsApp } from "./app.js";
+export { CHAT_ROUTES, CHAT_SURFACE, type ChatCompletionsDeps, createChatCompletionsApp } from "./app.js";
 export { type ChatTurnPlan, decodeChatRequest } from "./decode-request.js";

@@ -1,9 +1,9 @@
 import type { Finish, GatewayError, Usage } from "@proxy/core";
-import { unfinishedTurn } from "@proxy/http-surface";
+import { setToolCallHeaders, unfinishedTurn } from "@proxy/http-surface";
 import type { Context } from "hono";
 import { chatFinishReason, chatUsage, createMessageAccumulator } from "./chat-shapes.js";
 import { createDeltaEncoder } from "./delta-encoder.js";
-import { type ChatTurn, setToolCallHeaders } from "./started-turn.js";
+import type { ChatTurn } from "./started-turn.js";
 
 /**
  * Runs an accepted turn to its end and answers with one `chat.completion`, built by folding the same

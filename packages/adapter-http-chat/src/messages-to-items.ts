@@ -27,7 +27,7 @@ const assistantText = (content: AssistantContent): string =>
 
 /**
  * Chat `messages` → the core's conversation items, order preserved. Assistant `tool_calls` are echoes
- * (D3) and never rejected; `tool` results take their name from the call they answer when they omit it.
+ * and never rejected; `tool` results take their name from the call they answer when they omit it.
  * Legacy `function_call`/`role:"function"` pairs get synthetic call ids (`call_fn_<message index>`)
  * and a result is matched to the latest unanswered call of the same name.
  */

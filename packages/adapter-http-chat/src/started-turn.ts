@@ -1,6 +1,5 @@
 import type { AssistantEvent, TurnSettings, TurnTelemetry } from "@proxy/core";
 import type { TurnSession } from "@proxy/http-surface";
-import type { Context } from "hono";
 import type { ResponseMeta } from "./chat-shapes.js";
 import type { ChatTurnPlan } from "./decode-request.js";
 
@@ -12,18 +11,6 @@ export interface ChatTurn {
   /** The turn's events after `stream-start`, ending in exactly one `finish` or `error`. */
   readonly events: AsyncIterable<AssistantEvent>;
 }
-
-/** Headers known before the first byte: the output mode and the stop-after-tools mode. */
-export const setModeHeaders = (c: Context, settings: TurnSettings): void => {
-  c.header("x-proxy-output-mode", settings.outputMode);
-  c.header("x-proxy-stop-after-tools-mode", settings.stopAfterToolsMode);
-};
-
-/** Non-stream responses also carry the call count and whether calls were dropped by a cap. */
-export const setToolCallHeaders = (c: Context, telemetry: TurnTelemetry): void => {
-  c.header("x-proxy-tool-call-count", String(telemetry.callsEmitted));
-  c.header("x-proxy-tool-call-truncated", String(telemetry.truncated));
-};
 
 /** The payload of the SSE comment that ends every stream. */
 export const telemetryComment = (telemetry: TurnTelemetry, settings: TurnSettings): string =>

@@ -1,4 +1,4 @@
-import { errorResponse } from "@proxy/http-surface";
+import { errorResponse, type RouteSpec } from "@proxy/http-surface";
 import { Hono } from "hono";
 import { handleCompact } from "./http/compact.js";
 import { handleCreateResponse } from "./http/create-response.js";
@@ -6,17 +6,56 @@ import { type ResponsesAppDeps, resolveDeps } from "./http/deps.js";
 import { mountConversationRoutes } from "./stored/conversation-routes.js";
 import { mountResponseRoutes } from "./stored/response-routes.js";
 
+/** Every route this sub-app serves (mounted at `/v1`). */
+export const RESPONSES_ROUTES = {
+  create: {
+    method: "POST",
+    path: "/responses",
+    summary: "Create a model response (stream with `stream: true`, SSE).",
+    requiredBody: ["model"],
+    streams: true,
+  },
+  compact: {
+    method: "POST",
+    path: "/responses/compact",
+    summary: "Compact a conversation into a summary item (legacy codex remote compaction).",
+    requiredBody: ["model"],
+  },
+  retrieve: {
+    method: "GET",
+    path: "/responses/:id",
+    summary:
+      "Retrieve a stored response (`?stream=true&starting_after=N` replays its events; see docs/state.md).",
+  },
+  delete: {
+    method: "DELETE",
+    path: "/responses/:id",
+    summary: "Delete a stored response.",
+  },
+  inputItems: {
+    method: "GET",
+    path: "/responses/:id/input_items",
+    summary: "List a stored response's input items.",
+  },
+  cancel: {
+    method: "POST",
+    path: "/responses/:id/cancel",
+    summary: "Cancel a background response.",
+  },
+} as const satisfies Record<string, RouteSpec>;
+
 /**
  * The OpenAI Responses API over core turns, as a Hono sub-app: mount it with
  * `app.route("/v1", createResponsesApp(deps))`. It answers its own errors in OpenAI's shape so it
- * also works standalone inside any other Hono server. With `deps.stored` it also keeps responses
- * and serves the Conversations API; without, stored-state routes answer 404.
+ * also works standalone inside any other Hono server.
  */
 export const createResponsesApp = (deps: ResponsesAppDeps): Hono => {
   const resolved = resolveDeps(deps);
   const app = new Hono();
-  app.post("/responses", (c) => handleCreateResponse(c, resolved));
-  app.post("/responses/compact", (c) => handleCompact(c, resolved));
+  const R = RESPONSES_ROUTES;
+  app.on(R.create.method, R.create.path, (c) => handleCreateResponse(c, resolved));
+  app.on(R.compact.method, R.compact.path, (c) => handleCompact(c, resolved));
+  // Stored-response routes (404s without a store) and, with one, the Conversations API.
   mountResponseRoutes(app, resolved);
   if (resolved.state !== undefined) mountConversationRoutes(app, resolved, resolved.state);
   app.onError((error, c) => errorResponse(c, error));

@@ -1,5 +1,6 @@
-export { createResponsesApp } from "./app.js";
+export { createResponsesApp, RESPONSES_ROUTES } from "./app.js";
 export type { ResponsesAppDeps } from "./http/deps.js";
+export { RESPONSES_SURFACE } from "./http/surface.js";
 export { decodeResponsesRequest, type ParsedResponsesRequest } from "./request/decode-request.js";
 export { createResponsesEncoder, type ResponsesEvent } from "./response/encoder.js";
 export { toFunctionCallItem } from "./response/output-items.js";

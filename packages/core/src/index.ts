@@ -5,6 +5,7 @@ export type * from "./events/backend-event.js";
 export type * from "./model/conversation.js";
 export * from "./model/decode-tools.js";
 export * from "./model/finish-reason.js";
+export * from "./model/tool-policy.js";
 export * from "./model/tool-spec.js";
 export * from "./model/usage.js";
 export * from "./parser/index.js";

@@ -22,6 +22,8 @@ export interface SurfaceDepsInput {
   readonly observer?: TurnObserver | undefined;
   /** Idle milliseconds after which a stream gets the surface's keep-alive frame; 0 = off. */
   readonly keepAliveMs?: number | undefined;
+  /** How long a stream waits for a client that stopped reading before the turn is dropped; 0 = forever. */
+  readonly writeTimeoutMs?: number | undefined;
 }
 
 export interface SurfaceDeps {
@@ -31,11 +33,13 @@ export interface SurfaceDeps {
   readonly settings: TurnSettings;
   readonly observer: TurnObserver | undefined;
   readonly keepAliveMs: number;
+  readonly writeTimeoutMs: number;
   /** Tool schemas compiled once per app: clients resend the same tools every turn. */
   readonly schemas: SchemaCache;
 }
 
 export const DEFAULT_KEEP_ALIVE_MS = 15_000;
+export const DEFAULT_WRITE_TIMEOUT_MS = 30_000;
 
 /** Fills in the defaults once per sub-app. */
 export const resolveSurfaceDeps = (input: SurfaceDepsInput): SurfaceDeps => ({
@@ -45,5 +49,6 @@ export const resolveSurfaceDeps = (input: SurfaceDepsInput): SurfaceDeps => ({
   settings: { ...DEFAULT_TURN_SETTINGS, ...input.settings },
   observer: input.observer,
   keepAliveMs: input.keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS,
+  writeTimeoutMs: input.writeTimeoutMs ?? DEFAULT_WRITE_TIMEOUT_MS,
   schemas: createSchemaCache(),
 });

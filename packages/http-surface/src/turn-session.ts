@@ -14,8 +14,10 @@ import {
   toGatewayError,
 } from "@proxy/core";
 import type { Context } from "hono";
-import { streamSSE } from "hono/streaming";
 import { type ErrorBodyShaper, errorResponse } from "./http-error.js";
+import { createKeepAlive } from "./keep-alive.js";
+import { createSseBody, SSE_HEADERS } from "./sse-body.js";
+import { createStallGuard } from "./stall-guard.js";
 import type { SurfaceDeps } from "./surface-deps.js";
 
 /** What makes one surface's session differ from another's. */
@@ -79,6 +81,17 @@ export interface TurnSession {
 export const unfinishedTurn = (): GatewayError =>
   new GatewayError("backend_error", "The turn ended without a finish.");
 
+/**
+ * Closes the socket under a Node server (`@hono/node-server` puts the response in `c.env.outgoing`).
+ * Elsewhere the caller errors the body instead, which the runtime turns into a dropped connection.
+ */
+const dropConnection = (c: Context): boolean => {
+  const outgoing = (c.env as { outgoing?: { destroy?: () => void } } | undefined)?.outgoing;
+  if (typeof outgoing?.destroy !== "function") return false;
+  outgoing.destroy();
+  return true;
+};
+
 const EMPTY_TELEMETRY = (): TurnTelemetry => createTelemetry([]);
 
 /**
@@ -120,6 +133,15 @@ export const openTurnSession = (
   let error: GatewayError | undefined;
   let ttfbMs: number | undefined;
   let reported = false;
+  let stalled = false;
+  const deadlineAt = settings.requestTimeoutMs > 0 ? arrivedAt + settings.requestTimeoutMs : 0;
+  /** How long a blocked write may wait: the write timeout, cut short by the request deadline. */
+  const stallDelay = (): number | undefined => {
+    const write = deps.writeTimeoutMs > 0 ? deps.writeTimeoutMs : Number.POSITIVE_INFINITY;
+    const deadline = deadlineAt > 0 ? Math.max(0, deadlineAt - deps.clock.now()) : Number.POSITIVE_INFINITY;
+    const ms = Math.min(write, deadline);
+    return Number.isFinite(ms) ? ms : undefined;
+  };
 
   const markFirstByte = () => {
     ttfbMs ??= deps.clock.now() - arrivedAt;
@@ -128,7 +150,7 @@ export const openTurnSession = (
     if (reported) return;
     reported = true;
     clientSignal.removeEventListener("abort", abort);
-    if (clientGone) error = new GatewayError("cancelled", "The client closed the connection.");
+    if (clientGone && !stalled) error = new GatewayError("cancelled", "The client closed the connection.");
     const summary: TurnSummary = Object.freeze({
       api: profile.api,
       model,
@@ -153,7 +175,7 @@ export const openTurnSession = (
       for (;;) {
         if (event !== undefined) {
           if (event.type === "finish") finish = event.finish.reason;
-          else if (event.type === "error") error = event.error;
+          else if (event.type === "error") error ??= event.error;
           ended = event.type === "finish" || event.type === "error";
           yield event;
           if (ended) return;
@@ -164,14 +186,14 @@ export const openTurnSession = (
       }
     } catch (e) {
       ended = true;
-      error = toGatewayError(e);
+      error ??= toGatewayError(e);
       yield { type: "error", error };
       return;
     } finally {
       await iterator.return?.();
     }
     if (!ended) {
-      error = unfinishedTurn();
+      error ??= unfinishedTurn();
       yield { type: "error", error };
     }
   }
@@ -218,67 +240,53 @@ export const openTurnSession = (
       report();
       return c.json(body as object);
     },
-    stream: (write) =>
-      streamSSE(c, async (sse) => {
-        sse.onAbort(abort);
-        const keepAlive = createKeepAlive(profile.keepAliveFrame, deps.keepAliveMs, (frame) =>
-          sse.write(frame),
-        );
-        const sink: SseSink = {
-          send(data, event) {
-            markFirstByte();
-            keepAlive.rearm();
-            return sse.writeSSE(event === undefined ? { data } : { event, data });
-          },
-          write(text) {
-            markFirstByte();
-            keepAlive.rearm();
-            return sse.write(text).then(() => undefined);
-          },
-          get aborted() {
-            return sse.aborted || controller.signal.aborted;
-          },
-        };
-        try {
-          await write(sink);
-        } finally {
+    stream(write) {
+      const body = createSseBody({
+        onCancel: abort,
+        onBlocked: () => stallGuard.arm(),
+        onFlowing: () => stallGuard.disarm(),
+      });
+      const keepAlive = createKeepAlive(profile.keepAliveFrame, deps.keepAliveMs, (frame) => {
+        if (!body.blocked()) void body.write(frame);
+      });
+      const stallGuard = createStallGuard(() => {
+        // The client stopped reading: drop it, free the backend slot, interrupt the backend turn.
+        error = new GatewayError("timeout", "The client stopped reading the stream.");
+        stalled = true;
+        controller.abort();
+        if (dropConnection(c)) body.detach();
+        else body.abort(error);
+      }, stallDelay);
+      const sink: SseSink = {
+        send(data, event) {
+          markFirstByte();
+          keepAlive.rearm();
+          return body.send(data, event);
+        },
+        write(text) {
+          markFirstByte();
+          keepAlive.rearm();
+          return body.write(text);
+        },
+        get aborted() {
+          return !body.open() || controller.signal.aborted;
+        },
+      };
+      void write(sink)
+        .catch((e: unknown) => session.recordError(toGatewayError(e)))
+        .finally(() => {
           keepAlive.stop();
+          stallGuard.disarm();
+          body.close();
           report();
-        }
-      }),
+        });
+      return c.body(body.readable, 200, SSE_HEADERS);
+    },
     recordError(failure) {
-      error = failure;
+      error ??= failure;
     },
     cancelled: () => clientGone,
     telemetry: () => telemetry(),
   };
   return session;
-};
-
-/**
- * One timer per stream, re-armed with `refresh()` on every write: a silent backend (long reasoning,
- * held text) still shows life, with no allocation on the per-delta path.
- */
-const createKeepAlive = (
-  frame: string | undefined,
-  everyMs: number,
-  write: (frame: string) => Promise<unknown>,
-) => {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  let stopped = frame === undefined || everyMs <= 0;
-  const ping = () => {
-    if (stopped || frame === undefined) return;
-    void write(frame).then(() => timer?.refresh());
-  };
-  return {
-    rearm() {
-      if (stopped) return;
-      if (timer) timer.refresh();
-      else timer = setTimeout(ping, everyMs);
-    },
-    stop() {
-      stopped = true;
-      clearTimeout(timer);
-    },
-  };
 };

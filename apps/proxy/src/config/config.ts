@@ -1,3 +1,4 @@
+import { OUTPUT_MODES, STOP_AFTER_TOOLS_MODES, TOOL_MODES } from "@proxy/core";
 import { Result, Schema, SchemaIssue, SchemaParser } from "effect";
 import { RouteConfig, routeProblem } from "../routing/route-config.js";
 import { OPTIONS, type OptionSpec } from "./options.js";
@@ -23,11 +24,13 @@ export const GatewayConfig = Schema.Struct({
   requestTimeoutMs: NonNegativeInt,
   idleTimeoutMs: NonNegativeInt,
   keepAliveMs: NonNegativeInt,
-  outputMode: Schema.Literals(["openai-json", "obsidian-xml"]),
-  toolMode: Schema.Literals(["auto", "native", "prompt"]),
+  writeTimeoutMs: NonNegativeInt,
+  outputMode: Schema.Literals(OUTPUT_MODES),
+  toolMode: Schema.Literals(TOOL_MODES),
   stopAfterTools: Schema.Boolean,
-  stopAfterToolsMode: Schema.Literals(["burst", "first"]),
+  stopAfterToolsMode: Schema.Literals(STOP_AFTER_TOOLS_MODES),
   toolBlockMax: NonNegativeInt,
+  toolBlockMaxBytes: PositiveInt,
   toolBlockDedup: Schema.Boolean,
   correctiveRetries: Schema.Number.check(Schema.isInt(), Schema.isBetween({ minimum: 0, maximum: 5 })),
   modelAliases: Schema.Record(Schema.String, Schema.String),

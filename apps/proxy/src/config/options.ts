@@ -1,3 +1,5 @@
+import { OUTPUT_MODES, STOP_AFTER_TOOLS_MODES, TOOL_MODES } from "@proxy/core";
+
 /**
  * Every gateway option in one table: the env var, the CLI flag, the config-file key, the default
  * and what it does. `docs/configuration.md` and `proxy --help` are generated from / checked against it.
@@ -118,7 +120,14 @@ export const OPTIONS: ReadonlyArray<OptionSpec> = [
     "PROXY_KEEPALIVE_MS",
     "int",
     "15000",
-    "SSE `: ping` comment after this much silence on a chat stream (0 = off).",
+    "SSE `: ping` comment after this much silence on a stream (0 = off).",
+  ),
+  opt(
+    "writeTimeoutMs",
+    "PROXY_WRITE_TIMEOUT_MS",
+    "int",
+    "30000",
+    "A streaming client that reads nothing for this long is dropped and its turn stopped (0 = never).",
   ),
   opt(
     "outputMode",
@@ -126,7 +135,7 @@ export const OPTIONS: ReadonlyArray<OptionSpec> = [
     "enum",
     "openai-json",
     "Default output mode; `x-proxy-output-mode` overrides per request.",
-    ["openai-json", "obsidian-xml"],
+    [...OUTPUT_MODES],
   ),
   opt(
     "toolMode",
@@ -134,7 +143,7 @@ export const OPTIONS: ReadonlyArray<OptionSpec> = [
     "enum",
     "auto",
     "How tools reach the model: `native` (the backend's own function calling), `prompt` (taught in the prompt, parsed from text), `auto` (native when the backend supports it and the request offers tools). `x-proxy-tool-mode` overrides per request; see docs/tool-modes.md.",
-    ["auto", "native", "prompt"],
+    [...TOOL_MODES],
   ),
   opt(
     "stopAfterTools",
@@ -149,9 +158,16 @@ export const OPTIONS: ReadonlyArray<OptionSpec> = [
     "enum",
     "burst",
     "`burst`: stop when text follows the calls; `first`: after the first call.",
-    ["burst", "first"],
+    [...STOP_AFTER_TOOLS_MODES],
   ),
   opt("toolBlockMax", "PROXY_TOOL_BLOCK_MAX", "int", "0", "Max tool calls per turn (0 = unlimited)."),
+  opt(
+    "toolBlockMaxBytes",
+    "PROXY_TOOL_BLOCK_MAX_BYTES",
+    "int",
+    "1048576",
+    "Max bytes of one tool block in prompt mode (a larger block is not a call).",
+  ),
   opt(
     "toolBlockDedup",
     "PROXY_TOOL_BLOCK_DEDUP",

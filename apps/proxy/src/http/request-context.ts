@@ -69,14 +69,30 @@ export const createRequestContext = (deps: {
           model: s?.model,
           stream: s?.stream,
           toolCalls: s?.telemetry.callsEmitted,
+          tools: s?.telemetry.calledTools.length ? s.telemetry.calledTools : undefined,
           outputMode: s?.outputMode,
           toolMode: s?.telemetry.toolMode,
           finish: s?.finish,
           error: s?.error?.kind,
-          backendTurnId: s?.telemetry.backendTurnId,
+          // The turn finished with its complete calls; the backend failed afterwards.
+          failureAfterCalls: s?.telemetry.failureAfterCalls?.message,
+          turnTtfbMs: s?.ttfbMs === undefined ? undefined : Math.round(s.ttfbMs),
+          // The turn's whole result: tools offered, call ids, parser and gate counts, backend turn id.
+          turn: s?.telemetry,
         },
         "request",
       );
+      // Calls accepted with a caveat, on their own line so they can be searched for.
+      if (s !== undefined && s.telemetry.toolWarnings.length > 0)
+        log.warn(
+          {
+            requestId,
+            repairs: s.telemetry.repairs,
+            schemaWarnings: s.telemetry.schemaWarnings,
+            warnings: s.telemetry.toolWarnings,
+          },
+          "tool calls accepted with warnings",
+        );
     };
     const body = c.res.body;
     if (!body) return finish(now() - started);

@@ -1,6 +1,9 @@
 import type { TurnSummary } from "@proxy/core";
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
 
+const MAX_TOOL_LABELS = 100;
+const OTHER_TOOLS = "_other";
+
 /** One registry per gateway instance (never prom-client's global), so tests can run many. */
 export const createMetrics = () => {
   const registry = new Registry();
@@ -45,6 +48,30 @@ export const createMetrics = () => {
     help: "Corrective backend turns.",
     registers: [registry],
   });
+  const failuresAfterCalls = new Counter({
+    name: "proxy_backend_failures_after_tool_calls_total",
+    help: "Backend failures after every streamed tool call was complete (the turn finished with the calls).",
+    labelNames: ["api", "kind"] as const,
+    registers: [registry],
+  });
+  const toolCallsByName = new Counter({
+    name: "proxy_tool_calls_by_name_total",
+    help: `Tool calls emitted, by tool name (the first ${MAX_TOOL_LABELS} names seen; later ones count as "${OTHER_TOOLS}").`,
+    labelNames: ["tool"] as const,
+    registers: [registry],
+  });
+  const toolWarnings = new Counter({
+    name: "proxy_tool_call_warnings_total",
+    help: "Calls accepted with a caveat: JSON repaired, or a soft schema mismatch tolerated.",
+    labelNames: ["kind"] as const,
+    registers: [registry],
+  });
+  const rpc = new Counter({
+    name: "proxy_codex_rpc_requests_total",
+    help: "JSON-RPC requests to codex app-servers, by method and outcome (ok, error code, timeout, aborted, closed).",
+    labelNames: ["method", "outcome"] as const,
+    registers: [registry],
+  });
   const turns = new Counter({
     name: "proxy_turns_total",
     help: "Turns by API and outcome.",
@@ -76,6 +103,15 @@ export const createMetrics = () => {
     registers: [registry],
   });
 
+  // Tool names come from clients: bound the label set so /metrics cannot grow without limit.
+  const toolLabels = new Set<string>();
+  const toolLabel = (name: string): string => {
+    if (toolLabels.has(name)) return name;
+    if (toolLabels.size >= MAX_TOOL_LABELS) return OTHER_TOOLS;
+    toolLabels.add(name);
+    return name;
+  };
+
   return {
     registry,
     observeRequest(route: string, method: string, status: number, seconds: number, ttfbSeconds?: number) {
@@ -89,10 +125,19 @@ export const createMetrics = () => {
       if (t.parseFailures > 0) parseFailures.inc(t.parseFailures);
       if (t.strictFailures > 0) strictFailures.inc(t.strictFailures);
       if (t.retries > 0) retries.inc(t.retries);
+      for (const name of t.calledTools) toolCallsByName.inc({ tool: toolLabel(name) });
+      // Counted from the exact counters: the warnings list kept for the log line is capped.
+      if (t.repairs > 0) toolWarnings.inc({ kind: "json-repaired" }, t.repairs);
+      if (t.schemaWarnings > 0) toolWarnings.inc({ kind: "soft-schema" }, t.schemaWarnings);
+      if (t.failureAfterCalls !== undefined)
+        failuresAfterCalls.inc({ api: summary.api, kind: t.failureAfterCalls.kind });
       turns.inc({
         api: summary.api,
         outcome: summary.error ? summary.error.kind : (summary.finish ?? "unknown"),
       });
+    },
+    observeRpc(method: string, outcome: string) {
+      rpc.inc({ method, outcome });
     },
     /** Without `route` (a single backend) the series stay unlabelled, as before routing existed. */
     observeBackend(

@@ -1,7 +1,11 @@
 import { type ChildProcessWithoutNullStreams, spawn as nodeSpawn } from "node:child_process";
 import { commandLine } from "../codex-binary.js";
 import type { Logger } from "../logger.js";
-import { createJsonRpcConnection, type JsonRpcConnection } from "./json-rpc-connection.js";
+import {
+  createJsonRpcConnection,
+  type JsonRpcConnection,
+  type RpcResultObserver,
+} from "./json-rpc-connection.js";
 import { createLineDecoder } from "./line-decoder.js";
 import { ConnectionClosedError, JsonRpcError } from "./rpc-errors.js";
 import { answerServerRequest } from "./server-requests.js";
@@ -55,6 +59,7 @@ export interface AppServerOptions {
   readonly maxLineLength?: number | undefined;
   readonly stdinGraceMs?: number | undefined;
   readonly termGraceMs?: number | undefined;
+  readonly onRpcResult?: RpcResultObserver | undefined;
 }
 
 const ANSI = new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, "g");
@@ -112,6 +117,7 @@ export const startAppServer = async (options: AppServerOptions): Promise<AppServ
     output: child.stdin,
     logger: log,
     maxLineLength: options.maxLineLength,
+    onResult: options.onRpcResult,
     onNotification: (method, params) => {
       if (method === "turn/completed") finishedTurns++;
       const threadId = isObject(params) ? params.threadId : undefined;

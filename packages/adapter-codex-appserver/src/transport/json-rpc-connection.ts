@@ -37,7 +37,24 @@ export interface JsonRpcConnectionOptions {
   readonly onServerRequest?: ServerRequestHandler;
   /** Called once when the input ends or `close()` is called. */
   readonly onClose?: (reason: Error) => void;
+  /** How each request this side sent ended (for metrics). */
+  readonly onResult?: RpcResultObserver | undefined;
 }
+
+/**
+ * `outcome`: `ok`, the JSON-RPC error code as text, or `timeout` / `aborted` / `closed`. Methods are
+ * the ones this adapter sends, so the label set stays small.
+ */
+export type RpcResultObserver = (method: string, outcome: string) => void;
+
+const outcomeOf = (e: Error): string =>
+  e instanceof JsonRpcError
+    ? String(e.code)
+    : e instanceof RequestTimeoutError
+      ? "timeout"
+      : e instanceof RequestAbortedError
+        ? "aborted"
+        : "closed";
 
 /**
  * Notifications that repeat a whole answer (the final message item, the completed turn with its
@@ -161,8 +178,14 @@ export const createJsonRpcConnection = (options: JsonRpcConnectionOptions): Json
 
   return {
     request<T>(method: string, params: unknown, opts: RequestOptions = {}): Promise<T> {
-      if (closedWith) return Promise.reject(closedWith);
-      if (opts.signal?.aborted) return Promise.reject(new RequestAbortedError(method));
+      if (closedWith) {
+        options.onResult?.(method, "closed");
+        return Promise.reject(closedWith);
+      }
+      if (opts.signal?.aborted) {
+        options.onResult?.(method, "aborted");
+        return Promise.reject(new RequestAbortedError(method));
+      }
       const id = nextId++;
       return new Promise<T>((resolve, reject) => {
         let timer: ReturnType<typeof setTimeout> | undefined;
@@ -173,6 +196,7 @@ export const createJsonRpcConnection = (options: JsonRpcConnectionOptions): Json
         const fail = (e: Error) => {
           cleanup();
           pending.delete(id);
+          options.onResult?.(method, outcomeOf(e));
           reject(e);
         };
         function onAbort() {
@@ -181,6 +205,7 @@ export const createJsonRpcConnection = (options: JsonRpcConnectionOptions): Json
         pending.set(id, {
           resolve: (v) => {
             cleanup();
+            options.onResult?.(method, "ok");
             resolve(v as T);
           },
           reject: fail,

@@ -43,6 +43,9 @@ interface TurnStartResult {
   readonly turn: { readonly id: string };
 }
 
+/** How long an aborted turn waits for codex's usage before it ends. */
+const USAGE_DRAIN_MS = 1_000;
+
 /** Resolves with `promise`'s value, or `undefined` as soon as `signal` aborts. */
 const unlessAborted = <T>(promise: Promise<T>, signal: AbortSignal): Promise<T | undefined> =>
   new Promise((resolve, reject) => {
@@ -55,8 +58,8 @@ const unlessAborted = <T>(promise: Promise<T>, signal: AbortSignal): Promise<T |
 /**
  * One request = one ephemeral, sealed thread: `thread/start` → `thread/inject_items` (history) →
  * `turn/start` → notifications until `turn/completed` → `thread/unsubscribe`. Aborting `signal`
- * sends `turn/interrupt` at once (from the abort listener, not when the consumer next pulls) and
- * ends the iterable. Failures before `stream-start` are thrown, after it they are `error` events.
+ * sends `turn/interrupt` at once (from the abort listener, not when the consumer next pulls); the
+ * iterable then yields only codex's usage and ends with the interrupted turn (within a second). Failures before `stream-start` are thrown, after it they are `error` events.
  */
 export async function* runCodexTurn(
   ctx: TurnContext,
@@ -195,6 +198,7 @@ export async function* runCodexTurn(
         threadId,
         input: plan.input,
         ...(request.reasoningEffort ? { effort: request.reasoningEffort } : {}),
+        ...(request.reasoningSummary ? { summary: request.reasoningSummary } : {}),
         ...(request.outputSchema ? { outputSchema: request.outputSchema } : {}),
       },
       { timeoutMs: ctx.requestTimeoutMs },
@@ -213,9 +217,29 @@ export async function* runCodexTurn(
       request.history.flatMap((m) => ("toolCalls" in m ? m.toolCalls.map((c) => c.callId) : [])),
     );
     const mapper = createTurnMapper(logger, names, historyCallIds);
+    let draining = false;
     for (;;) {
       const next = await queue.next();
-      if (next === undefined || next.kind === "abort") return;
+      if (next === undefined) return;
+      if (next.kind === "abort") {
+        // Stopped on purpose (stop-after-tools, a policy breach): the interrupt is on its way, and
+        // codex's usage for what it already generated may still come with the interrupted turn's
+        // end. Pass only that on, for a bounded moment; the consumer may stop reading sooner.
+        if (draining) continue;
+        draining = true;
+        const timer = setTimeout(() => queue.push({ kind: "timeout" }), USAGE_DRAIN_MS);
+        cleanups.push(() => clearTimeout(timer));
+        continue;
+      }
+      if (draining) {
+        if (next.kind !== "note") return;
+        for (const event of mapper.map(next.method, next.params)) if (event.type === "usage") yield event;
+        if (mapper.done()) {
+          completed = next.method === "turn/completed";
+          return;
+        }
+        continue;
+      }
       if (next.kind === "exit") {
         const why = `codex app-server died mid-turn (${describe(next.info)})`;
         yield {

@@ -1,5 +1,5 @@
 import { GatewayError, unixSeconds } from "@proxy/core";
-import { openTurnSession, readJsonBody } from "@proxy/http-surface";
+import { openTurnSession, readJsonBody, setModeHeaders, setToolCallHeaders } from "@proxy/http-surface";
 import type { Context } from "hono";
 import { withCompactionInstruction } from "../compaction.js";
 import { decodeResponsesRequest, type ParsedResponsesRequest } from "../request/decode-request.js";
@@ -15,6 +15,7 @@ import { RESPONSES_SURFACE } from "./surface.js";
 /** `POST /responses`: decode, run one core turn, answer as SSE or as one Response object. */
 export const handleCreateResponse = async (c: Context, deps: ResolvedDeps): Promise<Response> => {
   const session = openTurnSession(c, deps, RESPONSES_SURFACE);
+  setModeHeaders(c, session.settings);
   let parsed: ParsedResponsesRequest;
   let prepared: PreparedTurn | undefined;
   try {
@@ -91,6 +92,7 @@ export const handleCreateResponse = async (c: Context, deps: ResolvedDeps): Prom
   }
   const warning = await recorder?.save(encoder.response());
   if (warning !== undefined) c.header(NOT_STORED_HEADER, warning);
+  setToolCallHeaders(c, session.telemetry());
   const error = finalError();
   // Nothing was sent yet, so a failed turn is an HTTP error clients already know how to handle.
   if (error !== undefined) return session.fail(error);

@@ -6,9 +6,9 @@ import type { ToolSource } from "./map-input.js";
  * `file_search`, `mcp`, …) is set aside: accepted, documented as unsupported, never rendered.
  */
 export interface CollectedTools {
-  /** Raw function tools (either wire shape, D4) for core's `decodeToolPolicy`. */
+  /** Raw function tools (either wire shape) for core's `decodeToolPolicy`. */
   readonly raw: ReadonlyArray<unknown>;
-  /** Where each raw tool came from, e.g. `tools[4].tools[1]` or `input[0].tools[0].tools[2]`. */
+  /** Where each raw tool came from, e.g. `tools[4].tools[1]` (`decodeToolPolicy`'s `toolPaths`). */
   readonly paths: ReadonlyArray<string>;
   /** Tool name → namespace, for tools exposed from inside a `namespace` tool. */
   readonly namespaces: ReadonlyMap<string, string>;
@@ -61,12 +61,6 @@ export const collectFunctionTools = (
   return { raw, paths, namespaces };
 };
 
-/** `decodeToolPolicy` names `tools[k]…` of the list we gave it; point back at the client's path. */
-export const rewriteToolParam = (param: string | null, paths: ReadonlyArray<string>): string | null => {
-  if (param === null) return null;
-  return param.replace(/^tools\[(\d+)\]/, (whole, k: string) => paths[Number(k)] ?? whole);
-};
-
 /** Tool choices naming hosted tools we do not run; degrade to `auto` rather than fail the client. */
 const HOSTED_CHOICES = new Set([
   "web_search",
@@ -83,39 +77,13 @@ const HOSTED_CHOICES = new Set([
   "tool_search",
 ]);
 
-export interface NormalizedChoice {
-  readonly toolChoice: unknown;
-  /** `allowed_tools`: only these names are exposed. */
-  readonly allowed?: ReadonlySet<string> | undefined;
-}
-
-/** Responses-only `tool_choice` shapes → what `decodeToolPolicy` understands. */
-export const normalizeToolChoice = (choice: unknown): NormalizedChoice => {
-  if (!isRecord(choice)) return { toolChoice: choice };
-  if (choice.type === "allowed_tools" && Array.isArray(choice.tools)) {
-    const allowed = new Set<string>();
-    for (const tool of choice.tools)
-      if (isRecord(tool) && typeof tool.name === "string") allowed.add(tool.name);
-    return { toolChoice: choice.mode ?? "auto", allowed };
-  }
-  if (choice.type === "custom") return { toolChoice: { type: "function", name: choice.name } };
-  if (typeof choice.type === "string" && HOSTED_CHOICES.has(choice.type)) return { toolChoice: "auto" };
-  return { toolChoice: choice };
-};
-
-export const filterAllowed = (
-  tools: CollectedTools,
-  allowed: ReadonlySet<string> | undefined,
-): CollectedTools => {
-  if (allowed === undefined) return tools;
-  const raw: unknown[] = [];
-  const paths: string[] = [];
-  tools.raw.forEach((tool, i) => {
-    const name = isRecord(tool) ? nameOf(tool) : undefined;
-    if (typeof name === "string" && allowed.has(name)) {
-      raw.push(tool);
-      paths.push(tools.paths[i] ?? "tools");
-    }
-  });
-  return { raw, paths, namespaces: tools.namespaces };
+/**
+ * Responses-only `tool_choice` shapes → what `decodeToolPolicy` understands (`allowed_tools` it
+ * reads itself, the same way for every surface).
+ */
+export const normalizeToolChoice = (choice: unknown): unknown => {
+  if (!isRecord(choice)) return choice;
+  if (choice.type === "custom") return { type: "function", name: choice.name };
+  if (typeof choice.type === "string" && HOSTED_CHOICES.has(choice.type)) return "auto";
+  return choice;
 };

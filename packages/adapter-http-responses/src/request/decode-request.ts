@@ -1,12 +1,7 @@
 import type { ToolPolicy, TurnRequest } from "@proxy/core";
-import { decodeToolPolicy, invalidRequest, isGatewayError, issueToGatewayError } from "@proxy/core";
+import { decodeToolPolicy, invalidRequest, issueToGatewayError } from "@proxy/core";
 import { Result, SchemaParser } from "effect";
-import {
-  collectFunctionTools,
-  filterAllowed,
-  normalizeToolChoice,
-  rewriteToolParam,
-} from "./collect-tools.js";
+import { collectFunctionTools, normalizeToolChoice } from "./collect-tools.js";
 import { decodeInput, type ItemResolver } from "./decode-input.js";
 import type { Input, InputItem } from "./input-schema.js";
 import { mapInput } from "./map-input.js";
@@ -97,31 +92,33 @@ export const decodeResponsesRequest = (
     instructions: body.instructions ?? undefined,
     items: input.items,
     reasoningEffort: body.reasoning?.effort ?? undefined,
+    reasoningSummary: body.reasoning?.summary ?? undefined,
     maxOutputTokens: body.max_output_tokens ?? undefined,
     ...outputFormat(body.text?.format),
   };
 
-  // Compaction answers must be text: a tool call there makes codex loop (reference §3.4).
+  // Compaction answers must be text: a tool call there makes codex loop.
   if (purpose === "compaction" || codexCompaction)
     return { body, turn, tools: NO_TOOLS, namespaces: new Map(), stream: body.stream === true, purpose };
 
-  const { toolChoice, allowed } = normalizeToolChoice(body.tool_choice);
-  const collected = filterAllowed(collectFunctionTools(body.tools, input.additionalTools), allowed);
-  let tools: ToolPolicy;
-  try {
-    tools = decodeToolPolicy({
-      tools: collected.raw,
-      tool_choice: toolChoice,
-      parallel_tool_calls: body.parallel_tool_calls,
-    });
-  } catch (error) {
-    if (!isGatewayError(error)) throw error;
-    const param = rewriteToolParam(error.param, collected.paths);
-    throw invalidRequest(
-      error.message.replaceAll(error.param ?? "\u0000", param ?? ""),
-      param ?? undefined,
-      error.code,
-    );
-  }
-  return { body, turn, tools, namespaces: collected.namespaces, stream: body.stream === true, purpose };
+  const toolChoice = normalizeToolChoice(body.tool_choice);
+  const collected = collectFunctionTools(body.tools, input.additionalTools);
+  const policy = decodeToolPolicy({
+    tools: collected.raw,
+    toolPaths: collected.paths,
+    tool_choice: toolChoice,
+    parallel_tool_calls: body.parallel_tool_calls,
+  });
+  const tools: ToolPolicy =
+    body.max_tool_calls === undefined || body.max_tool_calls === null
+      ? policy
+      : { ...policy, maxCalls: body.max_tool_calls };
+  return {
+    body,
+    turn,
+    tools,
+    namespaces: collected.namespaces,
+    stream: body.stream === true,
+    purpose,
+  };
 };

@@ -22,7 +22,7 @@ export const ReasoningEffort = Schema.Literals(["none", "minimal", "low", "mediu
 
 export const ReasoningConfig = Schema.Struct({
   effort: opt(ReasoningEffort),
-  summary: opt(Schema.String),
+  summary: opt(Schema.Literals(["auto", "concise", "detailed", "none"])),
 });
 
 const PositiveInt = Schema.Int.check(Schema.isGreaterThan(0));
@@ -46,6 +46,7 @@ export const ResponsesRequest = Schema.Struct({
   previous_response_id: opt(Schema.String),
   conversation: opt(Schema.Unknown),
   background: opt(Schema.Boolean),
+  max_tool_calls: opt(PositiveInt),
   // Accepted and ignored:
   store: opt(Schema.Boolean),
   metadata: opt(Schema.Record(Schema.String, Schema.String)),
@@ -57,9 +58,9 @@ export const ResponsesRequest = Schema.Struct({
   client_metadata: opt(Schema.Unknown),
   service_tier: opt(Schema.String),
   truncation: opt(Schema.Literals(["auto", "disabled"])),
-  max_tool_calls: opt(PositiveInt),
   safety_identifier: opt(Schema.String),
   stream_options: opt(Schema.Unknown),
+  top_logprobs: opt(Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 20 }))),
 });
 export type ResponsesRequest = typeof ResponsesRequest.Type;
 

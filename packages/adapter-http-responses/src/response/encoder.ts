@@ -237,7 +237,7 @@ export const createResponsesEncoder = (options: EncoderOptions) => {
             const item = open;
             open = undefined;
             item.args = event.arguments;
-            // D2: only documented fields here; the call_id travels on the item.
+            // Only documented fields here; the call_id travels on the item.
             emit("response.function_call_arguments.done", {
               ...scope(item),
               name: item.name,

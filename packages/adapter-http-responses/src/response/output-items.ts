@@ -1,6 +1,6 @@
 /**
  * The Responses output items we emit, each rendered by exactly one function used by both the
- * streaming and the non-streaming paths (seed 000's "finalization step", D1).
+ * streaming and the non-streaming paths.
  */
 
 export type ItemStatus = "in_progress" | "completed" | "incomplete";
@@ -72,7 +72,7 @@ export const toMessageItem = (
   content: text === undefined ? [] : [outputText(text)],
 });
 
-/** D1: `id` (fc_…) and `call_id` (call_…) always both present; `arguments` always a JSON string. */
+/** `id` (fc_…) and `call_id` (call_…) always both present; `arguments` always a JSON string. */
 export const toFunctionCallItem = (call: {
   readonly id: string;
   readonly callId: string;

@@ -11,7 +11,7 @@ export type MessageRole = "system" | "developer" | "user" | "assistant";
  */
 export type ConversationItem =
   | { readonly type: "message"; readonly role: MessageRole; readonly content: ReadonlyArray<ContentPart> }
-  /** An earlier assistant tool call (Chat `tool_calls`, Responses echoed `function_call`, D3). */
+  /** An earlier assistant tool call (Chat `tool_calls`, Responses echoed `function_call`). */
   | { readonly type: "tool-call"; readonly callId: string; readonly name: string; readonly arguments: string }
   /** A tool result (Chat `role:"tool"`, Responses `function_call_output`). */
   | {
@@ -25,6 +25,9 @@ export type ConversationItem =
 
 export type ReasoningEffort = "none" | "minimal" | "low" | "medium" | "high" | "xhigh";
 
+/** How much of the model's reasoning the backend should summarise (Responses `reasoning.summary`). */
+export type ReasoningSummary = "auto" | "concise" | "detailed" | "none";
+
 /** Everything one client request asks of a turn, independent of the HTTP surface it came from. */
 export interface TurnRequest {
   readonly model: string;
@@ -32,6 +35,7 @@ export interface TurnRequest {
   readonly instructions?: string | undefined;
   readonly items: ReadonlyArray<ConversationItem>;
   readonly reasoningEffort?: ReasoningEffort | undefined;
+  readonly reasoningSummary?: ReasoningSummary | undefined;
   /** JSON Schema the final text must satisfy (`response_format` / `text.format` json_schema). */
   readonly outputSchema?: { readonly [key: string]: unknown } | undefined;
   /** `response_format: json_object`: answer with a JSON object (prompted; no schema). */

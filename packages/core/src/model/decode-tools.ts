@@ -1,6 +1,7 @@
 import { Result, Schema, SchemaParser } from "effect";
 import { invalidRequest } from "../errors/gateway-error.js";
 import { issueToGatewayError } from "../errors/schema-issue.js";
+import { offeredTools } from "./tool-policy.js";
 import { TOOL_NAME_PATTERN, type ToolChoice, type ToolPolicy, type ToolSpec } from "./tool-spec.js";
 
 const FunctionDefinition = Schema.Struct({
@@ -33,6 +34,11 @@ export interface ToolPolicyInput {
   /** Legacy Chat `functions` / `function_call`. */
   readonly functions?: unknown;
   readonly function_call?: unknown;
+  /**
+   * Where each entry of `tools` sits in the client's request (e.g. `input[0].tools[2]`) when the
+   * surface gathered them from several places; errors name these paths. Default `tools[i]`.
+   */
+  readonly toolPaths?: ReadonlyArray<string> | undefined;
 }
 
 export interface DecodedToolPolicy extends ToolPolicy {
@@ -53,14 +59,19 @@ const decodeFunctionAt = (value: unknown, param: string): ToolSpec => {
   return toSpec(r.success);
 };
 
-/** Decode tools in both wire shapes (D4), namespaces included, rejecting bad and duplicate names. */
-const decodeTools = (tools: unknown, functions: unknown, ignored: string[]): ToolSpec[] => {
+/** Decode tools in both wire shapes (Chat `{type, function}` and flat Responses), namespaces included, rejecting bad and duplicate names. */
+const decodeTools = (
+  tools: unknown,
+  functions: unknown,
+  ignored: string[],
+  toolPaths: ReadonlyArray<string> | undefined,
+): ToolSpec[] => {
   const specs: Array<{ spec: ToolSpec; param: string }> = [];
   const visit = (list: unknown, base: string) => {
     if (list === undefined || list === null) return;
     if (!Array.isArray(list)) throw invalidRequest(`Invalid type for '${base}': expected an array.`, base);
     list.forEach((item: unknown, i) => {
-      const at = `${base}[${i}]`;
+      const at = (base === "tools" ? toolPaths?.[i] : undefined) ?? `${base}[${i}]`;
       const head = decodeToolItem(item);
       if (Result.isFailure(head)) throw issueToGatewayError(head.failure, at);
       const obj = item as Record<string, unknown>;
@@ -112,19 +123,34 @@ const decodeToolChoice = (input: ToolPolicyInput): ToolChoice => {
   throw invalidRequest(`Unsupported 'tool_choice' of type '${choice.type}'.`, "tool_choice");
 };
 
+const isRecord = (u: unknown): u is Record<string, unknown> =>
+  typeof u === "object" && u !== null && !Array.isArray(u);
+
+/** `allowed_tools`' list (`{type:"function", name}` or `{type:"function", function:{name}}`); empty = no limit. */
+const allowedNames = (choice: unknown): ReadonlyArray<string> | undefined => {
+  if (!isRecord(choice) || choice.type !== "allowed_tools" || !Array.isArray(choice.tools)) return undefined;
+  const names = choice.tools.flatMap((t: unknown) => {
+    const name = isRecord(t) ? (t.name ?? (isRecord(t.function) ? t.function.name : undefined)) : undefined;
+    return typeof name === "string" ? [name] : [];
+  });
+  return names.length > 0 ? names : undefined;
+};
+
 /**
  * Decodes the tool-related request fields of either API into one canonical policy. Throws a
  * GatewayError("invalid_request") whose `param` names the offending path.
  */
 export const decodeToolPolicy = (input: ToolPolicyInput): DecodedToolPolicy => {
   const ignoredToolTypes: string[] = [];
-  const tools = decodeTools(input.tools, input.functions, ignoredToolTypes);
+  const tools = decodeTools(input.tools, input.functions, ignoredToolTypes, input.toolPaths);
   const choice = decodeToolChoice(input);
-  if (choice.type === "tool" && !tools.some((t) => t.name === choice.name)) {
+  const allowed = allowedNames(input.tool_choice);
+  const offered = offeredTools({ tools, choice, parallel: true, allowed });
+  if (choice.type === "tool" && !offered.some((t) => t.name === choice.name)) {
     const param = input.tool_choice === undefined ? "function_call" : "tool_choice";
     throw invalidRequest(`Tool choice '${choice.name}' is not one of the provided tools.`, param);
   }
-  if (choice.type === "required" && tools.length === 0) {
+  if (choice.type === "required" && offered.length === 0) {
     throw invalidRequest("'tool_choice' is 'required' but no tools were provided.", "tool_choice");
   }
   const parallel = input.parallel_tool_calls;
@@ -134,5 +160,7 @@ export const decodeToolPolicy = (input: ToolPolicyInput): DecodedToolPolicy => {
       "parallel_tool_calls",
     );
   }
-  return { tools, choice, parallel: parallel !== false, ignoredToolTypes };
+  // A legacy `function_call` answer holds exactly one call.
+  const legacy = (input.tools === undefined || input.tools === null) && input.functions != null;
+  return { tools, choice, parallel: !legacy && parallel !== false, allowed, ignoredToolTypes };
 };

@@ -26,6 +26,10 @@ export interface ToolPolicy {
   readonly choice: ToolChoice;
   /** `parallel_tool_calls`; false means at most one call per turn. */
   readonly parallel: boolean;
+  /** The client's own cap on calls this turn (Responses `max_tool_calls`); later calls are dropped. */
+  readonly maxCalls?: number | undefined;
+  /** `allowed_tools` on any surface: only these of `tools` are offered (undefined = all of them). */
+  readonly allowed?: ReadonlyArray<string> | undefined;
 }
 
 export const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;

@@ -1,5 +1,5 @@
 import type { BackendEvent } from "../events/backend-event.js";
-import type { ContentPart, ReasoningEffort } from "../model/conversation.js";
+import type { ContentPart, ReasoningEffort, ReasoningSummary } from "../model/conversation.js";
 import type { JsonSchema, ToolPolicy } from "../model/tool-spec.js";
 
 /** An earlier function call, as a native turn hands it back to the model. */
@@ -43,6 +43,7 @@ export interface BackendRequest {
    */
   readonly tools?: ToolPolicy | undefined;
   readonly reasoningEffort?: ReasoningEffort | undefined;
+  readonly reasoningSummary?: ReasoningSummary | undefined;
   readonly outputSchema?: JsonSchema | undefined;
   readonly maxOutputTokens?: number | undefined;
 }

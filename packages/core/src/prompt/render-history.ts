@@ -83,6 +83,7 @@ export const renderBackendRequest = (
       history: messages,
       input,
       reasoningEffort: turn.reasoningEffort,
+      reasoningSummary: turn.reasoningSummary,
       outputSchema: turn.outputSchema,
       maxOutputTokens: turn.maxOutputTokens,
     },

@@ -1,3 +1,4 @@
+import { callableTools, offeredTools } from "../model/tool-policy.js";
 import type { ToolPolicy, ToolSpec } from "../model/tool-spec.js";
 import type { BlockFormat } from "../parser/block-format.js";
 import { exampleArguments } from "./example-arguments.js";
@@ -40,7 +41,7 @@ const choiceRules = (policy: ToolPolicy): string[] => {
       ? "- You may call several functions in one reply by writing several blocks one after another."
       : "- Call at most ONE function per reply.",
   );
-  if (policy.tools.some((t) => t.strict)) {
+  if (offeredTools(policy).some((t) => t.strict)) {
     rules.push(
       "- Functions marked (strict) must get arguments that match their schema exactly: every required property, the right types, no extra properties.",
     );
@@ -53,12 +54,9 @@ const choiceRules = (policy: ToolPolicy): string[] => {
  * the request's own tools. Returns "" when the request has no tools.
  */
 export const renderToolManifest = (policy: ToolPolicy, format: BlockFormat): string => {
-  if (policy.tools.length === 0) return "";
-  const examples = (
-    policy.choice.type === "tool"
-      ? policy.tools.filter((t) => t.name === (policy.choice as { name: string }).name)
-      : policy.tools
-  ).slice(0, policy.parallel ? 2 : 1);
+  const offered = offeredTools(policy);
+  if (offered.length === 0) return "";
+  const examples = callableTools(policy).slice(0, policy.parallel ? 2 : 1);
   return [
     "# Functions",
     "You can call the functions listed below. You cannot run anything yourself: the caller runs the function and sends you its result.",
@@ -69,7 +67,7 @@ export const renderToolManifest = (policy: ToolPolicy, format: BlockFormat): str
     ...choiceRules(policy),
     "",
     "Available functions:",
-    ...policy.tools.map(describeTool),
+    ...offered.map(describeTool),
     "",
     examples.length > 1 ? "Example (two calls in one reply):" : "Example:",
     ...examples.map((tool) => exampleBlock(tool, format)),

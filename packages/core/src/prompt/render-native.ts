@@ -92,6 +92,7 @@ export const renderNativeRequest = (
       tools:
         forced === undefined ? policy : { ...policy, tools: policy.tools.filter((t) => t.name === forced) },
       reasoningEffort: turn.reasoningEffort,
+      reasoningSummary: turn.reasoningSummary,
       outputSchema: turn.outputSchema,
       maxOutputTokens: turn.maxOutputTokens,
     },

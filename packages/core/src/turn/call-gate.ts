@@ -1,10 +1,11 @@
 import { GatewayError } from "../errors/gateway-error.js";
 import type { AssistantEvent } from "../events/assistant-event.js";
+import { forcedName, mustCall, offeredTools } from "../model/tool-policy.js";
 import type { ToolPolicy } from "../model/tool-spec.js";
 import type { ParserEvent } from "../parser/parser-types.js";
 import type { IdGenerator } from "../ports/id-generator.js";
 import type { TurnSettings } from "./turn-settings.js";
-import type { TurnTelemetry } from "./turn-telemetry.js";
+import { MAX_TOOL_WARNINGS, type ToolWarning, type TurnCounters } from "./turn-telemetry.js";
 
 export interface GateResult {
   readonly events: AssistantEvent[];
@@ -46,12 +47,18 @@ export const createCallGate = (deps: {
   readonly policy: ToolPolicy;
   readonly settings: TurnSettings;
   readonly ids: IdGenerator;
-  readonly telemetry: TurnTelemetry;
+  readonly telemetry: TurnCounters;
 }) => {
   const { policy, settings, ids, telemetry } = deps;
-  const cap = policy.parallel ? settings.toolBlockMax : 1;
-  const mustCall = policy.choice.type === "required" || policy.choice.type === "tool";
-  const known = new Set(policy.tools.map((t) => t.name));
+  const deploymentCap = policy.parallel ? settings.toolBlockMax : 1;
+  // 0 means no cap; the smaller of the deployment's and the client's caps applies.
+  const cap =
+    policy.maxCalls === undefined
+      ? deploymentCap
+      : Math.min(deploymentCap || policy.maxCalls, policy.maxCalls);
+  const callRequired = mustCall(policy);
+  const forced = forcedName(policy);
+  const known = new Set(offeredTools(policy).map((t) => t.name));
   const emitted: Array<{ name: string; args: string }> = [];
   const heldText: string[] = [];
   let pending: PendingCall | undefined;
@@ -59,6 +66,10 @@ export const createCallGate = (deps: {
   /** Text already sent to the client; a corrective attempt that repeats it is not sent twice. */
   let sentText = "";
   let replay: { text: string; at: number } | undefined;
+
+  const warn = (warning: ToolWarning) => {
+    if (telemetry.toolWarnings.length < MAX_TOOL_WARNINGS) telemetry.toolWarnings.push(warning);
+  };
 
   const capReached = () => cap > 0 && emitted.length >= cap;
 
@@ -106,7 +117,7 @@ export const createCallGate = (deps: {
       telemetry.stoppedEarly = true;
       return { events: [], stop: true };
     }
-    if (mustCall && emitted.length === 0) {
+    if (callRequired && emitted.length === 0) {
       heldText.push(text);
       return NONE;
     }
@@ -116,7 +127,7 @@ export const createCallGate = (deps: {
   const onStart = (name: string, callId: string | undefined): GateResult => {
     const dropped = policy.choice.type === "none" || capReached();
     if (capReached()) telemetry.truncated = true;
-    const duplicates = settings.dedupToolBlocks
+    const duplicates = settings.toolBlockDedup
       ? emitted.filter((c) => c.name === name).map((c) => c.args)
       : [];
     pending = {
@@ -146,9 +157,15 @@ export const createCallGate = (deps: {
   const onEnd = (call: PendingCall, e: Extract<ParserEvent, { type: "call-end" }>): GateResult => {
     pending = undefined;
     telemetry.callsDetected++;
-    if (e.repaired) telemetry.repairs++;
-    if (e.schemaWarning !== undefined) telemetry.schemaWarnings++;
-    // tool_choice none: the model called anyway; D5a says an unusable block is plain text.
+    if (e.repaired) {
+      telemetry.repairs++;
+      warn({ tool: call.name, kind: "json-repaired" });
+    }
+    if (e.schemaWarning !== undefined) {
+      telemetry.schemaWarnings++;
+      warn({ tool: call.name, kind: "soft-schema", detail: e.schemaWarning });
+    }
+    // tool_choice none: the model called anyway; a block it may not use is plain text.
     if (policy.choice.type === "none") return forwardText(e.raw);
     if (call.dropped) return NONE;
     if (!call.forwarded && call.duplicates.includes(call.args)) {
@@ -166,6 +183,8 @@ export const createCallGate = (deps: {
     });
     emitted.push({ name: call.name, args: call.args });
     telemetry.callsEmitted = emitted.length;
+    telemetry.calledTools.push(call.name);
+    telemetry.callIds.push(call.callId);
     const stop = settings.stopAfterTools && settings.stopAfterToolsMode === "first";
     if (stop) telemetry.stoppedEarly = true;
     return { events, stop };
@@ -194,7 +213,6 @@ export const createCallGate = (deps: {
       };
     }
     if (e.reason !== "unknown-tool") telemetry.parseFailures++;
-    const forced = policy.choice.type === "tool" ? policy.choice.name : undefined;
     if (forced !== undefined && e.reason === "unknown-tool" && e.name !== undefined && known.has(e.name)) {
       swallowNextText = true;
       return {
@@ -231,10 +249,10 @@ export const createCallGate = (deps: {
     },
     /** At the end of a backend attempt: was tool_choice required/forced satisfied? */
     endAttempt(): Violation | undefined {
-      if (!mustCall || emitted.length > 0) return undefined;
+      if (!callRequired || emitted.length > 0) return undefined;
       const message =
-        policy.choice.type === "tool"
-          ? `it did not call the function ${policy.choice.name}, which is required`
+        forced !== undefined
+          ? `it did not call the function ${forced}, which is required`
           : "it did not call any function, and a function call is required";
       return { kind: "tool_choice_not_satisfied", message };
     },
@@ -243,6 +261,8 @@ export const createCallGate = (deps: {
       heldText.length = 0;
     },
     emittedCount: () => emitted.length,
+    /** A call the client has seen start but not end: a failure now would leave it cut. */
+    callOpen: () => pending?.forwarded === true && !pending.dropped,
   };
 };
 

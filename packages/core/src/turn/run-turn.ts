@@ -3,6 +3,7 @@ import type { AssistantEvent } from "../events/assistant-event.js";
 import type { BackendEvent } from "../events/backend-event.js";
 import type { TurnRequest } from "../model/conversation.js";
 import { type Finish, resolveFinishReason } from "../model/finish-reason.js";
+import { callableTools, offeredTools } from "../model/tool-policy.js";
 import type { ToolPolicy } from "../model/tool-spec.js";
 import { addUsage, type Usage } from "../model/usage.js";
 import { type Clock, systemClock } from "../ports/clock.js";
@@ -11,9 +12,9 @@ import type { BackendRequest, TextBackend } from "../ports/text-backend.js";
 import { createArgumentsValidator, type SchemaCache } from "../tools/index.js";
 import { createCallGate, type Violation } from "./call-gate.js";
 import { chooseToolMode, correctiveRequest, createEventReader, renderForMode } from "./native-turn.js";
-import { createWatchdog } from "./next-event.js";
 import type { TurnSettings } from "./turn-settings.js";
 import { createTelemetry, type TurnTelemetry } from "./turn-telemetry.js";
+import { createWatchdog } from "./watchdog.js";
 
 export interface TurnDeps {
   readonly backend: TextBackend;
@@ -42,6 +43,8 @@ interface AttemptOutcome {
   readonly stopped: boolean;
   readonly violation?: Violation | undefined;
   readonly error?: GatewayError | undefined;
+  /** The error is a call the client saw start and that was cut off (never a tool-call finish). */
+  readonly callCut?: boolean | undefined;
 }
 
 /**
@@ -53,17 +56,14 @@ interface AttemptOutcome {
 export const runTurn = (deps: TurnDeps, input: TurnInput): TurnHandle => {
   const { request, tools, settings, signal } = input;
   const clock = deps.clock ?? systemClock;
-  const telemetry = createTelemetry(tools.tools.map((t) => t.name));
+  const offered = offeredTools(tools);
+  const telemetry = createTelemetry(offered.map((t) => t.name));
   const mode = chooseToolMode(settings.toolMode, deps.backend, tools, request.model);
   const rendered = renderForMode(mode instanceof GatewayError ? "prompt" : mode, request, tools, settings);
   telemetry.echoedCalls = rendered.echoedCalls;
   if (!(mode instanceof GatewayError)) telemetry.toolMode = mode;
-  const allowed =
-    tools.choice.type === "tool"
-      ? tools.tools.filter((t) => t.name === (tools.choice as { name: string }).name)
-      : tools.tools;
-  const toolMap = new Map(allowed.map((t) => [t.name, t]));
-  const validator = tools.tools.length > 0 ? createArgumentsValidator(tools.tools, deps.schemas) : undefined;
+  const toolMap = new Map(callableTools(tools).map((t) => [t.name, t]));
+  const validator = offered.length > 0 ? createArgumentsValidator(offered, deps.schemas) : undefined;
   const gate = createCallGate({ policy: tools, settings, ids: deps.ids, telemetry });
   const deadlineAt = settings.requestTimeoutMs > 0 ? clock.now() + settings.requestTimeoutMs : 0;
   let started = false;
@@ -119,9 +119,14 @@ export const runTurn = (deps: TurnDeps, input: TurnInput): TurnHandle => {
             for (const parsed of reader.push(event)) {
               const result = gate.accept(parsed);
               yield* result.events;
-              if (result.failure !== undefined) return { rawText, stopped: false, error: result.failure };
-              if (result.violation !== undefined)
-                return { rawText, stopped: true, violation: result.violation };
+              if (result.failure !== undefined)
+                return { rawText, stopped: false, error: result.failure, callCut: true };
+              if (result.violation !== undefined) {
+                // The corrective turn's usage adds to this one's: ask the backend for it too.
+                controller.abort();
+                const drained = await drainUsage(iterator, usage);
+                return { rawText, stopped: true, violation: result.violation, usage: drained };
+              }
               if (result.stop) {
                 controller.abort();
                 return { rawText, stopped: true, usage: await drainUsage(iterator, usage) };
@@ -132,7 +137,8 @@ export const runTurn = (deps: TurnDeps, input: TurnInput): TurnHandle => {
       for (const parsed of reader.flush()) {
         const result = gate.accept(parsed);
         yield* result.events;
-        if (result.failure !== undefined) return { rawText, stopped: false, error: result.failure };
+        if (result.failure !== undefined)
+          return { rawText, stopped: false, error: result.failure, callCut: true };
         if (result.violation !== undefined) return { rawText, stopped: false, violation: result.violation };
         if (result.stop) break;
       }
@@ -165,7 +171,7 @@ export const runTurn = (deps: TurnDeps, input: TurnInput): TurnHandle => {
       return;
     }
     // A strict tool whose schema cannot be compiled could never be enforced: refuse the request.
-    const uncheckable = tools.tools.find((t) => t.strict && validator?.schemaError(t.name) !== undefined);
+    const uncheckable = offered.find((t) => t.strict && validator?.schemaError(t.name) !== undefined);
     if (uncheckable) {
       const detail = validator?.schemaError(uncheckable.name);
       const message = `Invalid schema for strict function '${uncheckable.name}': ${detail}.`;
@@ -184,8 +190,13 @@ export const runTurn = (deps: TurnDeps, input: TurnInput): TurnHandle => {
       const outcome = yield* attempt(backendRequest);
       if (outcome.usage) usage = addUsage(usage, outcome.usage);
       if (outcome.error) {
-        yield { type: "error", error: outcome.error };
-        return;
+        // Calls the client already has in full stay usable: the turn ends as a tool-call turn and
+        // the failure goes to telemetry. Only a call cut in the middle (or a gone client) fails it.
+        if (gate.emittedCount() === 0 || outcome.callCut || gate.callOpen() || signal.aborted) {
+          yield { type: "error", error: outcome.error };
+          return;
+        }
+        telemetry.failureAfterCalls = outcome.error;
       }
       if (outcome.violation !== undefined) {
         gate.discardHeld();
@@ -211,5 +222,8 @@ export const runTurn = (deps: TurnDeps, input: TurnInput): TurnHandle => {
     }
   }
 
-  return { events: events(), telemetry: () => ({ ...telemetry }) };
+  return {
+    events: events(),
+    telemetry: () => Object.freeze({ ...telemetry, callIds: Object.freeze([...telemetry.callIds]) }),
+  };
 };

@@ -1,16 +1,18 @@
 /** Output modes: `openai-json` (plain OpenAI shapes) or `obsidian-xml` (also echo `<use_tool>` text). */
-export type OutputMode = "openai-json" | "obsidian-xml";
+export const OUTPUT_MODES = ["openai-json", "obsidian-xml"] as const;
+export type OutputMode = (typeof OUTPUT_MODES)[number];
 
-export const OUTPUT_MODES: ReadonlyArray<OutputMode> = ["openai-json", "obsidian-xml"];
+/** `burst`: stop when text follows the calls; `first`: stop after the first call. */
+export const STOP_AFTER_TOOLS_MODES = ["burst", "first"] as const;
+export type StopAfterToolsMode = (typeof STOP_AFTER_TOOLS_MODES)[number];
 
 /**
  * How tools reach the model: `prompt` teaches the sentinel format and parses it back out of the
  * text; `native` hands them to the backend's own function calling; `auto` picks native when the
  * backend supports it (see `chooseToolMode`).
  */
-export type ToolMode = "auto" | "native" | "prompt";
-
-export const TOOL_MODES: ReadonlyArray<ToolMode> = ["auto", "native", "prompt"];
+export const TOOL_MODES = ["auto", "native", "prompt"] as const;
+export type ToolMode = (typeof TOOL_MODES)[number];
 
 /** Per-deployment turn policy, shared by every HTTP surface. */
 export interface TurnSettings {
@@ -18,12 +20,11 @@ export interface TurnSettings {
   readonly toolMode: ToolMode;
   /** After the last tool block of a burst, forward no more text and stop the backend turn. */
   readonly stopAfterTools: boolean;
-  /** `burst`: stop when text follows the calls; `first`: stop after the first call. */
-  readonly stopAfterToolsMode: "burst" | "first";
+  readonly stopAfterToolsMode: StopAfterToolsMode;
   /** Cap on calls per turn (0 = no cap); enforced even when stopAfterTools is off. */
   readonly toolBlockMax: number;
   /** Drop a block identical (name + arguments) to an earlier one in the same turn. */
-  readonly dedupToolBlocks: boolean;
+  readonly toolBlockDedup: boolean;
   /** Corrective backend turns for strict / tool_choice violations before failing. */
   readonly correctiveRetries: number;
   /** Max bytes of one open sentinel block. */
@@ -42,7 +43,7 @@ export const DEFAULT_TURN_SETTINGS: TurnSettings = {
   stopAfterTools: true,
   stopAfterToolsMode: "burst",
   toolBlockMax: 0,
-  dedupToolBlocks: true,
+  toolBlockDedup: true,
   correctiveRetries: 1,
   maxBlockBytes: 1024 * 1024,
   stopGraceMs: 250,
@@ -53,11 +54,11 @@ export const DEFAULT_TURN_SETTINGS: TurnSettings = {
 /** Header value (`x-proxy-output-mode`) first, then the configured default. */
 export const resolveOutputMode = (header: string | null | undefined, fallback: OutputMode): OutputMode => {
   const v = header?.trim().toLowerCase();
-  return v === "openai-json" || v === "obsidian-xml" ? v : fallback;
+  return OUTPUT_MODES.find((mode) => mode === v) ?? fallback;
 };
 
 /** Header value (`x-proxy-tool-mode`) first, then the configured default. */
 export const resolveToolMode = (header: string | null | undefined, fallback: ToolMode): ToolMode => {
   const v = header?.trim().toLowerCase();
-  return v === "auto" || v === "native" || v === "prompt" ? v : fallback;
+  return TOOL_MODES.find((mode) => mode === v) ?? fallback;
 };

@@ -2,33 +2,56 @@ import type { GatewayError } from "../errors/gateway-error.js";
 import type { FinishReason } from "../model/finish-reason.js";
 import type { OutputMode } from "./turn-settings.js";
 
-/** What happened in a turn, returned as data (the core never logs). */
+/** What happened in a turn, returned as an immutable result (the core never logs). */
 export interface TurnTelemetry {
-  toolNames: string[];
+  /** The tools offered to the model. */
+  readonly toolNames: ReadonlyArray<string>;
+  /** The call ids of the calls sent to the client, in order. */
+  readonly callIds: ReadonlyArray<string>;
   /** Complete blocks the parser recognised (emitted or not). */
-  callsDetected: number;
-  callsEmitted: number;
+  readonly callsDetected: number;
+  readonly callsEmitted: number;
   /** Blocks that could not be parsed (invalid JSON, unterminated, too large). */
-  parseFailures: number;
-  repairs: number;
-  strictFailures: number;
-  schemaWarnings: number;
-  /** Earlier calls the client echoed back (D3). */
-  echoedCalls: number;
+  readonly parseFailures: number;
+  /** Calls whose arguments needed JSON repair. */
+  readonly repairs: number;
+  readonly strictFailures: number;
+  /** Soft-tool calls whose arguments did not match their schema (sent anyway). */
+  readonly schemaWarnings: number;
+  /** Earlier calls the client sent back in its history. */
+  readonly echoedCalls: number;
   /** Corrective backend turns run. */
-  retries: number;
+  readonly retries: number;
   /** Calls dropped because of toolBlockMax / parallel_tool_calls:false. */
-  truncated: boolean;
-  deduped: number;
+  readonly truncated: boolean;
+  /** Calls dropped as repeats of an earlier identical call. */
+  readonly deduped: number;
   /** The backend turn was stopped after the tool calls (stop-after-tools). */
-  stoppedEarly: boolean;
-  backendTurnId?: string | undefined;
+  readonly stoppedEarly: boolean;
+  readonly backendTurnId?: string | undefined;
+  /**
+   * The backend failed after every call the client saw was complete: the turn finished with those
+   * calls (`tool_calls`) and this failure is kept here for logs and metrics only.
+   */
+  readonly failureAfterCalls?: GatewayError | undefined;
+  /** The names of the emitted calls, in order (metrics bound the label set). */
+  readonly calledTools: ReadonlyArray<string>;
+  /** Repaired JSON and tolerated soft-schema mismatches, for the request's log (at most 20). */
+  readonly toolWarnings: ReadonlyArray<ToolWarning>;
   /** How tools reached the model in this turn. */
-  toolMode?: "native" | "prompt" | undefined;
+  readonly toolMode?: "native" | "prompt" | undefined;
 }
 
-export const createTelemetry = (toolNames: string[]): TurnTelemetry => ({
+/** The counters a running turn writes; `runTurn` hands out frozen snapshots of them. */
+export type TurnCounters = { -readonly [K in keyof TurnTelemetry]: TurnTelemetry[K] } & {
+  callIds: string[];
+  calledTools: string[];
+  toolWarnings: ToolWarning[];
+};
+
+export const createTelemetry = (toolNames: ReadonlyArray<string>): TurnCounters => ({
   toolNames,
+  callIds: [],
   callsDetected: 0,
   callsEmitted: 0,
   parseFailures: 0,
@@ -40,7 +63,19 @@ export const createTelemetry = (toolNames: string[]): TurnTelemetry => ({
   truncated: false,
   deduped: 0,
   stoppedEarly: false,
+  calledTools: [],
+  toolWarnings: [],
 });
+
+/** One call the gateway accepted with a caveat. */
+export interface ToolWarning {
+  readonly tool: string;
+  readonly kind: "json-repaired" | "soft-schema";
+  readonly detail?: string | undefined;
+}
+
+/** Enough to see a pattern in a log line without letting one reply flood it. */
+export const MAX_TOOL_WARNINGS = 20;
 
 /** One line of per-request facts for the composition root's logs and metrics. */
 export interface TurnSummary {

@@ -1,0 +1,39 @@
+import { CHAT_ROUTES } from "@proxy/adapter-http-chat";
+import { RESPONSES_ROUTES } from "@proxy/adapter-http-responses";
+import { mountRoutes, type RouteSpec } from "@proxy/http-surface";
+
+/** The gateway's own routes; the API surfaces declare theirs next to their handlers. */
+export const GATEWAY_ROUTES = {
+  healthz: { method: "GET", path: "/healthz", summary: "Process is up.", public: true },
+  readyz: {
+    method: "GET",
+    path: "/readyz",
+    summary: "Backend initialized and not saturated; with model routes, each route under `routes`.",
+    public: true,
+  },
+  metrics: { method: "GET", path: "/metrics", summary: "Prometheus metrics.", public: true },
+  openapi: { method: "GET", path: "/openapi.json", summary: "This document.", public: true },
+  models: {
+    method: "GET",
+    path: "/v1/models",
+    summary: "List the backend's models plus configured aliases.",
+  },
+  model: { method: "GET", path: "/v1/models/:id", summary: "Retrieve one model." },
+  // The Gemini surface's entry points (until it declares its routes as a RouteSpec list too).
+  gemini: { method: "POST", path: "/v1/gemini", summary: "Gemini generateContent over a single endpoint." },
+  geminiModels: { method: "GET", path: "/v1beta/models", summary: "Gemini: list models." },
+} as const satisfies Record<string, RouteSpec>;
+
+/** Every route the gateway serves: the one list 405 answers and the OpenAPI document derive from. */
+export const ROUTES: ReadonlyArray<RouteSpec> = [
+  ...mountRoutes("/v1", CHAT_ROUTES),
+  ...mountRoutes("/v1", RESPONSES_ROUTES),
+  ...Object.values(GATEWAY_ROUTES),
+];
+
+/** Path → the methods it answers (`Allow` of a 405). */
+export const allowedMethods = (routes: ReadonlyArray<RouteSpec>): ReadonlyMap<string, string> => {
+  const byPath = new Map<string, string[]>();
+  for (const r of routes) byPath.set(r.path, [...(byPath.get(r.path) ?? []), r.method]);
+  return new Map([...byPath].map(([path, methods]) => [path, methods.join(", ")]));
+};

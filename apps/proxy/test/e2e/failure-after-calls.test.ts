@@ -1,0 +1,154 @@
+import OpenAI, { APIError } from "openai";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { lastUserText, type RecordedRequest, startE2E, toolCallText } from "./e2e-gateway.js";
+
+const failed = { event: "failed", code: "server_error", message: "upstream fell over" } as const;
+const call = toolCallText("get_weather", { city: "Paris" });
+
+/** The scripted model streams its calls and then the upstream response fails (codex fails the turn). */
+const model = (request: RecordedRequest) => {
+  const input = lastUserText(request);
+  if (input.includes("complete call")) return { chunks: ["Checking. ", call], fail: failed };
+  if (input.includes("two calls"))
+    return { chunks: [call, toolCallText("get_weather", { city: "Rome" })], fail: failed };
+  // A complete call, then a block cut in the middle of its arguments: the client saw it start.
+  if (input.includes("cut call"))
+    return { chunks: [call, toolCallText("get_weather", { city: "Rome" }).slice(0, -15)], fail: failed };
+  // No backend failure: the reply itself ends inside the second block (the gateway's own failure).
+  if (input.includes("unfinished"))
+    return { chunks: [call, toolCallText("get_weather", { city: "Rome" }).slice(0, -15)] };
+  return { text: "ok" };
+};
+
+const tools = [
+  {
+    type: "function" as const,
+    function: {
+      name: "get_weather",
+      parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
+    },
+  },
+];
+const responsesTools = [
+  {
+    type: "function" as const,
+    name: "get_weather",
+    strict: false,
+    parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
+  },
+];
+
+describe("a backend failure after complete tool calls (real codex app-server)", { timeout: 60_000 }, () => {
+  let e2e: Awaited<ReturnType<typeof startE2E>>;
+  let client: OpenAI;
+  beforeAll(async () => {
+    e2e = await startE2E(model);
+    client = new OpenAI({ baseURL: `${e2e.url}/v1`, apiKey: "sk-e2e", maxRetries: 0 });
+  }, 60_000);
+  afterAll(() => e2e?.close());
+
+  const user = (content: string) => [{ role: "user" as const, content }];
+
+  it("chat streaming finishes with tool_calls and [DONE]; the failure is logged and counted", async () => {
+    const res = await fetch(`${e2e.url}/v1/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-request-id": "after-calls-1" },
+      body: JSON.stringify({ model: "m", messages: user("complete call please"), tools, stream: true }),
+    });
+    const text = await res.text();
+    expect(res.status).toBe(200);
+    expect(text).not.toContain('"error"');
+    expect(text.trimEnd().endsWith("data: [DONE]")).toBe(true);
+    expect(text).toContain('"finish_reason":"tool_calls"');
+
+    // The same through the SDK: the calls are usable.
+    const stream = await client.chat.completions.create({
+      model: "m",
+      messages: user("complete call again"),
+      tools,
+      stream: true,
+    });
+    let args = "";
+    let finish: string | null | undefined;
+    for await (const chunk of stream) {
+      args += chunk.choices[0]?.delta.tool_calls?.[0]?.function?.arguments ?? "";
+      finish = chunk.choices[0]?.finish_reason ?? finish;
+    }
+    expect(finish).toBe("tool_calls");
+    expect(JSON.parse(args)).toEqual({ city: "Paris" });
+
+    const line = e2e.logs.find((l) => l.msg === "request" && l.requestId === "after-calls-1");
+    expect(line).toMatchObject({ finish: "tool_calls", failureAfterCalls: expect.stringMatching(/./) });
+    const metrics = await (await fetch(`${e2e.url}/metrics`)).text();
+    expect(metrics).toMatch(/proxy_backend_failures_after_tool_calls_total\{api="chat",kind="\w+"\} 2/);
+  });
+
+  it("chat non-streaming answers 200 with every complete call", async () => {
+    const res = await client.chat.completions.create({ model: "m", messages: user("two calls"), tools });
+    const choice = res.choices[0]!;
+    expect(choice.finish_reason).toBe("tool_calls");
+    const calls = choice.message.tool_calls ?? [];
+    expect(calls.map((c) => c.type === "function" && JSON.parse(c.function.arguments))).toEqual([
+      { city: "Paris" },
+      { city: "Rome" },
+    ]);
+  });
+
+  it("a failure in the middle of a call keeps the error event (chat streaming)", async () => {
+    const stream = await client.chat.completions.create({
+      model: "m",
+      messages: user("cut call please"),
+      tools,
+      stream: true,
+    });
+    const error = await (async () => {
+      for await (const _ of stream);
+    })().then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(APIError);
+  });
+
+  it("a reply that ends inside a second call is still a failure, not a tool_calls finish", async () => {
+    const error = await client.chat.completions
+      .create({ model: "m", messages: user("unfinished second call"), tools })
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+    expect(error).toBeInstanceOf(APIError);
+    expect((error as APIError).code).toBe("tool_call_incomplete");
+  });
+
+  it("responses streaming ends with response.completed holding the finished call", async () => {
+    const stream = await client.responses.create({
+      model: "m",
+      input: "complete call via responses",
+      tools: responsesTools,
+      stream: true,
+    });
+    const types: string[] = [];
+    let completed: OpenAI.Responses.Response | undefined;
+    for await (const event of stream) {
+      types.push(event.type);
+      if (event.type === "response.completed") completed = event.response;
+    }
+    expect(types).not.toContain("response.failed");
+    expect(types).not.toContain("error");
+    expect(completed?.status).toBe("completed");
+    const item = completed?.output.find((o) => o.type === "function_call");
+    expect(item?.type === "function_call" && JSON.parse(item.arguments)).toEqual({ city: "Paris" });
+  });
+
+  it("responses non-streaming answers 200 with the call; a cut call is still a failure", async () => {
+    const ok = await client.responses.create({ model: "m", input: "complete call", tools: responsesTools });
+    expect(ok.status).toBe("completed");
+    expect(ok.output.some((o) => o.type === "function_call" && o.name === "get_weather")).toBe(true);
+    const cut = await client.responses.create({ model: "m", input: "cut call", tools: responsesTools }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(cut).toBeInstanceOf(APIError);
+  });
+});
