@@ -1,7 +1,7 @@
 import { createChatCompletionsApp } from "@proxy/adapter-http-chat";
 import { createGeminiApp, createGeminiEndpointApp, geminiErrorBody } from "@proxy/adapter-http-gemini";
 import { anthropicModel, anthropicModelList, createMessagesApp } from "@proxy/adapter-http-messages";
-import { createResponsesApp } from "@proxy/adapter-http-responses";
+import { createResponsesApp, type StoredStateOptions } from "@proxy/adapter-http-responses";
 import {
   type Clock,
   GatewayError,
@@ -46,6 +46,8 @@ export interface AppDeps
   readonly clock?: Clock;
   /** Fetches http(s) images for backends that take only inline ones. */
   readonly media?: MediaFetcher;
+  /** Stored responses and conversations (see state/); absent = stateless. */
+  readonly stored?: StoredStateOptions | undefined;
 }
 
 /** The composition of HTTP concerns around the two API sub-apps; no I/O of its own. */
@@ -156,7 +158,7 @@ export const createApp = (deps: AppDeps): Hono => {
     writeTimeoutMs: deps.writeTimeoutMs,
   };
   v1.route("/", createChatCompletionsApp(adapterDeps));
-  v1.route("/", createResponsesApp(adapterDeps));
+  v1.route("/", createResponsesApp({ ...adapterDeps, stored: deps.stored }));
   // After the OpenAI listings, which hand Google clients' `GET /v1/models` on to it.
   const gemini = createGeminiApp(adapterDeps);
   v1.route("/", gemini);

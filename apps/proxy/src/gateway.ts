@@ -12,6 +12,7 @@ import { createImageFetcher } from "./media/image-fetcher.js";
 import { createLogger, type Logger } from "./observability/logger.js";
 import { createMetrics } from "./observability/metrics.js";
 import { Backend } from "./runtime.js";
+import { openGatewayState, type StateTimings } from "./state/gateway-state.js";
 
 export const VERSION = "0.1.0";
 
@@ -44,6 +45,8 @@ export const startGateway = async (
     readonly backendLayer?: Layer.Layer<Backend>;
     /** Environment of the codex child (default: this process's, so CODEX_HOME applies). */
     readonly env?: NodeJS.ProcessEnv;
+    /** Shorter leases and polls for tests of background turns. */
+    readonly stateTimings?: StateTimings;
   } = {},
 ): Promise<RunningGateway> => {
   const scope = createRequestScope();
@@ -61,7 +64,9 @@ export const startGateway = async (
       return yield* Backend;
     }),
   );
+  const state = await openGatewayState(config, logger, options.stateTimings);
   const app = createApp({
+    stored: state.stored,
     backend,
     settings: turnSettingsFrom(config),
     logger,
@@ -111,6 +116,7 @@ export const startGateway = async (
       await Promise.race([closed, new Promise((r) => setTimeout(r, 1000).unref())]);
       if ("closeAllConnections" in server) server.closeAllConnections();
       await runtime.dispose();
+      await state.close();
       logger.info("stopped");
     })());
   return { server, url, shutdown };

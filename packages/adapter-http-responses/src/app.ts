@@ -1,15 +1,10 @@
-import { GatewayError } from "@proxy/core";
 import { errorResponse, type RouteSpec } from "@proxy/http-surface";
 import { Hono } from "hono";
 import { handleCompact } from "./http/compact.js";
 import { handleCreateResponse } from "./http/create-response.js";
 import { type ResponsesAppDeps, resolveDeps } from "./http/deps.js";
-
-const notStored = (id: string): GatewayError =>
-  new GatewayError("not_found", `No response found with id '${id}': this gateway does not store responses.`, {
-    param: "response_id",
-    code: "not_found",
-  });
+import { mountConversationRoutes } from "./stored/conversation-routes.js";
+import { mountResponseRoutes } from "./stored/response-routes.js";
 
 /** Every route this sub-app serves (mounted at `/v1`). */
 export const RESPONSES_ROUTES = {
@@ -29,22 +24,23 @@ export const RESPONSES_ROUTES = {
   retrieve: {
     method: "GET",
     path: "/responses/:id",
-    summary: "Retrieve a stored response (not stored by this gateway: 404).",
+    summary:
+      "Retrieve a stored response (`?stream=true&starting_after=N` replays its events; see docs/state.md).",
   },
   delete: {
     method: "DELETE",
     path: "/responses/:id",
-    summary: "Delete a stored response (404: none are stored).",
+    summary: "Delete a stored response.",
   },
   inputItems: {
     method: "GET",
     path: "/responses/:id/input_items",
-    summary: "List a stored response's input items (404: none are stored).",
+    summary: "List a stored response's input items.",
   },
   cancel: {
     method: "POST",
     path: "/responses/:id/cancel",
-    summary: "Cancel a background response (404: none are stored).",
+    summary: "Cancel a background response.",
   },
 } as const satisfies Record<string, RouteSpec>;
 
@@ -59,9 +55,9 @@ export const createResponsesApp = (deps: ResponsesAppDeps): Hono => {
   const R = RESPONSES_ROUTES;
   app.on(R.create.method, R.create.path, (c) => handleCreateResponse(c, resolved));
   app.on(R.compact.method, R.compact.path, (c) => handleCompact(c, resolved));
-  // Stored responses do not exist (store is always false): retrieval and friends are 404s.
-  for (const route of [R.retrieve, R.delete, R.inputItems, R.cancel])
-    app.on(route.method, route.path, (c) => errorResponse(c, notStored(c.req.param("id") ?? "")));
+  // Stored-response routes (404s without a store) and, with one, the Conversations API.
+  mountResponseRoutes(app, resolved);
+  if (resolved.state !== undefined) mountConversationRoutes(app, resolved, resolved.state);
   app.onError((error, c) => errorResponse(c, error));
   return app;
 };

@@ -15,6 +15,7 @@ export type * from "./parser/parser-types.js";
 export * from "./ports/clock.js";
 export * from "./ports/id-generator.js";
 export * from "./ports/media-fetcher.js";
+export * from "./ports/response-store.js";
 export type * from "./ports/text-backend.js";
 export * from "./prompt/example-arguments.js";
 export * from "./prompt/render-history.js";

@@ -103,7 +103,18 @@ const EMPTY_TELEMETRY = (): TurnTelemetry => createTelemetry([]);
  * same way for every surface, guarantees exactly one terminal event, writes keep-alives in the
  * surface's form, and reports one frozen turn summary exactly once.
  */
-export const openTurnSession = (c: Context, deps: SurfaceDeps, profile: SurfaceProfile): TurnSession => {
+export const openTurnSession = (
+  c: Context,
+  deps: SurfaceDeps,
+  profile: SurfaceProfile,
+  options: {
+    /**
+     * What stops the turn instead of the client going away: a detached (background) turn outlives
+     * its request and is stopped only by its own cancel.
+     */
+    readonly signal?: AbortSignal | undefined;
+  } = {},
+): TurnSession => {
   const arrivedAt = deps.clock.now();
   const outputMode = resolveOutputMode(c.req.header("x-proxy-output-mode"), deps.settings.outputMode);
   const toolMode = resolveToolMode(c.req.header("x-proxy-tool-mode"), deps.settings.toolMode);
@@ -114,7 +125,7 @@ export const openTurnSession = (c: Context, deps: SurfaceDeps, profile: SurfaceP
     clientGone = true;
     controller.abort();
   };
-  const clientSignal = c.req.raw.signal;
+  const clientSignal = options.signal ?? c.req.raw.signal;
   if (clientSignal.aborted) abort();
   else clientSignal.addEventListener("abort", abort, { once: true });
 

@@ -43,6 +43,20 @@ export const GatewayConfig = Schema.Struct({
   imageFetchMaxRedirects: NonNegativeInt,
   models: Schema.Array(RouteConfig),
   shutdownGraceMs: NonNegativeInt,
+  store: Schema.String.check(
+    Schema.isPattern(/^(sqlite:.*|memory|none|postgres(ql)?:\/\/.+)$/, {
+      message: "expected sqlite:<path>, memory, none or a postgres:// URL",
+    }),
+  ),
+  dataDir: Schema.String.check(Schema.isMinLength(1)),
+  storeTtl: Schema.String.check(
+    Schema.isPattern(/^[1-9][0-9]*[smhd]?$/, {
+      message: "expected a duration such as 30d, 12h, 90m or 3600",
+    }),
+  ),
+  storeMaxResponseBytes: PositiveInt,
+  storeLeaseMs: Schema.Number.check(Schema.isInt(), Schema.isBetween({ minimum: 1000, maximum: 30_000 })),
+  conversationsAutocreate: Schema.Boolean,
   logLevel: Schema.Literals(["fatal", "error", "warn", "info", "debug", "trace", "silent"]),
   configFile: Schema.String,
 });

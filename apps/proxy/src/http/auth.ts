@@ -1,5 +1,5 @@
 import { createHash, timingSafeEqual } from "node:crypto";
-import { GatewayError } from "@proxy/core";
+import { CALLER_VARIABLE, type Caller, GatewayError } from "@proxy/core";
 import type { MiddlewareHandler } from "hono";
 
 const digest = (s: string) => createHash("sha256").update(s).digest();
@@ -7,7 +7,8 @@ const digest = (s: string) => createHash("sha256").update(s).digest();
 /**
  * API-key auth: the key comes as `Authorization: Bearer <key>` (OpenAI clients, the Anthropic SDK)
  * or as `x-api-key` (Claude Code). Keys are compared as SHA-256 digests with timingSafeEqual, against every key
- * without early exit, so timing reveals neither which key nor how much of it matched.
+ * without early exit, so timing reveals neither which key nor how much of it matched. The caller's
+ * identity for stored state is that digest (never the key), set as the `CALLER_VARIABLE` variable.
  */
 export const keyMatcher = (keys: ReadonlyArray<string>): ((presented: string) => boolean) => {
   const digests = keys.map(digest);
@@ -22,7 +23,10 @@ export const keyMatcher = (keys: ReadonlyArray<string>): ((presented: string) =>
 export const bearerAuth = (keys: ReadonlyArray<string>): MiddlewareHandler => {
   const matches = keyMatcher(keys);
   return async (c, next) => {
-    if (keys.length === 0) return next();
+    if (keys.length === 0) {
+      c.set(CALLER_VARIABLE, { owner: "" } satisfies Caller);
+      return next();
+    }
     const header = c.req.header("authorization") ?? "";
     const key = /^Bearer\s+(.+)$/i.exec(header.trim())?.[1] ?? c.req.header("x-api-key");
     if (!matches(key ?? "")) {
@@ -34,6 +38,7 @@ export const bearerAuth = (keys: ReadonlyArray<string>): MiddlewareHandler => {
         { code: "invalid_api_key" },
       );
     }
+    c.set(CALLER_VARIABLE, { owner: digest(key ?? "").toString("hex") } satisfies Caller);
     return next();
   };
 };

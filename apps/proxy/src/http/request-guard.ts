@@ -77,7 +77,15 @@ export const requestGuards = (options: RequestGuardOptions): MiddlewareHandler[]
     return next();
   };
   const json: MiddlewareHandler = async (c, next) => {
-    if (c.req.method === "POST" && (c.req.path.startsWith("/v1/") || c.req.path.startsWith("/v1beta/"))) {
+    // A POST without a body (`responses.cancel`) carries nothing a page could smuggle in.
+    const bodyless =
+      c.req.header("content-length") === "0" ||
+      (c.req.header("content-length") === undefined && c.req.header("transfer-encoding") === undefined);
+    if (
+      c.req.method === "POST" &&
+      (c.req.path.startsWith("/v1/") || c.req.path.startsWith("/v1beta/")) &&
+      !bodyless
+    ) {
       const type = (c.req.header("content-type") ?? "").split(";")[0]?.trim().toLowerCase();
       if (type !== "application/json")
         return refuse(

@@ -1,5 +1,6 @@
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
+import type { StoredStateOptions } from "@proxy/adapter-http-responses";
 import {
   createCountingIdGenerator,
   DEFAULT_TURN_SETTINGS,
@@ -26,6 +27,8 @@ export const serveApp = async (
     readonly settings?: Partial<TurnSettings>;
     /** Decorate the backend (e.g. to log from inside a turn). */
     readonly wrap?: (backend: TextBackend, logger: Logger) => TextBackend;
+    /** Stored responses and conversations (default: none, the stateless gateway). */
+    readonly stored?: StoredStateOptions;
   } = {},
 ) => {
   const lines: Array<Record<string, unknown>> = [];
@@ -52,6 +55,7 @@ export const serveApp = async (
     scope,
     ids: createCountingIdGenerator(),
     clock: fixedClock(1_700_000_000_000),
+    stored: options.stored,
   });
   const server = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" });
   await new Promise<void>((resolve) => server.once("listening", () => resolve()));

@@ -4,6 +4,10 @@ import type { Context } from "hono";
 import { withCompactionInstruction } from "../compaction.js";
 import { decodeResponsesRequest, type ParsedResponsesRequest } from "../request/decode-request.js";
 import { createResponsesEncoder } from "../response/encoder.js";
+import { startBackgroundResponse } from "../stored/background.js";
+import { type PreparedTurn, prepareStoredTurn } from "../stored/prepare.js";
+import { createRecorder, NOT_STORED_HEADER } from "../stored/record.js";
+import { ownerOf } from "../stored/state.js";
 import type { ResolvedDeps } from "./deps.js";
 import { createResponseRun } from "./response-run.js";
 import { RESPONSES_SURFACE } from "./surface.js";
@@ -13,8 +17,17 @@ export const handleCreateResponse = async (c: Context, deps: ResolvedDeps): Prom
   const session = openTurnSession(c, deps, RESPONSES_SURFACE);
   setModeHeaders(c, session.settings);
   let parsed: ParsedResponsesRequest;
+  let prepared: PreparedTurn | undefined;
   try {
-    parsed = decodeResponsesRequest(await readJsonBody(c), deps.issued.lookup);
+    const json = await readJsonBody(c);
+    // With a store: the chain or conversation becomes history, before any backend turn.
+    prepared =
+      deps.state === undefined
+        ? undefined
+        : await prepareStoredTurn(json, ownerOf(c), deps.state, deps.ids, deps.clock.now());
+    parsed = decodeResponsesRequest(json, prepared?.resolve ?? deps.issued.lookup, prepared);
+    if (deps.state !== undefined && prepared !== undefined && parsed.body.background === true)
+      return await startBackgroundResponse(c, deps, deps.state, parsed, prepared);
   } catch (cause) {
     return session.fail(cause);
   }
@@ -28,13 +41,22 @@ export const handleCreateResponse = async (c: Context, deps: ResolvedDeps): Prom
   if (!started.accepted) return started.response;
 
   const encoder = createResponsesEncoder({
-    header: { id: deps.ids.next("resp"), createdAt: unixSeconds(deps.clock), model: body.model, body },
+    header: {
+      id: deps.ids.next("resp"),
+      createdAt: unixSeconds(deps.clock),
+      model: body.model,
+      body,
+      stored: prepared?.store,
+      conversationId: prepared?.conversationId,
+    },
     ids: deps.ids,
     clock: deps.clock,
     outputMode: session.settings.outputMode,
     namespaces: parsed.namespaces,
   });
   const run = createResponseRun({ encoder, events: started.events, purpose: parsed.purpose, ids: deps.ids });
+  const recorder = deps.state && prepared ? createRecorder(deps.state, prepared, deps.clock) : undefined;
+  const batches = recorder ? recorder.tap(run.batches()) : run.batches();
   const finalError = (): GatewayError | undefined =>
     run.failure() ??
     (encoder.response().status === "failed"
@@ -42,7 +64,8 @@ export const handleCreateResponse = async (c: Context, deps: ResolvedDeps): Prom
       : undefined);
   const done = () => {
     // Clients that keep store on (the AI SDK) refer back to these items with item_reference.
-    if (body.store !== false) deps.issued.remember(encoder.response().output);
+    // (With a store, its owner-keyed cache serves them instead.)
+    if (body.store !== false && deps.state === undefined) deps.issued.remember(encoder.response().output);
     const error = finalError();
     if (error !== undefined) session.recordError(error);
   };
@@ -50,21 +73,25 @@ export const handleCreateResponse = async (c: Context, deps: ResolvedDeps): Prom
   if (stream) {
     return session.stream(async (sink) => {
       try {
-        for await (const batch of run.batches())
+        for await (const batch of batches)
           for (const event of batch) await sink.send(JSON.stringify(event), event.type);
       } finally {
         done();
+        // Stored before the stream closes, so the client's next turn can refer to it.
+        await recorder?.save(encoder.response());
       }
     });
   }
 
   try {
-    for await (const _ of run.batches()) {
+    for await (const _ of batches) {
       // Non-streaming: only the final Response object matters.
     }
   } finally {
     done();
   }
+  const warning = await recorder?.save(encoder.response());
+  if (warning !== undefined) c.header(NOT_STORED_HEADER, warning);
   setToolCallHeaders(c, session.telemetry());
   const error = finalError();
   // Nothing was sent yet, so a failed turn is an HTTP error clients already know how to handle.

@@ -3,6 +3,7 @@ import { decodeToolPolicy, invalidRequest, issueToGatewayError } from "@proxy/co
 import { Result, SchemaParser } from "effect";
 import { collectFunctionTools, normalizeToolChoice } from "./collect-tools.js";
 import { decodeInput, type ItemResolver } from "./decode-input.js";
+import type { Input, InputItem } from "./input-schema.js";
 import { mapInput } from "./map-input.js";
 import { ResponsesRequest, type TextFormat } from "./request-schema.js";
 
@@ -38,12 +39,11 @@ const outputFormat = (
   return {};
 };
 
-/** Decodes and checks a `POST /v1/responses` body; throws GatewayError("invalid_request") naming `param`. */
-export const decodeResponsesRequest = (json: unknown, resolve?: ItemResolver): ParsedResponsesRequest => {
-  const decoded = decodeBody(json);
-  if (Result.isFailure(decoded)) throw issueToGatewayError(decoded.failure);
-  const body = decoded.success;
+const asItems = (input: Input): ReadonlyArray<InputItem> =>
+  typeof input === "string" ? [{ role: "user", content: input }] : input;
 
+/** Without a store, the fields that need server state are refused (param named, no backend turn). */
+const rejectStatefulFields = (body: ResponsesRequest): void => {
   if (body.previous_response_id !== undefined && body.previous_response_id !== null)
     throw invalidRequest(
       `Previous response with id '${body.previous_response_id}' not found: this gateway does not store responses; send the full conversation in 'input' instead.`,
@@ -62,8 +62,25 @@ export const decodeResponsesRequest = (json: unknown, resolve?: ItemResolver): P
       "background",
       "unsupported_parameter",
     );
+};
 
-  const input = mapInput(body.input === undefined ? undefined : decodeInput(body.input, resolve));
+/** Decodes and checks a `POST /v1/responses` body; throws GatewayError("invalid_request") naming `param`. */
+export const decodeResponsesRequest = (
+  json: unknown,
+  resolve?: ItemResolver,
+  /** With a store: earlier items (chain or conversation) to put before `input`. */
+  stored?: { readonly history: ReadonlyArray<unknown> },
+): ParsedResponsesRequest => {
+  const decoded = decodeBody(json);
+  if (Result.isFailure(decoded)) throw issueToGatewayError(decoded.failure);
+  const body = decoded.success;
+
+  if (stored === undefined) rejectStatefulFields(body);
+  const own = body.input === undefined ? undefined : decodeInput(body.input, resolve);
+  const history = stored === undefined ? [] : decodeInput(stored.history, resolve, "previous_response");
+  const input = mapInput(
+    own === undefined || history.length === 0 ? own : [...asItems(history), ...asItems(own)],
+  );
   const purpose: TurnPurpose = input.compactionTrigger ? "compaction" : "answer";
   const codexCompaction =
     Array.isArray(body.tools) &&

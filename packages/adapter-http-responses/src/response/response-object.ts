@@ -27,6 +27,9 @@ export interface ResponseHeader {
   readonly createdAt: number;
   readonly model: string;
   readonly body: Partial<ResponsesRequest>;
+  /** Kept by the gateway's store (`store` echoes this; false when the gateway is stateless). */
+  readonly stored?: boolean | undefined;
+  readonly conversationId?: string | null | undefined;
 }
 
 export interface ResponseState {
@@ -48,8 +51,8 @@ export const toResponseUsage = (usage: Usage | undefined): ResponseUsage => ({
 });
 
 /**
- * The documented Response object. Request settings are echoed back as OpenAI does; `store` is
- * always false because this gateway keeps nothing.
+ * The documented Response object. Request settings are echoed back as OpenAI does; `store` says
+ * whether the gateway keeps it (always false when it runs without a store).
  */
 export const buildResponse = (header: ResponseHeader, state: ResponseState) => {
   const body = header.body;
@@ -60,7 +63,8 @@ export const buildResponse = (header: ResponseHeader, state: ResponseState) => {
     created_at: header.createdAt,
     status: state.status,
     ...(state.completedAt === undefined ? {} : { completed_at: state.completedAt }),
-    background: false,
+    background: body.background ?? false,
+    ...(header.conversationId ? { conversation: { id: header.conversationId } } : {}),
     error: state.error ?? null,
     incomplete_details: state.incompleteDetails ?? null,
     instructions: body.instructions ?? null,
@@ -69,11 +73,11 @@ export const buildResponse = (header: ResponseHeader, state: ResponseState) => {
     model: header.model,
     output: state.output,
     parallel_tool_calls: body.parallel_tool_calls ?? true,
-    previous_response_id: null,
+    previous_response_id: body.previous_response_id ?? null,
     prompt_cache_key: body.prompt_cache_key ?? null,
     reasoning: { effort: body.reasoning?.effort ?? null, summary: body.reasoning?.summary ?? null },
     service_tier: body.service_tier ?? "default",
-    store: false,
+    store: header.stored ?? false,
     temperature: body.temperature ?? null,
     text: {
       format: body.text?.format ?? { type: "text" },

@@ -1,5 +1,5 @@
 /** Ids are a policy, injected: random in production, counters in tests. */
-export type IdPrefix = "call" | "fc" | "msg" | "resp" | "chatcmpl" | "rs" | "cmp";
+export type IdPrefix = "call" | "fc" | "msg" | "resp" | "chatcmpl" | "rs" | "cmp" | "conv" | "item";
 
 export interface IdGenerator {
   next(prefix: IdPrefix): string;

@@ -1,2 +1,3 @@
 export * from "./backend-contract.js";
+export * from "./response-store-contract.js";
 export * from "./scripted-backend.js";

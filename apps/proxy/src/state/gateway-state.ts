@@ -1,0 +1,95 @@
+import { randomBytes } from "node:crypto";
+import { hostname } from "node:os";
+import { failAbandonedTurns, MAX_LEASE_MS, type StoredStateOptions } from "@proxy/adapter-http-responses";
+import { openPostgresStore, openSqliteStore } from "@proxy/adapter-store-sql";
+import type { ResponseStore } from "@proxy/core";
+import type { GatewayConfig } from "../config/config.js";
+import type { Logger } from "../observability/logger.js";
+import { describeLocation, durationMs, storeLocation } from "./store-location.js";
+
+/** Timings a test may shorten; production uses the defaults. */
+export interface StateTimings {
+  /** Event flush / lease renewal / follower poll interval. */
+  readonly pollMs?: number;
+  /** How often expired retention is purged. */
+  readonly purgeEveryMs?: number;
+}
+
+export interface GatewayState {
+  /** What the Responses sub-app gets; undefined with `PROXY_STORE=none`. */
+  readonly stored: StoredStateOptions | undefined;
+  close(): Promise<void>;
+}
+
+const PURGE_EVERY_MS = 10 * 60_000;
+
+const openStore = (config: GatewayConfig): Promise<ResponseStore> | undefined => {
+  const location = storeLocation(config.store, config.dataDir);
+  switch (location.kind) {
+    case "none":
+      return undefined;
+    case "memory":
+      return openSqliteStore(":memory:");
+    case "sqlite":
+      return openSqliteStore(location.path);
+    case "postgres":
+      return openPostgresStore(location.url);
+  }
+};
+
+/**
+ * Opens the configured store (migrating it) and runs its upkeep in the background: expired
+ * retention is purged, and background turns whose process died are failed once their lease ends.
+ */
+export const openGatewayState = async (
+  config: GatewayConfig,
+  logger: Logger,
+  timings: StateTimings = {},
+): Promise<GatewayState> => {
+  const opening = openStore(config);
+  if (opening === undefined) return { stored: undefined, close: async () => undefined };
+  const store = await opening;
+  const leaseMs = Math.min(config.storeLeaseMs, MAX_LEASE_MS);
+  // Renewals come often enough that a cancel from another replica lands within half a second.
+  const pollMs = timings.pollMs ?? Math.min(500, Math.floor(leaseMs / 4));
+  const ttlMs = durationMs(config.storeTtl);
+  const log = logger.child({ component: "store" });
+  log.info({ store: describeLocation(storeLocation(config.store, config.dataDir)), ttlMs }, "store open");
+
+  let upkeep: Promise<unknown> = Promise.resolve();
+  const run = (what: string, work: () => Promise<number>) => {
+    upkeep = upkeep
+      .then(work)
+      .then((count) => {
+        if (count > 0) log.info({ count }, what);
+      })
+      .catch((error: unknown) => log.warn({ err: error }, `${what} failed`));
+  };
+  const reap = () =>
+    run("background turns failed after their lease expired", () => failAbandonedTurns(store, Date.now()));
+  const purge = () => run("expired responses and conversations purged", () => store.purgeExpired(Date.now()));
+  reap();
+  purge();
+  const reaper = setInterval(reap, Math.max(100, Math.floor(leaseMs / 2)));
+  const purger = setInterval(purge, timings.purgeEveryMs ?? PURGE_EVERY_MS);
+  reaper.unref();
+  purger.unref();
+
+  return {
+    stored: {
+      store,
+      ttlMs,
+      maxResponseBytes: config.storeMaxResponseBytes,
+      autocreateConversations: config.conversationsAutocreate,
+      replicaId: `${hostname()}-${process.pid}-${randomBytes(4).toString("hex")}`,
+      leaseMs,
+      pollMs,
+    },
+    async close() {
+      clearInterval(reaper);
+      clearInterval(purger);
+      await upkeep;
+      await store.close();
+    },
+  };
+};

@@ -1,0 +1,184 @@
+import { GatewayError, invalidRequest, unixSeconds } from "@proxy/core";
+import { openTurnSession } from "@proxy/http-surface";
+import type { Context } from "hono";
+import { streamSSE } from "hono/streaming";
+import { withCompactionInstruction } from "../compaction.js";
+import type { ResolvedDeps } from "../http/deps.js";
+import { createResponseRun } from "../http/response-run.js";
+import { RESPONSES_SURFACE } from "../http/surface.js";
+import type { ParsedResponsesRequest } from "../request/decode-request.js";
+import { createResponsesEncoder } from "../response/encoder.js";
+import { createEventLog } from "./event-log.js";
+import type { PreparedTurn } from "./prepare.js";
+import type { StoredState } from "./state.js";
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
+ * `background: true`: the turn is stored as `in_progress` under a lease held by this process and
+ * runs detached from the request. While it runs, its events are appended to the store and the lease
+ * renewed every `pollMs`; a cancel requested on any replica is seen at the next renewal. The client
+ * gets the Response at once, or (with `stream`) the live events, and may leave and resume later.
+ */
+export const startBackgroundResponse = async (
+  c: Context,
+  deps: ResolvedDeps,
+  state: StoredState,
+  parsed: ParsedResponsesRequest,
+  prepared: PreparedTurn,
+): Promise<Response> => {
+  if (!prepared.store)
+    throw invalidRequest("Background mode requires 'store' to be true.", "store", "invalid_value");
+  const { body } = parsed;
+  const { store, replicaId: holder } = state;
+  const id = deps.ids.next("resp");
+  const controller = new AbortController();
+  // The turn's own session: it is stopped by `cancel`, never by this request's client going away.
+  const session = openTurnSession(c, deps, RESPONSES_SURFACE, { signal: controller.signal });
+  const encoder = createResponsesEncoder({
+    header: {
+      id,
+      createdAt: unixSeconds(deps.clock),
+      model: body.model,
+      body,
+      stored: true,
+      conversationId: prepared.conversationId,
+    },
+    ids: deps.ids,
+    clock: deps.clock,
+    outputMode: session.settings.outputMode,
+    namespaces: parsed.namespaces,
+  });
+  const now = deps.clock.now();
+  await store.createResponse({
+    id,
+    owner: prepared.owner,
+    previousResponseId: prepared.previousResponseId,
+    conversationId: prepared.conversationId,
+    status: "in_progress",
+    background: true,
+    createdAt: now,
+    expiresAt: now + state.ttlMs,
+    body: encoder.response(),
+    input: prepared.input,
+    output: [],
+    events: [],
+    lease: { holder, until: now + state.leaseMs },
+  });
+
+  const log = createEventLog();
+  let cancelled = false;
+  let ended = false;
+  const cancel = () => {
+    cancelled = true;
+    controller.abort();
+  };
+
+  let flushed = 0;
+  const flush = async () => {
+    const pending = log.events.slice(flushed);
+    if (pending.length === 0) return;
+    await store.appendEvents(id, flushed, pending);
+    flushed += pending.length;
+  };
+  /** Events out, lease renewed, cancel requests and lost leases seen; never overlapping itself. */
+  const heartbeat = async () => {
+    while (!ended) {
+      await sleep(state.pollMs);
+      if (ended) return;
+      try {
+        await flush();
+        const lease = await store.renewLease(id, holder, deps.clock.now() + state.leaseMs);
+        if (lease === undefined || lease.cancelRequested) cancel();
+      } catch {
+        // The store is unreachable for now: keep the turn; the lease holds up to leaseMs.
+      }
+    }
+  };
+
+  const drive = async () => {
+    const started = await session.start({
+      request: parsed.purpose === "compaction" ? withCompactionInstruction(parsed.turn) : parsed.turn,
+      tools: parsed.tools,
+      stream: parsed.stream,
+    });
+    if (!started.accepted) {
+      // Refused before it began (overloaded, backend down): the stored response fails with that error.
+      const { error } = (await started.response.json()) as { error?: { code?: string; message?: string } };
+      log.push(encoder.start());
+      log.push(
+        encoder.fail(
+          new GatewayError("backend_error", error?.message ?? "The backend refused the turn.", {
+            code: error?.code,
+          }),
+        ),
+      );
+      return;
+    }
+    const run = createResponseRun({
+      encoder,
+      events: started.events,
+      purpose: parsed.purpose,
+      ids: deps.ids,
+    });
+    for await (const batch of run.batches()) log.push(batch);
+    const failure = run.failure();
+    if (failure !== undefined) session.recordError(failure);
+    // Reports the turn once; the body goes nowhere (the client had its answer when the turn began).
+    session.json({});
+  };
+
+  let settle = (): void => undefined;
+  const done = new Promise<void>((resolve) => {
+    settle = resolve;
+  });
+  // Registered before the turn starts, so a cancel or follower always finds it.
+  state.running.set(id, { log, cancel, done });
+  const beat = heartbeat();
+  void (async () => {
+    try {
+      await drive();
+    } finally {
+      if (!encoder.finished)
+        log.push(
+          encoder.fail(new GatewayError("backend_error", "The background turn stopped unexpectedly.")),
+        );
+      ended = true;
+      log.end();
+      await beat;
+      const response = encoder.response();
+      const output = response.output.map((item) => ({ id: item.id, body: item }));
+      const status = cancelled ? "cancelled" : response.status;
+      // The last events and the final status land together: a follower elsewhere sees both or neither.
+      const events = { fromSeq: flushed, events: log.events.slice(flushed) };
+      await store
+        .finishResponse(id, holder, { status, body: { ...response, status }, output, events })
+        .then((finished) =>
+          finished && prepared.conversationId !== null
+            ? store.appendConversationItems(prepared.owner, prepared.conversationId, [
+                ...prepared.input,
+                ...output,
+              ])
+            : undefined,
+        )
+        // The store failed us: the lease runs out and any replica marks the response failed.
+        .catch(() => undefined);
+    }
+  })()
+    .catch(() => undefined)
+    .finally(() => {
+      state.running.delete(id);
+      settle();
+    });
+
+  if (!parsed.stream) return c.json(encoder.response());
+  return streamSSE(c, async (sse) => {
+    // Leaving stops the following, never the turn: it is resumed with GET ?stream=true&starting_after.
+    for await (const event of log.follow(-1)) {
+      if (sse.aborted) return;
+      await sse.writeSSE({ event: event.type, data: JSON.stringify(event) });
+    }
+    // Closed once stored, so a retrieve right after the stream sees the final state.
+    await done;
+  });
+};

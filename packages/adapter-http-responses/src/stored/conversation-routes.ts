@@ -1,0 +1,119 @@
+import type { StoredConversation } from "@proxy/core";
+import { GatewayError, invalidRequest } from "@proxy/core";
+import { readJsonBody } from "@proxy/http-surface";
+import type { Context, Hono } from "hono";
+import type { ResolvedDeps } from "../http/deps.js";
+import { decodeInput } from "../request/decode-input.js";
+import { toStoredItems } from "./items.js";
+import { listBody, pageQueryOf } from "./paging.js";
+import { conversationNotFound } from "./prepare.js";
+import { ownerOf, type StoredState } from "./state.js";
+
+const isRecord = (u: unknown): u is Record<string, unknown> =>
+  typeof u === "object" && u !== null && !Array.isArray(u);
+
+const conversationBody = (conversation: StoredConversation) => ({
+  id: conversation.id,
+  object: "conversation" as const,
+  created_at: Math.floor(conversation.createdAt / 1000),
+  metadata: conversation.metadata,
+});
+
+/** OpenAI's metadata: at most 16 string values (keys ≤ 64 chars, values ≤ 512). */
+const metadataOf = (value: unknown): Record<string, string> => {
+  if (value === undefined || value === null) return {};
+  if (!isRecord(value)) throw invalidRequest("Invalid type for 'metadata': expected an object.", "metadata");
+  const entries = Object.entries(value);
+  if (entries.length > 16) throw invalidRequest("'metadata' may have at most 16 keys.", "metadata");
+  for (const [key, v] of entries)
+    if (typeof v !== "string" || key.length > 64 || v.length > 512)
+      throw invalidRequest(
+        `Invalid value for 'metadata.${key}': expected a string of at most 512 characters.`,
+        `metadata.${key}`,
+      );
+  return value as Record<string, string>;
+};
+
+/** Checks each item like `input` (naming `items[i]…`), then gives it an id. */
+const itemsOf = (value: unknown, deps: ResolvedDeps) => {
+  if (value === undefined || value === null) return [];
+  if (!Array.isArray(value)) throw invalidRequest("Invalid type for 'items': expected an array.", "items");
+  if (value.length > 20) throw invalidRequest("'items' may have at most 20 items per request.", "items");
+  decodeInput(value, undefined, "items");
+  return toStoredItems(value, deps.ids, () => undefined);
+};
+
+const bodyOf = async (c: Context): Promise<Record<string, unknown>> => {
+  const json = await readJsonBody(c);
+  if (!isRecord(json)) throw invalidRequest("The request body must be a JSON object.");
+  return json;
+};
+
+/** The Conversations API: conversations and their items, owned by the caller, kept for the TTL. */
+export const mountConversationRoutes = (app: Hono, deps: ResolvedDeps, state: StoredState): void => {
+  const { store } = state;
+  const id = (c: Context) => c.req.param("id") ?? "";
+  const existing = async (c: Context) => {
+    const conversation = await store.getConversation(ownerOf(c), id(c));
+    if (conversation === undefined) throw conversationNotFound(id(c));
+    return conversation;
+  };
+
+  app.post("/conversations", async (c) => {
+    const body = await bodyOf(c);
+    const metadata = metadataOf(body.metadata);
+    const items = itemsOf(body.items, deps);
+    const now = deps.clock.now();
+    const conversation = {
+      id: deps.ids.next("conv"),
+      owner: ownerOf(c),
+      createdAt: now,
+      expiresAt: now + state.ttlMs,
+      metadata,
+    };
+    await store.createConversation(conversation, items);
+    return c.json(conversationBody(conversation));
+  });
+  app.get("/conversations/:id", async (c) => c.json(conversationBody(await existing(c))));
+  app.post("/conversations/:id", async (c) => {
+    const body = await bodyOf(c);
+    const updated = await store.updateConversation(ownerOf(c), id(c), metadataOf(body.metadata));
+    if (updated === undefined) throw conversationNotFound(id(c));
+    return c.json(conversationBody(updated));
+  });
+  app.delete("/conversations/:id", async (c) => {
+    if (!(await store.deleteConversation(ownerOf(c), id(c)))) throw conversationNotFound(id(c));
+    return c.json({ id: id(c), object: "conversation.deleted", deleted: true });
+  });
+  app.get("/conversations/:id/items", async (c) => {
+    const page = await store.listConversationItems(ownerOf(c), id(c), pageQueryOf(c));
+    if (page === undefined) throw conversationNotFound(id(c));
+    return c.json(listBody(page));
+  });
+  app.post("/conversations/:id/items", async (c) => {
+    const items = itemsOf((await bodyOf(c)).items, deps);
+    if (items.length === 0) throw invalidRequest("'items' must contain at least one item.", "items");
+    if (!(await store.appendConversationItems(ownerOf(c), id(c), items))) throw conversationNotFound(id(c));
+    return c.json(listBody({ data: items, hasMore: false }));
+  });
+  app.get("/conversations/:id/items/:item_id", async (c) => {
+    const item = await store.getConversationItem(ownerOf(c), id(c), c.req.param("item_id"));
+    if (item === undefined) {
+      await existing(c);
+      throw conversationItemNotFound(c.req.param("item_id"));
+    }
+    return c.json(item.body as object);
+  });
+  app.delete("/conversations/:id/items/:item_id", async (c) => {
+    const conversation = await existing(c);
+    if (!(await store.deleteConversationItem(ownerOf(c), id(c), c.req.param("item_id"))))
+      throw conversationItemNotFound(c.req.param("item_id"));
+    return c.json(conversationBody(conversation));
+  });
+};
+
+const conversationItemNotFound = (itemId: string) =>
+  new GatewayError("not_found", `Item with id '${itemId}' not found.`, {
+    param: "item_id",
+    code: "not_found",
+  });

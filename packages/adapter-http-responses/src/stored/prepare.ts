@@ -1,0 +1,99 @@
+import type { IdGenerator, StoredItem } from "@proxy/core";
+import { GatewayError, invalidRequest } from "@proxy/core";
+import type { ItemResolver } from "../request/decode-input.js";
+import { referencedIds, toStoredItems } from "./items.js";
+import type { StoredState } from "./state.js";
+
+/** What the store contributes to one `POST /responses` before its turn runs. */
+export interface PreparedTurn {
+  readonly owner: string;
+  /** `store` (default true): the response is kept once the turn ends. */
+  readonly store: boolean;
+  /** Earlier items (the chain, or the conversation), oldest first, as raw input items. */
+  readonly history: ReadonlyArray<unknown>;
+  readonly resolve: ItemResolver;
+  readonly previousResponseId: string | null;
+  readonly conversationId: string | null;
+  /** This request's input items with ids, as they are stored and listed. */
+  readonly input: ReadonlyArray<StoredItem>;
+}
+
+const field = (json: unknown, key: string): unknown =>
+  typeof json === "object" && json !== null ? (json as Record<string, unknown>)[key] : undefined;
+
+/** `conversation`: an id or `{id}`. Anything else is left to the body decoder to reject. */
+const conversationIdOf = (value: unknown): string | null => {
+  if (typeof value === "string" && value !== "") return value;
+  const id = field(value, "id");
+  return typeof id === "string" && id !== "" ? id : null;
+};
+
+export const conversationNotFound = (id: string, param?: string) =>
+  new GatewayError("not_found", `Conversation with id '${id}' not found.`, { param, code: "not_found" });
+
+/**
+ * Reads what the request refers to: the `previous_response_id` chain (every input and output item,
+ * tool calls and their outputs included; instructions are not inherited) or the `conversation`,
+ * and the items named by `item_reference`. A missing reference fails before any backend turn.
+ */
+export const prepareStoredTurn = async (
+  json: unknown,
+  owner: string,
+  state: StoredState,
+  ids: IdGenerator,
+  now: number,
+): Promise<PreparedTurn> => {
+  const { store } = state;
+  const previous = field(json, "previous_response_id");
+  const previousResponseId = typeof previous === "string" ? previous : null;
+  const conversationId = conversationIdOf(field(json, "conversation"));
+  if (previousResponseId !== null && conversationId !== null)
+    throw invalidRequest(
+      "Mutually exclusive parameters: 'previous_response_id' and 'conversation' cannot be used together.",
+      "previous_response_id",
+      "mutually_exclusive_parameters",
+    );
+
+  let history: unknown[] = [];
+  if (previousResponseId !== null) {
+    const chain = await store.readChain(owner, previousResponseId);
+    if (chain === undefined)
+      throw invalidRequest(
+        `Previous response with id '${previousResponseId}' not found.`,
+        "previous_response_id",
+        "previous_response_not_found",
+      );
+    history = chain.flatMap((link) => [...link.input, ...link.output].map((item) => item.body));
+  } else if (conversationId !== null) {
+    const items = await store.readConversation(owner, conversationId);
+    if (items !== undefined) history = items.map((item) => item.body);
+    else if (state.autocreateConversations)
+      await store
+        .createConversation(
+          { id: conversationId, owner, createdAt: now, expiresAt: now + state.ttlMs, metadata: {} },
+          [],
+        )
+        .catch(async () => {
+          // Another request of this owner just created it (fine), or another owner has it (not ours).
+          if ((await store.getConversation(owner, conversationId)) === undefined)
+            throw conversationNotFound(conversationId, "conversation");
+        });
+    else throw conversationNotFound(conversationId, "conversation");
+  }
+
+  const referenced = new Map<string, unknown>();
+  for (const id of referencedIds(field(json, "input"))) {
+    const item = await state.items.lookup(owner, id);
+    if (item !== undefined) referenced.set(id, item);
+  }
+  const resolve: ItemResolver = (id) => referenced.get(id);
+  return {
+    owner,
+    store: field(json, "store") !== false,
+    history,
+    resolve,
+    previousResponseId,
+    conversationId,
+    input: toStoredItems(field(json, "input"), ids, resolve),
+  };
+};

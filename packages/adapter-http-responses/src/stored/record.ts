@@ -1,0 +1,68 @@
+import type { Clock, StoredStatus } from "@proxy/core";
+import type { ResponsesEvent } from "../response/encoder.js";
+import type { ResponseObject } from "../response/response-object.js";
+import type { PreparedTurn } from "./prepare.js";
+import type { StoredState } from "./state.js";
+
+/** Header on a response that was answered but not stored (too large for the store's limit). */
+export const NOT_STORED_HEADER = "x-proxy-store-warning";
+
+/**
+ * Keeps the events of one non-background turn while they are answered, then stores the response
+ * (items, events, conversation items) in one go. Past the size limit it stops keeping events and
+ * `save` reports the response as not stored.
+ */
+export const createRecorder = (state: StoredState, prepared: PreparedTurn, clock: Clock) => {
+  const events: ResponsesEvent[] = [];
+  let bytes = 0;
+  let tooLarge = false;
+  return {
+    async *tap(batches: AsyncIterable<ResponsesEvent[]>): AsyncGenerator<ResponsesEvent[]> {
+      for await (const batch of batches) {
+        if (!tooLarge)
+          for (const event of batch) {
+            bytes += JSON.stringify(event).length;
+            events.push(event);
+          }
+        if (bytes > state.maxResponseBytes) {
+          tooLarge = true;
+          events.length = 0;
+        }
+        yield batch;
+      }
+    },
+    /** Stores the finished response; undefined when stored, else the warning to send. */
+    async save(response: ResponseObject): Promise<string | undefined> {
+      const now = clock.now();
+      const output = response.output.map((item) => ({ id: item.id, body: item }));
+      let warning: string | undefined;
+      if (!prepared.store) warning = undefined;
+      else if (tooLarge || bytes + JSON.stringify(response).length > state.maxResponseBytes)
+        warning = `response not stored: larger than ${state.maxResponseBytes} bytes`;
+      else
+        await state.store.createResponse({
+          id: response.id,
+          owner: prepared.owner,
+          previousResponseId: prepared.previousResponseId,
+          conversationId: prepared.conversationId,
+          status: response.status as StoredStatus,
+          background: false,
+          createdAt: now,
+          expiresAt: now + state.ttlMs,
+          body: response,
+          input: prepared.input,
+          output,
+          events,
+        });
+      if (warning === undefined && prepared.store)
+        state.items.remember(prepared.owner, [...prepared.input, ...output]);
+      // The conversation keeps the turn even when the response itself is not stored.
+      if (prepared.conversationId !== null)
+        await state.store.appendConversationItems(prepared.owner, prepared.conversationId, [
+          ...prepared.input,
+          ...output,
+        ]);
+      return warning;
+    },
+  };
+};

@@ -1,0 +1,62 @@
+import type { Caller, ResponseStore } from "@proxy/core";
+import { CALLER_VARIABLE } from "@proxy/core";
+import type { Context } from "hono";
+import type { EventLog } from "./event-log.js";
+import { createItemCache, type ItemCache } from "./item-cache.js";
+
+/** Server-side state for the Responses and Conversations APIs; absent = the stateless gateway. */
+export interface StoredStateOptions {
+  readonly store: ResponseStore;
+  /** How long stored responses and conversations are kept. */
+  readonly ttlMs: number;
+  /** A response whose JSON (with its events) is larger is answered but not stored. */
+  readonly maxResponseBytes: number;
+  /** `conversation` naming an unknown id creates it (clients written for older proxies). */
+  readonly autocreateConversations?: boolean | undefined;
+  /** This process, as the holder of background-turn leases (unique per replica). */
+  readonly replicaId: string;
+  /** Lease of a background turn (at most 30 s); renewed every `pollMs` while it runs. */
+  readonly leaseMs?: number | undefined;
+  /** How often background turns flush events and renew leases, and followers poll. */
+  readonly pollMs?: number | undefined;
+}
+
+/** A background turn running in this process. */
+export interface RunningTurn {
+  readonly log: EventLog;
+  /** Interrupts the backend turn; the response ends `cancelled`. */
+  cancel(): void;
+  /** Settles once the outcome is stored. */
+  readonly done: Promise<void>;
+}
+
+export interface StoredState {
+  /** Background turns of this process by response id (per app instance, never shared). */
+  readonly running: Map<string, RunningTurn>;
+  /** Read-through cache of stored items for `item_reference` (per app instance, owner-keyed). */
+  readonly items: ItemCache;
+  readonly store: ResponseStore;
+  readonly ttlMs: number;
+  readonly maxResponseBytes: number;
+  readonly autocreateConversations: boolean;
+  readonly replicaId: string;
+  readonly leaseMs: number;
+  readonly pollMs: number;
+}
+
+export const MAX_LEASE_MS = 30_000;
+
+export const resolveState = (options: StoredStateOptions): StoredState => ({
+  running: new Map(),
+  items: createItemCache(options.store),
+  store: options.store,
+  ttlMs: options.ttlMs,
+  maxResponseBytes: options.maxResponseBytes,
+  autocreateConversations: options.autocreateConversations ?? false,
+  replicaId: options.replicaId,
+  leaseMs: Math.min(options.leaseMs ?? MAX_LEASE_MS, MAX_LEASE_MS),
+  pollMs: options.pollMs ?? 500,
+});
+
+/** The caller's owner key, as the gateway's auth middleware set it ("" when nothing set it). */
+export const ownerOf = (c: Context): string => (c.get(CALLER_VARIABLE) as Caller | undefined)?.owner ?? "";

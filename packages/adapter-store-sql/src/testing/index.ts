@@ -1,0 +1,1 @@
+export { type PostgresServer, startPostgresServer } from "./postgres-server.js";
