@@ -33,6 +33,8 @@ export interface CodexBackendOptions {
   readonly startTimeoutMs?: number | undefined;
   /** Whole-turn limit in ms; 0 (default) leaves it to codex's own stream idle timeout. */
   readonly turnTimeoutMs?: number | undefined;
+  /** Backend events one turn may hold for a client that stopped reading, then it fails (default 20,000). */
+  readonly maxPendingNotifications?: number | undefined;
   /** `thread_unload_delay_secs` for the app-server: how soon finished threads are freed (default 5). */
   readonly threadUnloadDelaySecs?: number | undefined;
   /** Pass non-`data:` image URLs through to the model provider instead of rejecting them. */
@@ -179,6 +181,7 @@ export const createCodexBackend = (options: CodexBackendOptions = {}): CodexBack
           startWaitMs: startTimeoutMs,
           turnTimeoutMs: options.turnTimeoutMs ?? 0,
           pendingToolRequests,
+          maxPendingNotifications: options.maxPendingNotifications ?? 20_000,
         },
         request,
         signal,

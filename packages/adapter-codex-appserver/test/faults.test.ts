@@ -43,6 +43,28 @@ const run = (backend: CodexBackend, text: string, signal = new AbortController()
   collect(backend.stream(say(text), { signal }));
 
 describe("supervision and faults (fake app-server via CODEX_BIN)", () => {
+  it("a consumer that stops reading holds a bounded number of events, then the turn fails", async () => {
+    const { backend } = fakeBackend({ maxPendingNotifications: 50 });
+    const read = async (text: string) => {
+      const iterator = backend
+        .stream(say(text), { signal: new AbortController().signal })
+        [Symbol.asyncIterator]();
+      const first = await iterator.next();
+      await new Promise((r) => setTimeout(r, 300)); // codex streams everything while nobody reads
+      const rest: BackendEvent[] = [];
+      for (let next = await iterator.next(); !next.done; next = await iterator.next()) rest.push(next.value);
+      return { first: first.value as BackendEvent, rest };
+    };
+    const flooded = await read("flood 500");
+    expect(flooded.first.type).toBe("stream-start");
+    expect(flooded.rest.filter((e) => e.type === "text-delta").length).toBeLessThanOrEqual(50);
+    expect(flooded.rest.at(-1)).toMatchObject({ type: "error", error: { kind: "timeout" } });
+    // Under the bound nothing changes, and the process serves the next turn.
+    const calm = await read("flood 20");
+    expect(calm.rest.filter((e) => e.type === "text-delta")).toHaveLength(20);
+    expect(calm.rest.at(-1)).toMatchObject({ type: "finish" });
+  });
+
   it("a crash mid-turn ends that turn with backend_unavailable; the next turn is served after a restart", async () => {
     const { backend } = fakeBackend();
     const events = await run(backend, "crash now");

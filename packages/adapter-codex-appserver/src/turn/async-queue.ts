@@ -4,6 +4,8 @@ export interface AsyncQueue<T> {
   /** Resolves with the next item, or `undefined` once ended and drained. */
   next(): Promise<T | undefined>;
   end(): void;
+  /** Items waiting for the consumer. */
+  size(): number;
 }
 
 export const createAsyncQueue = <T>(): AsyncQueue<T> => {
@@ -25,6 +27,7 @@ export const createAsyncQueue = <T>(): AsyncQueue<T> => {
       ended = true;
       notify();
     },
+    size: () => items.length,
     async next() {
       while (items.length === 0 && !ended) await new Promise<void>((resolve) => (wake = resolve));
       return items.shift();

@@ -27,13 +27,19 @@ export interface TurnContext {
   readonly turnTimeoutMs: number;
   /** `item/tool/call` requests of native turns not yet answered, across the backend (a gauge). */
   readonly pendingToolRequests: { count: number };
+  /**
+   * Notifications a turn may hold for a consumer that stopped reading. codex's stdout is shared by
+   * every turn of its process and cannot be paused for one, so beyond this the turn fails instead.
+   */
+  readonly maxPendingNotifications: number;
 }
 
 type Signal =
   | { readonly kind: "note"; readonly method: string; readonly params: Record<string, unknown> }
   | { readonly kind: "exit"; readonly info: ExitInfo }
   | { readonly kind: "abort" }
-  | { readonly kind: "timeout" };
+  | { readonly kind: "timeout" }
+  | { readonly kind: "overflow" };
 
 interface ThreadStartResult {
   readonly thread: { readonly id: string };
@@ -153,13 +159,15 @@ export async function* runCodexTurn(
       const answer = new JsonRpcError(-32000, "the client returns tool results in its next request");
       for (const release of [...held]) release(answer);
     };
-    cleanups.push(
-      proc.subscribe(
-        threadId,
-        (method, params) => queue.push({ kind: "note", method, params }),
-        names ? holdToolRequest : undefined,
-      ),
-    );
+    let overflowed = false;
+    const onNote = (method: string, params: Record<string, unknown>) => {
+      if (overflowed) return;
+      if (queue.size() < ctx.maxPendingNotifications) return queue.push({ kind: "note", method, params });
+      // The consumer is blocked: the turn is interrupted when it reads the failure or is aborted.
+      overflowed = true;
+      queue.push({ kind: "overflow" });
+    };
+    cleanups.push(proc.subscribe(threadId, onNote, names ? holdToolRequest : undefined));
 
     // Interrupt (once a turn exists and has not completed), then unsubscribe — in the
     // background, so neither the abort listener nor the generator's exit waits on codex.
@@ -246,6 +254,11 @@ export async function* runCodexTurn(
           type: "error",
           error: new GatewayError("backend_unavailable", why, { retryAfterSeconds: 1 }),
         };
+        return;
+      }
+      if (next.kind === "overflow") {
+        const why = `the client stopped reading: more than ${ctx.maxPendingNotifications} backend events were waiting`;
+        yield { type: "error", error: new GatewayError("timeout", why) };
         return;
       }
       if (next.kind === "timeout") {
