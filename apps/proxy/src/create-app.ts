@@ -11,7 +11,7 @@ import {
   type TurnSettings,
   unixSeconds,
 } from "@proxy/core";
-import { errorResponse } from "@proxy/http-surface";
+import { errorResponse, type RouteSettings } from "@proxy/http-surface";
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { cors } from "hono/cors";
@@ -30,6 +30,8 @@ export interface AppDeps
   extends Partial<Pick<RequestGuardOptions, "bindHost" | "allowedHosts" | "metricsAuth">> {
   readonly backend: GatewayBackend;
   readonly settings: TurnSettings;
+  /** A model's route settings (`models[].outputMode`), applied under the request's own headers. */
+  readonly routeSettings?: ((model: string) => RouteSettings | undefined) | undefined;
   readonly logger: Logger;
   readonly metrics: Metrics;
   readonly apiKeys: ReadonlyArray<string>;
@@ -152,6 +154,7 @@ export const createApp = (deps: AppDeps): Hono => {
     ids: deps.ids,
     clock,
     settings: deps.settings,
+    routeSettings: deps.routeSettings,
     observer: context.observer,
     media: deps.media,
     keepAliveMs: deps.keepAliveMs,
