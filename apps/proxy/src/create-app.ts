@@ -16,7 +16,7 @@ import {
   type TurnSettings,
   unixSeconds,
 } from "@proxy/core";
-import { errorResponse, openAIErrorBody } from "@proxy/http-surface";
+import { errorResponse, openAIErrorBody, type RouteSettings } from "@proxy/http-surface";
 import { type Context, Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { cors } from "hono/cors";
@@ -35,6 +35,8 @@ export interface AppDeps
   extends Partial<Pick<RequestGuardOptions, "bindHost" | "allowedHosts" | "metricsAuth">> {
   readonly backend: GatewayBackend;
   readonly settings: TurnSettings;
+  /** A model's route settings (`models[].outputMode`), applied under the request's own headers. */
+  readonly routeSettings?: ((model: string) => RouteSettings | undefined) | undefined;
   readonly logger: Logger;
   readonly metrics: Metrics;
   readonly apiKeys: ReadonlyArray<string>;
@@ -164,6 +166,7 @@ export const createApp = (deps: AppDeps): Hono => {
     ids: deps.ids,
     clock,
     settings: deps.settings,
+    routeSettings: deps.routeSettings,
     observer: context.observer,
     media: deps.media,
     keepAliveMs: deps.keepAliveMs,

@@ -11,6 +11,7 @@ import { guardServer, SERVER_OPTIONS } from "./http/server-guard.js";
 import { createImageFetcher } from "./media/image-fetcher.js";
 import { createLogger, type Logger } from "./observability/logger.js";
 import { createMetrics } from "./observability/metrics.js";
+import { routeSettingsOf } from "./routing/route-config.js";
 import { Backend } from "./runtime.js";
 import { openGatewayState, type StateTimings } from "./state/gateway-state.js";
 
@@ -69,6 +70,7 @@ export const startGateway = async (
     stored: state.stored,
     backend,
     settings: turnSettingsFrom(config),
+    routeSettings: routeSettingsOf(config.models),
     logger,
     metrics,
     apiKeys: config.apiKeys,

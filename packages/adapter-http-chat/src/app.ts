@@ -8,7 +8,6 @@ import {
   SSE_COMMENT_KEEP_ALIVE,
   type SurfaceDepsInput,
   type SurfaceProfile,
-  setModeHeaders,
 } from "@proxy/http-surface";
 import { Hono } from "hono";
 import { decodeChatRequest } from "./decode-request.js";
@@ -22,6 +21,7 @@ export const CHAT_SURFACE: SurfaceProfile = {
   api: "chat",
   errorBody: openAIErrorBody,
   keepAliveFrame: SSE_COMMENT_KEEP_ALIVE,
+  modeHeaders: true,
 };
 
 /** Every route this sub-app serves (mounted at `/v1`). */
@@ -45,7 +45,6 @@ export const createChatCompletionsApp = (input: ChatCompletionsDeps): Hono => {
 
   app.on(CHAT_ROUTES.create.method, CHAT_ROUTES.create.path, async (c) => {
     const session = openTurnSession(c, deps, CHAT_SURFACE);
-    setModeHeaders(c, session.settings);
 
     let plan: ReturnType<typeof decodeChatRequest>;
     try {

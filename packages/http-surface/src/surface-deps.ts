@@ -5,12 +5,18 @@ import {
   DEFAULT_TURN_SETTINGS,
   type IdGenerator,
   type MediaFetcher,
+  type OutputMode,
   type SchemaCache,
   systemClock,
   type TextBackend,
   type TurnObserver,
   type TurnSettings,
 } from "@proxy/core";
+
+/** What a model's route sets for its requests (a request's `x-proxy-*-mode` headers still win). */
+export interface RouteSettings {
+  readonly outputMode?: OutputMode | undefined;
+}
 
 /** What every HTTP surface's sub-app is given by the composition root (no globals). */
 export interface SurfaceDepsInput {
@@ -19,6 +25,8 @@ export interface SurfaceDepsInput {
   readonly ids?: IdGenerator | undefined;
   readonly clock?: Clock | undefined;
   readonly settings?: Partial<TurnSettings> | undefined;
+  /** The route's own settings for a model name, if it has a route that sets any. */
+  readonly routeSettings?: ((model: string) => RouteSettings | undefined) | undefined;
   /** Told exactly once per request, when its response ends (logs/metrics live in the composition root). */
   readonly observer?: TurnObserver | undefined;
   /** Idle milliseconds after which a stream gets the surface's keep-alive frame; 0 = off. */
@@ -34,6 +42,7 @@ export interface SurfaceDeps {
   readonly ids: IdGenerator;
   readonly clock: Clock;
   readonly settings: TurnSettings;
+  readonly routeSettings: ((model: string) => RouteSettings | undefined) | undefined;
   readonly observer: TurnObserver | undefined;
   readonly keepAliveMs: number;
   readonly writeTimeoutMs: number;
@@ -51,6 +60,7 @@ export const resolveSurfaceDeps = (input: SurfaceDepsInput): SurfaceDeps => ({
   ids: input.ids ?? createRandomIdGenerator(),
   clock: input.clock ?? systemClock,
   settings: { ...DEFAULT_TURN_SETTINGS, ...input.settings },
+  routeSettings: input.routeSettings,
   observer: input.observer,
   keepAliveMs: input.keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS,
   writeTimeoutMs: input.writeTimeoutMs ?? DEFAULT_WRITE_TIMEOUT_MS,

@@ -20,6 +20,7 @@ import { createKeepAlive } from "./keep-alive.js";
 import { createSseBody, SSE_HEADERS } from "./sse-body.js";
 import { createStallGuard } from "./stall-guard.js";
 import type { SurfaceDeps } from "./surface-deps.js";
+import { setModeHeaders } from "./turn-headers.js";
 
 /** What makes one surface's session differ from another's. */
 export interface SurfaceProfile {
@@ -31,6 +32,8 @@ export interface SurfaceProfile {
   readonly errorStatus?: ErrorStatusOverride | undefined;
   /** Written to a stream after `keepAliveMs` of silence; undefined = the surface sends none. */
   readonly keepAliveFrame: string | undefined;
+  /** The surface reports the output and stop-after-tools modes in response headers. */
+  readonly modeHeaders?: boolean | undefined;
 }
 
 /** The OpenAI surfaces' keep-alive: an SSE comment every SSE parser skips. */
@@ -61,8 +64,13 @@ export interface SseSink {
 }
 
 export interface TurnSession {
-  /** The deployment's settings with this request's output mode (`x-proxy-output-mode`). */
+  /**
+   * The deployment's settings with this request's modes: the `x-proxy-*-mode` headers, then the
+   * model's route (once `useModel` or `start` named the model), then the deployment's defaults.
+   */
   readonly settings: TurnSettings;
+  /** Resolves the settings for the request's model (`start` does it too); call it before reading modes early. */
+  useModel(model: string): TurnSettings;
   /** Aborted when the client goes away; the turn and its backend stop with it. */
   readonly signal: AbortSignal;
   /** Starts the turn and waits until the backend accepted or refused it. */
@@ -116,9 +124,18 @@ export const openTurnSession = (
   } = {},
 ): TurnSession => {
   const arrivedAt = deps.clock.now();
-  const outputMode = resolveOutputMode(c.req.header("x-proxy-output-mode"), deps.settings.outputMode);
+  const outputHeader = c.req.header("x-proxy-output-mode");
   const toolMode = resolveToolMode(c.req.header("x-proxy-tool-mode"), deps.settings.toolMode);
-  const settings: TurnSettings = { ...deps.settings, outputMode, toolMode };
+  /** The one place a request's modes are decided: header, then the model's route, then the default. */
+  const settingsFor = (model: string | undefined): TurnSettings => {
+    const route = model === undefined ? undefined : deps.routeSettings?.(model);
+    const outputMode = resolveOutputMode(outputHeader, route?.outputMode ?? deps.settings.outputMode);
+    const resolved: TurnSettings = { ...deps.settings, outputMode, toolMode };
+    if (profile.modeHeaders === true) setModeHeaders(c, resolved);
+    return resolved;
+  };
+  let settings = settingsFor(undefined);
+  let settledModel: string | undefined;
   const controller = new AbortController();
   let clientGone = false;
   const abort = () => {
@@ -158,7 +175,7 @@ export const openTurnSession = (
       api: profile.api,
       model,
       stream,
-      outputMode,
+      outputMode: settings.outputMode,
       telemetry: Object.freeze(telemetry()),
       finish: error === undefined ? finish : undefined,
       error,
@@ -202,10 +219,20 @@ export const openTurnSession = (
   }
 
   const session: TurnSession = {
-    settings,
+    get settings() {
+      return settings;
+    },
+    useModel(name) {
+      if (settledModel !== name) {
+        settledModel = name;
+        settings = settingsFor(name);
+      }
+      return settings;
+    },
     signal: controller.signal,
     async start(turn) {
       model = turn.request.model;
+      session.useModel(model);
       stream = turn.stream;
       let request = turn.request;
       // Remote images are fetched before any backend turn runs; a refused one is a 400 naming it.

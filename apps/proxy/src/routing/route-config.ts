@@ -1,3 +1,5 @@
+import { OUTPUT_MODES } from "@proxy/core";
+import type { RouteSettings } from "@proxy/http-surface";
 import { Result, Schema, SchemaIssue, SchemaParser } from "effect";
 
 const Id = Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(200));
@@ -19,6 +21,8 @@ const common = {
   upstreamModel: Schema.optional(Id),
   /** Used when the client sends no reasoning effort (so `gpt-5.5-high` can be a route). */
   reasoningEffort: Schema.optional(Schema.Literals(["none", "minimal", "low", "medium", "high", "xhigh"])),
+  /** How tool calls are written for this route's requests unless `x-proxy-output-mode` says otherwise. */
+  outputMode: Schema.optional(Schema.Literals(OUTPUT_MODES)),
   /** Turns of this route running at once; more wait in the route's queue. */
   maxInFlight: Schema.optional(PositiveInt),
 };
@@ -47,6 +51,18 @@ export const OpenAICompatibleRoute = Schema.Struct({
 /** One entry of the `models` list: a model name clients can ask for, and what serves it. */
 export const RouteConfig = Schema.Union([CodexRoute, OpenAICompatibleRoute]);
 export type RouteConfig = typeof RouteConfig.Type;
+
+/** Each model name's route settings (ids and aliases), for the surfaces' turn sessions. */
+export const routeSettingsOf = (
+  routes: ReadonlyArray<RouteConfig>,
+): ((model: string) => RouteSettings | undefined) => {
+  const byName = new Map<string, RouteSettings>();
+  for (const route of routes)
+    if (route.outputMode !== undefined)
+      for (const name of [route.id, ...(route.aliases ?? [])])
+        byName.set(name, { outputMode: route.outputMode });
+  return (model) => byName.get(model);
+};
 
 const BACKENDS: ReadonlyArray<string> = ["codex", "openai-compatible"];
 

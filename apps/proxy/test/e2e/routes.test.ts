@@ -83,6 +83,7 @@ describe("model routes: real clients → gateway → text-only OpenAI-compatible
         },
         { id: "one-at-a-time", backend: "openai-compatible", baseUrl: local, maxInFlight: 1 },
         { id: "vllm-native", backend: "openai-compatible", baseUrl: native, toolMode: "native" },
+        { id: "xml-local", backend: "openai-compatible", baseUrl: local, outputMode: "obsidian-xml" },
         { id: "offline-model", backend: "openai-compatible", baseUrl: `http://127.0.0.1:${downPort}/v1` },
       ],
       { PROXY_MAX_QUEUE: "0" },
@@ -122,6 +123,50 @@ describe("model routes: real clients → gateway → text-only OpenAI-compatible
         messages: [{ role: "user", content: "hi" }],
       });
     expect(upstream().connections() - before).toBeLessThanOrEqual(1);
+  });
+
+  it("a route's outputMode: <use_tool> answers for that model; the header overrides it; other routes keep the default", async () => {
+    const chat = (model: string, headers: Record<string, string> = {}) =>
+      fetch(`${e2e.url}/v1/chat/completions`, {
+        method: "POST",
+        headers: { authorization: "Bearer sk-e2e", "content-type": "application/json", ...headers },
+        body: JSON.stringify({
+          model,
+          messages: [{ role: "user", content: "What's the weather in Paris?" }],
+          tools: [{ type: "function", function: { name: "get_weather", parameters: weatherSchema } }],
+        }),
+      });
+    type Chat = {
+      choices: Array<{ message: { content: string; tool_calls: Array<{ function: unknown }> } }>;
+    };
+    const useTool = "<use_tool>\n<name>get_weather</name>\n<city>Paris</city>\n</use_tool>";
+    const call = { name: "get_weather", arguments: '{"city":"Paris"}' };
+
+    const xml = await chat("xml-local");
+    expect(xml.status).toBe(200);
+    expect(xml.headers.get("x-proxy-output-mode")).toBe("obsidian-xml");
+    const xmlMessage = ((await xml.json()) as Chat).choices[0]?.message;
+    expect(xmlMessage?.content).toContain(useTool);
+    expect(xmlMessage?.tool_calls[0]?.function).toEqual(call);
+
+    const overridden = await chat("xml-local", { "x-proxy-output-mode": "openai-json" });
+    expect(overridden.headers.get("x-proxy-output-mode")).toBe("openai-json");
+    const jsonMessage = ((await overridden.json()) as Chat).choices[0]?.message;
+    expect(jsonMessage?.content).toBe("Let me check. ");
+    expect(jsonMessage?.tool_calls[0]?.function).toEqual(call);
+
+    const other = await chat("qwen3-local");
+    expect(other.headers.get("x-proxy-output-mode")).toBe("openai-json");
+    expect(((await other.json()) as Chat).choices[0]?.message.content).toBe("Let me check. ");
+
+    // The Responses API resolves the same way (its output mode is the route's too).
+    const responses = await fetch(`${e2e.url}/v1/responses`, {
+      method: "POST",
+      headers: { authorization: "Bearer sk-e2e", "content-type": "application/json" },
+      body: JSON.stringify({ model: "xml-local", input: "hello" }),
+    });
+    expect(responses.status).toBe(200);
+    expect(responses.headers.get("x-proxy-output-mode")).toBe("obsidian-xml");
   });
 
   it("openai runTools() through an alias: a full loop with the result fed back upstream", async () => {
@@ -316,6 +361,7 @@ describe("model routes: real clients → gateway → text-only OpenAI-compatible
       ["local", "openai-compatible"],
       ["one-at-a-time", "openai-compatible"],
       ["vllm-native", "openai-compatible"],
+      ["xml-local", "openai-compatible"],
       ["offline-model", "openai-compatible"],
     ]);
   });
@@ -351,6 +397,7 @@ describe("model routes: real clients → gateway → text-only OpenAI-compatible
       ["qwen3-local", "openai-compatible", true],
       ["one-at-a-time", "openai-compatible", true],
       ["vllm-native", "openai-compatible", true],
+      ["xml-local", "openai-compatible", true],
       ["offline-model", "openai-compatible", false],
     ]);
     const again = await client.chat.completions.create({

@@ -68,6 +68,18 @@ describe("model routes in the configuration", () => {
     expect(resolveConfig({ env: { PROXY_MODELS: JSON.stringify(models) } }).models).toEqual(models);
   });
 
+  it("accepts outputMode on any route and names a bad one", () => {
+    const models = [
+      { ...upstream, outputMode: "obsidian-xml" },
+      { id: "gpt-5.5", backend: "codex", outputMode: "openai-json" },
+    ];
+    expect(resolveConfig({ env: { PROXY_MODELS: JSON.stringify(models) } }).models).toEqual(models);
+    const bad = [{ ...upstream, outputMode: "xml" }];
+    expect(() => resolveConfig({ env: { PROXY_MODELS: JSON.stringify(bad) } })).toThrow(
+      /models\[0\]\.outputMode/,
+    );
+  });
+
   it("names PROXY_MODELS when it is not JSON", () => {
     expect(() => resolveConfig({ env: { PROXY_MODELS: "[{id: x}]" } })).toThrow(
       /PROXY_MODELS: expected JSON/,

@@ -1,5 +1,5 @@
 import { GatewayError, unixSeconds } from "@proxy/core";
-import { openTurnSession, readJsonBody, setModeHeaders, setToolCallHeaders } from "@proxy/http-surface";
+import { openTurnSession, readJsonBody, setToolCallHeaders } from "@proxy/http-surface";
 import type { Context } from "hono";
 import { withCompactionInstruction } from "../compaction.js";
 import { decodeResponsesRequest, type ParsedResponsesRequest } from "../request/decode-request.js";
@@ -15,7 +15,6 @@ import { RESPONSES_SURFACE } from "./surface.js";
 /** `POST /responses`: decode, run one core turn, answer as SSE or as one Response object. */
 export const handleCreateResponse = async (c: Context, deps: ResolvedDeps): Promise<Response> => {
   const session = openTurnSession(c, deps, RESPONSES_SURFACE);
-  setModeHeaders(c, session.settings);
   let parsed: ParsedResponsesRequest;
   let prepared: PreparedTurn | undefined;
   try {

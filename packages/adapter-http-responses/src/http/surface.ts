@@ -4,4 +4,5 @@ export const RESPONSES_SURFACE: SurfaceProfile = {
   api: "responses",
   errorBody: openAIErrorBody,
   keepAliveFrame: SSE_COMMENT_KEEP_ALIVE,
+  modeHeaders: true,
 };

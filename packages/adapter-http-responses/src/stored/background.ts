@@ -46,7 +46,7 @@ export const startBackgroundResponse = async (
     },
     ids: deps.ids,
     clock: deps.clock,
-    outputMode: session.settings.outputMode,
+    outputMode: session.useModel(body.model).outputMode,
     namespaces: parsed.namespaces,
   });
   const now = deps.clock.now();
