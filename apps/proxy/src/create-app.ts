@@ -1,6 +1,11 @@
 import { createChatCompletionsApp } from "@proxy/adapter-http-chat";
 import { createGeminiApp, createGeminiEndpointApp, geminiErrorBody } from "@proxy/adapter-http-gemini";
-import { anthropicModel, anthropicModelList, createMessagesApp } from "@proxy/adapter-http-messages";
+import {
+  anthropicErrorBody,
+  anthropicModel,
+  anthropicModelList,
+  createMessagesApp,
+} from "@proxy/adapter-http-messages";
 import { createResponsesApp, type StoredStateOptions } from "@proxy/adapter-http-responses";
 import {
   type Clock,
@@ -11,8 +16,8 @@ import {
   type TurnSettings,
   unixSeconds,
 } from "@proxy/core";
-import { errorResponse } from "@proxy/http-surface";
-import { Hono } from "hono";
+import { errorResponse, openAIErrorBody } from "@proxy/http-surface";
+import { type Context, Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { cors } from "hono/cors";
 import type { GatewayBackend } from "./backend/gateway-backend.js";
@@ -59,7 +64,14 @@ export const createApp = (deps: AppDeps): Hono => {
   app.onError(onError(logger));
   app.notFound(notFound);
   app.use("*", context.middleware);
-  app.use("*", ...requestGuards(deps));
+  // Refusals before any surface runs still answer in the shape of the surface asked for.
+  const errorShapeFor = (c: Context) =>
+    c.req.path.startsWith("/v1/messages")
+      ? anthropicErrorBody
+      : c.req.path.startsWith("/v1beta/") || isGeminiRequest(c)
+        ? geminiErrorBody
+        : openAIErrorBody;
+  app.use("*", ...requestGuards({ ...deps, errorShapeFor }));
   if (deps.corsOrigins.length > 0) {
     app.use(
       "*",

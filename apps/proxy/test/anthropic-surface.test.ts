@@ -23,6 +23,21 @@ describe("the Messages surface inside the gateway app", () => {
     return { ...served, inner };
   };
 
+  it("refusals of the browser guards (content type, origin) are Anthropic-shaped on /v1/messages", async () => {
+    const { url, inner } = await start();
+    const plain = await fetch(`${url}/v1/messages`, {
+      method: "POST",
+      headers: { "content-type": "text/plain", "anthropic-version": "2023-06-01" },
+      body: JSON.stringify(hello),
+    });
+    expect(plain.status).toBe(415);
+    expect(await plain.json()).toMatchObject({ type: "error", error: { type: "invalid_request_error" } });
+    const foreign = await post(url, hello, { origin: "https://evil.example" });
+    expect(foreign.status).toBe(403);
+    expect(await foreign.json()).toMatchObject({ type: "error", error: { type: "invalid_request_error" } });
+    expect(inner.requests).toHaveLength(0);
+  });
+
   it("takes the key from x-api-key (Claude Code) or a Bearer token (the SDK); refusals are Anthropic-shaped", async () => {
     const { url } = await start({ apiKeys: ["sk-ant-key"] });
     expect((await post(url, hello, { "x-api-key": "sk-ant-key" })).status).toBe(200);

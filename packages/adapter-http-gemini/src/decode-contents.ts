@@ -13,13 +13,14 @@ const responseText = (response: Obj): string => {
   return JSON.stringify(response);
 };
 
-const imagePart = (mimeType: string, url: string, param: string): ContentPart => {
+/** `path` names the part in the request, for the gateway's error if fetching a remote image fails. */
+const imagePart = (mimeType: string, url: string, param: string, path?: string): ContentPart => {
   if (!mimeType.startsWith("image/"))
     throw invalidRequest(
       `Unsupported MIME type at '${param}': '${mimeType}'. This gateway accepts images only.`,
       param,
     );
-  return { type: "image", url };
+  return path === undefined ? { type: "image", url } : { type: "image", url, path };
 };
 
 /** Tracks calls by id and by name so a `functionResponse` without an id still finds its call. */
@@ -96,6 +97,7 @@ export const contentsToItems = (
             optionalString(file.mimeType, `${p}.fileData.mimeType`) ?? "image/*",
             uri,
             `${p}.fileData.mimeType`,
+            `${p}.fileData.fileUri`,
           ),
         );
       } else if (part.functionCall !== undefined) {

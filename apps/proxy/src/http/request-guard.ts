@@ -1,5 +1,5 @@
 import { GatewayError } from "@proxy/core";
-import { openAIError } from "@proxy/http-surface";
+import { type ErrorBodyShaper, errorResponse, openAIErrorBody } from "@proxy/http-surface";
 import type { Context, MiddlewareHandler } from "hono";
 import { bearerAuth } from "./auth.js";
 
@@ -13,6 +13,8 @@ export interface RequestGuardOptions {
   readonly apiKeys: ReadonlyArray<string>;
   /** Also require an API key on the operational routes. */
   readonly metricsAuth?: boolean | undefined;
+  /** The error shape of the surface a request is for (refusals answer in it); OpenAI's by default. */
+  readonly errorShapeFor?: ((c: Context) => ErrorBodyShaper) | undefined;
 }
 
 const OPERATIONAL_ROUTES = new Set(["/metrics", "/readyz", "/openapi.json"]);
@@ -31,9 +33,6 @@ const hostName = (header: string): string => {
   return name.replace(/\.$/, "");
 };
 
-const refuse = (c: Context, status: 403 | 415, message: string, code: string, param: string) =>
-  c.json({ error: openAIError(new GatewayError("invalid_request", message, { code, param })) }, status);
-
 /**
  * What keeps a browser page from driving the gateway: a foreign `Host` (DNS rebinding against a
  * loopback gateway), an `Origin` the operator did not allow, and a body that is not JSON (a
@@ -48,6 +47,14 @@ export const requestGuards = (options: RequestGuardOptions): MiddlewareHandler[]
   const anyOrigin = options.corsOrigins.includes("*");
   const origins = new Set(options.corsOrigins);
   const auth = bearerAuth(options.apiKeys);
+  const shapeFor = options.errorShapeFor ?? (() => openAIErrorBody);
+  const refuse = (c: Context, status: 403 | 415, message: string, code: string, param: string) =>
+    errorResponse(
+      c,
+      new GatewayError("invalid_request", message, { code, param }),
+      shapeFor(c),
+      () => status,
+    );
 
   const host: MiddlewareHandler = async (c, next) => {
     const header = c.req.header("host");

@@ -8,9 +8,12 @@ import { lastUserText, type RecordedRequest, startE2E, toolCallText, transcriptO
  */
 const model = (request: RecordedRequest) => {
   const input = lastUserText(request);
-  const result = /\[function_call_output call_id=toolu_\w+ output=(.*?)\]/s.exec(input);
+  const result = /\[function_call_output call_id="toolu_\w+" output=("(?:[^"\\]|\\.)*")\]/.exec(input);
   if (result)
-    return { chunks: ["The weather: ", result[1] ?? ""], usage: { inputTokens: 300, outputTokens: 9 } };
+    return {
+      chunks: ["The weather: ", JSON.parse(result[1] ?? '""') as string],
+      usage: { inputTokens: 300, outputTokens: 9 },
+    };
   if (/everything/i.test(input))
     return {
       chunks: [

@@ -43,6 +43,33 @@ describe("remote images are fetched by the gateway (real codex app-server)", { t
     expect(upstreamImages()).toEqual([DATA_URL]);
   });
 
+  it("Gemini fileData with an http(s) fileUri reaches the model inline; a refused one names its field", async () => {
+    const generate = (fileUri: string) =>
+      fetch(`${e2e.url}/v1beta/models/m:generateContent`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({
+          contents: [
+            {
+              role: "user",
+              parts: [{ text: "What is this?" }, { fileData: { mimeType: "image/png", fileUri } }],
+            },
+          ],
+        }),
+      });
+    const ok = await generate(images.url("/cat.png"));
+    expect(ok.status).toBe(200);
+    expect((await ok.json()).candidates[0].content.parts[0].text).toBe("A cat.");
+    expect(upstreamImages()).toEqual([DATA_URL]);
+    const turns = e2e.provider.requests.length;
+    const refused = await generate("http://169.254.169.254/latest/meta-data/x.png");
+    expect(refused.status).toBe(400);
+    const body = await refused.json();
+    expect(body.error).toMatchObject({ code: 400, status: "INVALID_ARGUMENT" });
+    expect(body.error.message).toContain("contents[0].parts[1].fileData.fileUri");
+    expect(e2e.provider.requests.length).toBe(turns);
+  });
+
   it("responses input_image over http reaches the model inline", async () => {
     const response = await client.responses.create({
       model: "m",

@@ -157,17 +157,28 @@ describe("two gateway processes on one PostgreSQL behave as one service", { time
       detached: true, // its own process group: the kill takes its codex children too
     });
     const url = await new Promise<string>((resolve, reject) => {
+      // A hang names its step instead of running into the test's own timeout.
+      const timer = setTimeout(() => reject(new Error("the doomed gateway did not start in 60 s")), 60_000);
+      child.once("exit", () => clearTimeout(timer));
       let buffered = "";
       child.stdout?.on("data", (chunk: Buffer) => {
         buffered += chunk.toString();
         const match = /"msg":"gateway listening"/.test(buffered) && /"url":"([^"]+)"/.exec(buffered);
-        if (match) resolve(match[1] ?? "");
+        if (match) {
+          clearTimeout(timer);
+          resolve(match[1] ?? "");
+        }
       });
       child.once("exit", (code) => reject(new Error(`gateway exited early (${code})`)));
     });
     const doomed = new OpenAI({ baseURL: `${url}/v1`, apiKey: KEY, maxRetries: 0 });
     const started = await doomed.responses.create({ model: "m", input: "hang forever", background: true });
-    await provider.waitFor((r) => lastUserText(r).startsWith("hang forever"));
+    await Promise.race([
+      provider.waitFor((r) => lastUserText(r).startsWith("hang forever")),
+      new Promise((_, reject) =>
+        setTimeout(() => reject(new Error("the background turn never reached the provider in 60 s")), 60_000),
+      ),
+    ]);
     process.kill(-(child.pid ?? 0), "SIGKILL");
 
     expect((await a.responses.retrieve(started.id)).status).toBe("in_progress");

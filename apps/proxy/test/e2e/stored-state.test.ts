@@ -7,8 +7,8 @@ import { lastUserText, type RecordedRequest, startE2E, toolCallText, transcriptO
 /** The scripted model: asks for the weather tool, answers from the tool result, else echoes. */
 const model = (request: RecordedRequest) => {
   const input = lastUserText(request);
-  const result = /\[function_call_output call_id=call_\w+ output=(.*?)\]/s.exec(input);
-  if (result) return { chunks: ["The weather: ", result[1] ?? ""] };
+  const result = /\[function_call_output call_id="call_\w+" output=("(?:[^"\\]|\\.)*")\]/.exec(input);
+  if (result) return { chunks: ["The weather: ", JSON.parse(result[1] ?? '""') as string] };
   if (/weather/i.test(input))
     return { chunks: ["Let me check. ", toolCallText("get_weather", { city: "Paris" })] };
   return { text: `You said: ${input}` };
