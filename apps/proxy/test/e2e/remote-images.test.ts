@@ -59,12 +59,15 @@ describe("remote images are fetched by the gateway (real codex app-server)", { t
       });
     const ok = await generate(images.url("/cat.png"));
     expect(ok.status).toBe(200);
-    expect((await ok.json()).candidates[0].content.parts[0].text).toBe("A cat.");
+    const answer = (await ok.json()) as {
+      candidates: Array<{ content: { parts: Array<{ text?: string }> } }>;
+    };
+    expect(answer.candidates[0]?.content.parts[0]?.text).toBe("A cat.");
     expect(upstreamImages()).toEqual([DATA_URL]);
     const turns = e2e.provider.requests.length;
     const refused = await generate("http://169.254.169.254/latest/meta-data/x.png");
     expect(refused.status).toBe(400);
-    const body = await refused.json();
+    const body = (await refused.json()) as { error: { message: string } };
     expect(body.error).toMatchObject({ code: 400, status: "INVALID_ARGUMENT" });
     expect(body.error.message).toContain("contents[0].parts[1].fileData.fileUri");
     expect(e2e.provider.requests.length).toBe(turns);
