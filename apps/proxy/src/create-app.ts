@@ -177,7 +177,17 @@ export const createApp = (deps: AppDeps): Hono => {
   // After the OpenAI listings, which hand Google clients' `GET /v1/models` on to it.
   const gemini = createGeminiApp(adapterDeps);
   v1.route("/", gemini);
-  v1.route("/", createGeminiEndpointApp(adapterDeps));
+  v1.route(
+    "/",
+    createGeminiEndpointApp({
+      ...adapterDeps,
+      conversations: deps.stored && {
+        store: deps.stored.store,
+        ttlMs: deps.stored.ttlMs,
+        autocreate: deps.stored.autocreateConversations ?? false,
+      },
+    }),
+  );
   // Mounted before `v1` so its auth and body-limit failures are answered in Anthropic's shape.
   const messagesGuards = [
     bearer,

@@ -8,15 +8,26 @@ import {
   type SurfaceDepsInput,
 } from "@proxy/http-surface";
 import { type Context, Hono } from "hono";
+import { appendTurn, type GeminiConversations, openConversation } from "./conversation.js";
 import { countRequestTokens } from "./count-tokens.js";
-import { decodeGeminiEndpoint, decodeGenerateContent, type GeminiTurnPlan } from "./decode-request.js";
+import {
+  conversationKey,
+  decodeGeminiEndpoint,
+  decodeGenerateContent,
+  type GeminiTurnPlan,
+} from "./decode-request.js";
 import { objectAt } from "./fields.js";
 import { GEMINI_SURFACE, geminiErrorBody } from "./gemini-error.js";
 import { geminiModel, geminiModelList } from "./models.js";
 import type { ResponseMeta } from "./response-shapes.js";
-import { type Delivery, serveTurn } from "./serve-turn.js";
+import { type Delivery, type OnAnswer, serveTurn } from "./serve-turn.js";
 
 export type GeminiDeps = SurfaceDepsInput;
+
+/** `POST /v1/gemini`'s dependencies: the surface's, and the store `conversation` keys (none: refused). */
+export interface GeminiEndpointDeps extends GeminiDeps {
+  readonly conversations?: GeminiConversations | undefined;
+}
 
 const METHODS = ["generateContent", "streamGenerateContent", "countTokens"] as const;
 
@@ -39,21 +50,27 @@ const metaFor = (deps: SurfaceDeps, model: string): ResponseMeta => ({
   responseId: deps.ids.next("resp"),
 });
 
+interface Decoded {
+  readonly plan: GeminiTurnPlan;
+  readonly delivery: Delivery;
+  readonly onAnswer?: OnAnswer | undefined;
+}
+
 /** Decodes the body, runs the turn and answers; a decoding failure is a 400 reported once. */
 const runPlan = async (
   c: Context,
   deps: SurfaceDeps,
-  decode: (json: unknown) => { readonly plan: GeminiTurnPlan; readonly delivery: Delivery },
+  decode: (json: unknown) => Decoded | Promise<Decoded>,
 ) => {
   const session = openTurnSession(c, deps, GEMINI_SURFACE);
-  let decoded: ReturnType<typeof decode>;
+  let decoded: Decoded;
   try {
-    decoded = decode(await readJsonBody(c));
+    decoded = await decode(await readJsonBody(c));
   } catch (e) {
     return session.fail(e);
   }
-  const { plan, delivery } = decoded;
-  return serveTurn(session, plan, metaFor(deps, plan.request.model), delivery);
+  const { plan, delivery, onAnswer } = decoded;
+  return serveTurn(session, plan, metaFor(deps, plan.request.model), delivery, onAnswer);
 };
 
 /**
@@ -96,17 +113,31 @@ export const createGeminiApp = (input: GeminiDeps): Hono => {
 
 /**
  * `POST /gemini` (mount at `/v1`): one Gemini-native endpoint taking the model in the body,
- * `{model, input | contents, tools, toolConfig, generationConfig, systemInstruction, stream?}`, and
- * answering with a `GenerateContentResponse` (SSE chunks of it when `stream` is true). Nothing is
- * stored between requests: a follow-up sends the whole history in `contents`.
+ * `{model, input | contents, tools, toolConfig, generationConfig, systemInstruction, conversation?,
+ * stream?}`, and answering with a `GenerateContentResponse` (SSE chunks of it when `stream` is true).
+ * With `conversation`, the caller's stored contents go before the new ones, and the new ones plus
+ * the model's answer are appended once the turn finished; without it, nothing is kept.
  */
-export const createGeminiEndpointApp = (input: GeminiDeps): Hono => {
+export const createGeminiEndpointApp = (input: GeminiEndpointDeps): Hono => {
   const deps = resolveSurfaceDeps(input);
+  const { conversations } = input;
   const app = new Hono();
   app.post("/gemini", (c) =>
-    runPlan(c, deps, (json) => {
-      const plan = decodeGeminiEndpoint(json);
-      return { plan, delivery: plan.stream ? "sse" : "json" };
+    runPlan(c, deps, async (json) => {
+      const key = conversationKey(json);
+      if (key === undefined) {
+        const plan = decodeGeminiEndpoint(json);
+        return { plan, delivery: plan.stream ? "sse" : "json" };
+      }
+      const open = await openConversation(c, conversations, key, deps.clock.now());
+      const plan = decodeGeminiEndpoint(json, open.history);
+      const onAnswer: OnAnswer = async (answer) => {
+        const content = answer.candidates[0]?.content;
+        // openConversation refused a missing store, so `conversations` is set here.
+        if (content !== undefined && conversations !== undefined)
+          await appendTurn(conversations, open, deps.ids, plan.contents, content);
+      };
+      return { plan, delivery: plan.stream ? "sse" : "json", onAnswer };
     }),
   );
   app.onError((err, c) => errorResponse(c, err, geminiErrorBody));

@@ -46,14 +46,19 @@ const createCallBook = () => {
  * images and `functionResponse`s; `model` turns carry text, `thought` text (kept as reasoning,
  * not shown to the backend) and `functionCall`s. `thoughtSignature` on any part is accepted and
  * dropped: signatures never leave the request they came in. Consecutive same-role contents are fine.
+ * `history` (a stored conversation's contents) comes first, so its calls pair with new responses.
  */
-export const contentsToItems = (rawContents: unknown, param = "contents"): ConversationItem[] => {
+export const contentsToItems = (
+  rawContents: unknown,
+  param = "contents",
+  history: ReadonlyArray<unknown> = [],
+): ConversationItem[] => {
   const contents = listAt(rawContents, param);
   if (contents.length === 0) throw invalidRequest(`'${param}' must hold at least one content.`, param);
   const items: ConversationItem[] = [];
   const calls = createCallBook();
-  contents.forEach((raw, i) => {
-    const at = `${param}[${i}]`;
+  [...history, ...contents].forEach((raw, i) => {
+    const at = i < history.length ? `conversation[${i}]` : `${param}[${i - history.length}]`;
     const content = objectAt(raw, at);
     const role = content.role == null ? "user" : oneOf(content.role, `${at}.role`, ROLES);
     const parts = listAt(content.parts, `${at}.parts`);

@@ -116,14 +116,20 @@ const generation = (raw: unknown) => {
   };
 };
 
-const plan = (model: string, body: Obj, contents: unknown, contentsParam: string): GeminiTurnPlan => {
+const plan = (
+  model: string,
+  body: Obj,
+  contents: unknown,
+  contentsParam: string,
+  history: ReadonlyArray<unknown> = [],
+): GeminiTurnPlan => {
   const config = generation(body.generationConfig);
   const instructions = systemText(body.systemInstruction);
   return {
     request: {
       model,
       instructions,
-      items: contentsToItems(contents, contentsParam),
+      items: contentsToItems(contents, contentsParam, history),
       reasoningEffort: config.reasoningEffort,
       outputSchema: config.outputSchema,
       jsonObject: config.jsonObject,
@@ -139,12 +145,26 @@ const plan = (model: string, body: Obj, contents: unknown, contentsParam: string
 export const decodeGenerateContent = (model: string, json: unknown): GeminiTurnPlan =>
   plan(model, objectAt(json, "body"), objectAt(json, "body").contents, "contents");
 
-/** `POST /v1/gemini`: `{model, input | contents, tools, toolConfig, conversation?, stream?}`. */
-export const decodeGeminiEndpoint = (json: unknown): GeminiTurnPlan & { readonly stream: boolean } => {
+/** `POST /v1/gemini`'s `conversation` key, read before the body is decoded (its history goes first). */
+export const conversationKey = (json: unknown): string | undefined => {
+  const key = optionalString(objectAt(json, "body").conversation, "conversation");
+  if (key === "") throw invalidRequest("'conversation' may not be empty.", "conversation");
+  return key;
+};
+
+/**
+ * `POST /v1/gemini`: `{model, input | contents, tools, toolConfig, conversation?, stream?}`.
+ * `history` holds the stored conversation's contents; `contents` in the answer is this request's
+ * new input as Gemini `Content`s (what a conversation appends before the model's answer).
+ */
+export const decodeGeminiEndpoint = (
+  json: unknown,
+  history: ReadonlyArray<unknown> = [],
+): GeminiTurnPlan & { readonly stream: boolean; readonly contents: ReadonlyArray<unknown> } => {
   const body = objectAt(json, "body");
   const model = stringAt(body.model, "model");
   if (model === "") throw invalidRequest("'model' may not be empty.", "model");
-  optionalString(body.conversation, "conversation");
+  conversationKey(body);
   if (body.input != null && body.contents != null)
     throw invalidRequest("Give either 'input' or 'contents', not both.", "input");
   const contents =
@@ -154,13 +174,10 @@ export const decodeGeminiEndpoint = (json: unknown): GeminiTurnPlan & { readonly
         ? listAt(body.input, "input")
         : body.contents;
   if (contents == null) throw invalidRequest("Missing required field 'input' (or 'contents').", "input");
+  const contentsParam = body.input != null && typeof body.input !== "string" ? "input" : "contents";
   return {
-    ...plan(
-      model,
-      body,
-      contents,
-      body.input != null && typeof body.input !== "string" ? "input" : "contents",
-    ),
+    ...plan(model, body, contents, contentsParam, history),
     stream: optionalBoolean(body.stream, "stream") ?? false,
+    contents: listAt(contents, contentsParam),
   };
 };

@@ -1,4 +1,5 @@
-export { createGeminiApp, createGeminiEndpointApp, type GeminiDeps } from "./app.js";
+export { createGeminiApp, createGeminiEndpointApp, type GeminiDeps, type GeminiEndpointDeps } from "./app.js";
+export type { GeminiConversations } from "./conversation.js";
 export { decodeGeminiEndpoint, decodeGenerateContent, type GeminiTurnPlan } from "./decode-request.js";
 export { API_KEY_INVALID, GEMINI_SURFACE, geminiError, geminiErrorBody } from "./gemini-error.js";
 export { geminiModelList, isGoogleClient } from "./models.js";

@@ -16,7 +16,7 @@ const SEED_BODY = {
       ],
     },
   ],
-  conversation: "gemini-tool-test",
+  // The seed's body also names a `conversation`, which needs a store: covered in the gateway's tests.
   stream: false,
 };
 

@@ -89,7 +89,11 @@ describe("request mapping (golden pairs)", () => {
         role: "user",
         content: [
           { type: "image", url: "data:image/png;base64,iVBORw0KGgo=" },
-          { type: "image", url: "https://example.com/cat.jpg" },
+          {
+            type: "image",
+            url: "https://example.com/cat.jpg",
+            path: "contents[0].parts[1].fileData.fileUri",
+          },
         ],
       },
     ]);

@@ -20,6 +20,9 @@ export const keyMatcher = (keys: ReadonlyArray<string>): ((presented: string) =>
   };
 };
 
+/** The caller a matched key stands for: its digest as the owner of stored state (never the key). */
+export const callerOf = (key: string): Caller => ({ owner: digest(key).toString("hex") });
+
 export const bearerAuth = (keys: ReadonlyArray<string>): MiddlewareHandler => {
   const matches = keyMatcher(keys);
   return async (c, next) => {
@@ -38,7 +41,7 @@ export const bearerAuth = (keys: ReadonlyArray<string>): MiddlewareHandler => {
         { code: "invalid_api_key" },
       );
     }
-    c.set(CALLER_VARIABLE, { owner: digest(key ?? "").toString("hex") } satisfies Caller);
+    c.set(CALLER_VARIABLE, callerOf(key ?? ""));
     return next();
   };
 };

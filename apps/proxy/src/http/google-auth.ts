@@ -1,8 +1,8 @@
 import { API_KEY_INVALID, geminiErrorBody, isGoogleClient } from "@proxy/adapter-http-gemini";
-import { invalidRequest } from "@proxy/core";
+import { CALLER_VARIABLE, type Caller, invalidRequest } from "@proxy/core";
 import { errorResponse } from "@proxy/http-surface";
 import type { Context, MiddlewareHandler } from "hono";
-import { keyMatcher } from "./auth.js";
+import { callerOf, keyMatcher } from "./auth.js";
 
 /**
  * Requests for the Gemini surface under `/v1`: the Gemini-native endpoint, the `models/{m}:method`
@@ -16,15 +16,22 @@ export const isGeminiRequest = (c: Context): boolean => {
 
 /**
  * The API key as Google's clients send it (`x-goog-api-key`, `?key=`, or a bearer token), answered
- * as Google answers a bad key: 400 `INVALID_ARGUMENT` with reason `API_KEY_INVALID`.
+ * as Google answers a bad key: 400 `INVALID_ARGUMENT` with reason `API_KEY_INVALID`. Sets the
+ * caller (the owner of stored conversations) as `bearerAuth` does.
  */
 export const googleKeyAuth = (keys: ReadonlyArray<string>): MiddlewareHandler => {
   const matches = keyMatcher(keys);
   return async (c, next) => {
-    if (keys.length === 0) return next();
+    if (keys.length === 0) {
+      c.set(CALLER_VARIABLE, { owner: "" } satisfies Caller);
+      return next();
+    }
     const bearer = /^Bearer\s+(.+)$/i.exec((c.req.header("authorization") ?? "").trim())?.[1];
     const presented = c.req.header("x-goog-api-key") ?? c.req.query("key") ?? bearer ?? "";
-    if (matches(presented)) return next();
+    if (matches(presented)) {
+      c.set(CALLER_VARIABLE, callerOf(presented));
+      return next();
+    }
     return errorResponse(
       c,
       invalidRequest("API key not valid. Please pass a valid API key.", undefined, API_KEY_INVALID),

@@ -39,7 +39,12 @@ describe("end to end: @google/genai → gateway (Gemini surface) → real codex 
   let e2e: Awaited<ReturnType<typeof startE2E>>;
   let ai: GoogleGenAI;
   beforeAll(async () => {
-    e2e = await startE2E(model, { PROXY_API_KEYS: KEY });
+    // The seed's clients send free-form `conversation` keys: a store that creates them on first use.
+    e2e = await startE2E(model, {
+      PROXY_API_KEYS: KEY,
+      PROXY_STORE: "memory",
+      PROXY_CONVERSATIONS_AUTOCREATE: "true",
+    });
     ai = new GoogleGenAI({ apiKey: KEY, httpOptions: { baseUrl: e2e.url } });
   }, 60_000);
   afterAll(() => e2e?.close());
@@ -212,5 +217,44 @@ describe("end to end: @google/genai → gateway (Gemini surface) → real codex 
     expect(body.candidates[0]!.content.parts.find((p) => p.functionCall)).toMatchObject({
       functionCall: { name: "get_weather", args: { city: "Paris" } },
     });
+  });
+
+  it("a `conversation` key carries a tool round trip: the second request sends only the functionResponse", async () => {
+    const post = async (body: object) => {
+      const res = await fetch(`${e2e.url}/v1/gemini`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-goog-api-key": KEY },
+        body: JSON.stringify({ model: "gemini-3-flash", conversation: "e2e-weather-trip", ...body }),
+      });
+      expect(res.status).toBe(200);
+      return (await res.json()) as {
+        candidates: Array<{ content: { parts: Array<{ text?: string; functionCall?: { id: string } }> } }>;
+      };
+    };
+    const first = await post({
+      input: "What is the weather in Paris?",
+      tools: [{ functionDeclarations: [WEATHER] }],
+    });
+    const call = first.candidates[0]!.content.parts.find((p) => p.functionCall)?.functionCall;
+    expect(call).toMatchObject({ name: "get_weather", args: { city: "Paris" } });
+    const second = await post({
+      tools: [{ functionDeclarations: [WEATHER] }],
+      contents: [
+        {
+          role: "user",
+          parts: [
+            { functionResponse: { id: call!.id, name: "get_weather", response: { output: "rainy, 12C" } } },
+          ],
+        },
+      ],
+    });
+    expect(second.candidates[0]!.content.parts.map((p) => p.text ?? "").join("")).toBe(
+      "The weather: rainy, 12C",
+    );
+    // What codex sent the model holds the whole history: the question, the call and its result.
+    const upstream = transcriptOf(e2e.provider.requests.at(-1)!);
+    expect(upstream).toContain("What is the weather in Paris?");
+    expect(upstream).toContain(call!.id);
+    expect(upstream).toContain("rainy, 12C");
   });
 });
