@@ -6,9 +6,8 @@ const DAY = 86_400_000;
 const ALICE = "owner-alice";
 const MALLORY = "owner-mallory";
 
-let serial = 0;
 /** Ids unique across the cases of one run (the store may be shared by every case). */
-const fresh = (prefix: string) => `${prefix}_${Date.now().toString(36)}${(++serial).toString(36)}`;
+const fresh = (prefix: string) => `${prefix}_${crypto.randomUUID().replaceAll("-", "")}`;
 
 const item = (id: string, text: string): StoredItem => ({
   id,
