@@ -32,6 +32,10 @@ describe("gateway service routes", () => {
     const openapi = (await (await fetch(`${url}/openapi.json`)).json()) as { openapi: string; paths: object };
     expect(openapi.openapi).toBe("3.1.0");
     expect(Object.keys(openapi.paths)).toContain("/v1/chat/completions");
+    // The stored-state routes come from the same one list (the Conversations API included).
+    expect(Object.keys(openapi.paths)).toEqual(
+      expect.arrayContaining(["/v1/responses/{id}/input_items", "/v1/conversations/{id}/items/{item_id}"]),
+    );
     const models = (await (await fetch(`${url}/v1/models`)).json()) as {
       object: string;
       data: Array<{ id: string; object: string }>;
@@ -53,6 +57,9 @@ describe("gateway service routes", () => {
     expect(wrong.status).toBe(405);
     expect(wrong.headers.get("allow")).toBe("POST");
     expect(await wrong.json()).toMatchObject({ error: { code: "method_not_allowed" } });
+    const put = await fetch(`${url}/v1/conversations/conv_1`, { method: "PUT" });
+    expect(put.status).toBe(405);
+    expect(put.headers.get("allow")).toBe("GET, POST, DELETE");
   });
 
   it("enforces bearer keys with 401 in OpenAI shape and lets the right key through", async () => {

@@ -4,5 +4,6 @@ export { RESPONSES_SURFACE } from "./http/surface.js";
 export { decodeResponsesRequest, type ParsedResponsesRequest } from "./request/decode-request.js";
 export { createResponsesEncoder, type ResponsesEvent } from "./response/encoder.js";
 export { toFunctionCallItem } from "./response/output-items.js";
+export { CONVERSATION_ROUTES } from "./stored/conversation-routes.js";
 export { failAbandonedTurns } from "./stored/reaper.js";
 export { MAX_LEASE_MS, type StoredStateOptions } from "./stored/state.js";

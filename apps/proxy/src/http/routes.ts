@@ -1,6 +1,6 @@
 import { CHAT_ROUTES } from "@proxy/adapter-http-chat";
 import { MESSAGES_ROUTES } from "@proxy/adapter-http-messages";
-import { RESPONSES_ROUTES } from "@proxy/adapter-http-responses";
+import { CONVERSATION_ROUTES, RESPONSES_ROUTES } from "@proxy/adapter-http-responses";
 import { mountRoutes, type RouteSpec } from "@proxy/http-surface";
 
 /** The gateway's own routes; the API surfaces declare theirs next to their handlers. */
@@ -29,6 +29,7 @@ export const GATEWAY_ROUTES = {
 export const ROUTES: ReadonlyArray<RouteSpec> = [
   ...mountRoutes("/v1", CHAT_ROUTES),
   ...mountRoutes("/v1", RESPONSES_ROUTES),
+  ...mountRoutes("/v1", CONVERSATION_ROUTES),
   ...mountRoutes("/v1", MESSAGES_ROUTES),
   ...Object.values(GATEWAY_ROUTES),
 ];

@@ -1,6 +1,6 @@
 import type { StoredConversation } from "@proxy/core";
 import { GatewayError, invalidRequest } from "@proxy/core";
-import { readJsonBody } from "@proxy/http-surface";
+import { type RouteSpec, readJsonBody } from "@proxy/http-surface";
 import type { Context, Hono } from "hono";
 import type { ResolvedDeps } from "../http/deps.js";
 import { decodeInput } from "../request/decode-input.js";
@@ -50,8 +50,25 @@ const bodyOf = async (c: Context): Promise<Record<string, unknown>> => {
 };
 
 /** The Conversations API: conversations and their items, owned by the caller, kept for the TTL. */
+/** The Conversations API routes (mounted at `/v1`, served when a store is configured). */
+export const CONVERSATION_ROUTES = {
+  create: {
+    method: "POST",
+    path: "/conversations",
+    summary: "Create a conversation (stored state; see docs/state.md).",
+  },
+  retrieve: { method: "GET", path: "/conversations/:id", summary: "Retrieve a conversation." },
+  update: { method: "POST", path: "/conversations/:id", summary: "Update a conversation's metadata." },
+  delete: { method: "DELETE", path: "/conversations/:id", summary: "Delete a conversation." },
+  listItems: { method: "GET", path: "/conversations/:id/items", summary: "List a conversation's items." },
+  addItems: { method: "POST", path: "/conversations/:id/items", summary: "Add items to a conversation." },
+  retrieveItem: { method: "GET", path: "/conversations/:id/items/:item_id", summary: "Retrieve one item." },
+  deleteItem: { method: "DELETE", path: "/conversations/:id/items/:item_id", summary: "Delete one item." },
+} as const satisfies Record<string, RouteSpec>;
+
 export const mountConversationRoutes = (app: Hono, deps: ResolvedDeps, state: StoredState): void => {
   const { store } = state;
+  const R = CONVERSATION_ROUTES;
   const id = (c: Context) => c.req.param("id") ?? "";
   const existing = async (c: Context) => {
     const conversation = await store.getConversation(ownerOf(c), id(c));
@@ -59,7 +76,7 @@ export const mountConversationRoutes = (app: Hono, deps: ResolvedDeps, state: St
     return conversation;
   };
 
-  app.post("/conversations", async (c) => {
+  app.on(R.create.method, R.create.path, async (c) => {
     const body = await bodyOf(c);
     const metadata = metadataOf(body.metadata);
     const items = itemsOf(body.items, deps);
@@ -74,29 +91,29 @@ export const mountConversationRoutes = (app: Hono, deps: ResolvedDeps, state: St
     await store.createConversation(conversation, items);
     return c.json(conversationBody(conversation));
   });
-  app.get("/conversations/:id", async (c) => c.json(conversationBody(await existing(c))));
-  app.post("/conversations/:id", async (c) => {
+  app.on(R.retrieve.method, R.retrieve.path, async (c) => c.json(conversationBody(await existing(c))));
+  app.on(R.update.method, R.update.path, async (c) => {
     const body = await bodyOf(c);
     const updated = await store.updateConversation(ownerOf(c), id(c), metadataOf(body.metadata));
     if (updated === undefined) throw conversationNotFound(id(c));
     return c.json(conversationBody(updated));
   });
-  app.delete("/conversations/:id", async (c) => {
+  app.on(R.delete.method, R.delete.path, async (c) => {
     if (!(await store.deleteConversation(ownerOf(c), id(c)))) throw conversationNotFound(id(c));
     return c.json({ id: id(c), object: "conversation.deleted", deleted: true });
   });
-  app.get("/conversations/:id/items", async (c) => {
+  app.on(R.listItems.method, R.listItems.path, async (c) => {
     const page = await store.listConversationItems(ownerOf(c), id(c), pageQueryOf(c));
     if (page === undefined) throw conversationNotFound(id(c));
     return c.json(listBody(page));
   });
-  app.post("/conversations/:id/items", async (c) => {
+  app.on(R.addItems.method, R.addItems.path, async (c) => {
     const items = itemsOf((await bodyOf(c)).items, deps);
     if (items.length === 0) throw invalidRequest("'items' must contain at least one item.", "items");
     if (!(await store.appendConversationItems(ownerOf(c), id(c), items))) throw conversationNotFound(id(c));
     return c.json(listBody({ data: items, hasMore: false }));
   });
-  app.get("/conversations/:id/items/:item_id", async (c) => {
+  app.on(R.retrieveItem.method, R.retrieveItem.path, async (c) => {
     const item = await store.getConversationItem(ownerOf(c), id(c), c.req.param("item_id"));
     if (item === undefined) {
       await existing(c);
@@ -104,7 +121,7 @@ export const mountConversationRoutes = (app: Hono, deps: ResolvedDeps, state: St
     }
     return c.json(item.body as object);
   });
-  app.delete("/conversations/:id/items/:item_id", async (c) => {
+  app.on(R.deleteItem.method, R.deleteItem.path, async (c) => {
     const conversation = await existing(c);
     if (!(await store.deleteConversationItem(ownerOf(c), id(c), c.req.param("item_id"))))
       throw conversationItemNotFound(c.req.param("item_id"));
