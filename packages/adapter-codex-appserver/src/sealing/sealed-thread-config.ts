@@ -1,5 +1,5 @@
 /**
- * The per-thread `config` that leaves codex no tool to run (reference §1.5, each key verified by
+ * The per-thread `config` that leaves codex no tool to run (each key verified by
  * ablation against codex 0.169): every built-in tool family off, the host-describing prompt
  * sections (<environment_context>, skills, permissions, apps, collaboration) dropped, sub-agents
  * off, and the sealed model catalog — without which catalog models (gpt-6.x, gpt-5.6-*) still get

@@ -12,7 +12,7 @@ export const GATEWAY_BASE_INSTRUCTIONS =
 
 export interface RenderedPrompt {
   readonly request: BackendRequest;
-  /** Earlier assistant tool calls the client sent back (D3), re-rendered as sentinel blocks. */
+  /** Earlier assistant tool calls the client sent back, re-rendered as sentinel blocks. */
   readonly echoedCalls: number;
 }
 

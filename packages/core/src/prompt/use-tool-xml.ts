@@ -19,6 +19,6 @@ export const renderUseToolXml = (name: string, argumentsJson: string): string =>
   return lines.join("\n");
 };
 
-/** The `<tool_call>` sentinel block for a call: name first, arguments as a JSON string (seed 000). */
+/** The `<tool_call>` sentinel block for a call: name first, arguments as a JSON string. */
 export const renderToolCallBlock = (name: string, argumentsJson: string): string =>
   `<tool_call>${JSON.stringify({ name, arguments: argumentsJson })}</tool_call>`;
