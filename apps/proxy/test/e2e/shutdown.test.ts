@@ -1,45 +1,7 @@
-import { type ChildProcess, spawn } from "node:child_process";
-import { createRequire } from "node:module";
-import { fileURLToPath } from "node:url";
+import type { ChildProcess } from "node:child_process";
 import { makeCodexHome, startScriptedModelProvider } from "@proxy/adapter-codex-appserver/testing";
 import { afterEach, describe, expect, it } from "vitest";
-
-const main = fileURLToPath(new URL("../../src/main.ts", import.meta.url));
-const tsx = createRequire(import.meta.url).resolve("tsx");
-
-/** The gateway as its own process (as `npm start` runs it), so signals and exit codes are real. */
-const spawnGateway = async (env: Record<string, string>) => {
-  const child = spawn(process.execPath, ["--conditions=@proxy/source", "--import", tsx, main], {
-    env: { ...process.env, PORT: "0", LOG_LEVEL: "info", ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  const lines: Array<Record<string, unknown>> = [];
-  let buffered = "";
-  child.stdout?.on("data", (b: Buffer) => {
-    buffered += b.toString();
-    for (let i = buffered.indexOf("\n"); i >= 0; i = buffered.indexOf("\n")) {
-      const line = buffered.slice(0, i);
-      buffered = buffered.slice(i + 1);
-      try {
-        lines.push(JSON.parse(line));
-      } catch {
-        // not a log line
-      }
-    }
-  });
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setInterval(() => {
-      const listening = lines.find((l) => l.msg === "gateway listening");
-      if (listening) {
-        clearInterval(timer);
-        resolve(String(listening.url));
-      }
-    }, 50);
-    child.once("exit", (code) => reject(new Error(`gateway exited early (${code})`)));
-  });
-  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
-  return { child, url, lines, exited };
-};
+import { spawnGateway } from "../support/spawn-gateway.js";
 
 describe("graceful shutdown (gateway process + real codex)", { timeout: 90_000 }, () => {
   const cleanups: Array<() => Promise<void>> = [];

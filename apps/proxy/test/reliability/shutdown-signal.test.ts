@@ -1,12 +1,8 @@
-import { type ChildProcess, spawn } from "node:child_process";
-import { createRequire } from "node:module";
-import { fileURLToPath } from "node:url";
+import type { ChildProcess } from "node:child_process";
 import { makeCodexHome, startScriptedModelProvider } from "@proxy/adapter-codex-appserver/testing";
 import { afterEach, describe, expect, it } from "vitest";
+import { spawnGateway } from "../support/spawn-gateway.js";
 import { waitUntil } from "./support.js";
-
-const main = fileURLToPath(new URL("../../src/main.ts", import.meta.url));
-const tsx = createRequire(import.meta.url).resolve("tsx");
 
 const alive = (pid: number) => {
   try {
@@ -15,37 +11,6 @@ const alive = (pid: number) => {
   } catch {
     return false;
   }
-};
-
-/** The gateway as its own process, leading its own process group like `npm start` in a terminal. */
-const spawnGatewayGroup = async (env: Record<string, string>) => {
-  const child = spawn(process.execPath, ["--conditions=@proxy/source", "--import", tsx, main], {
-    env: { ...process.env, PORT: "0", LOG_LEVEL: "info", ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-    detached: true,
-  });
-  const lines: Array<Record<string, unknown>> = [];
-  let buffered = "";
-  child.stdout?.on("data", (b: Buffer) => {
-    buffered += b.toString();
-    for (let i = buffered.indexOf("\n"); i >= 0; i = buffered.indexOf("\n")) {
-      const line = buffered.slice(0, i);
-      buffered = buffered.slice(i + 1);
-      try {
-        lines.push(JSON.parse(line));
-      } catch {
-        // not a log line
-      }
-    }
-  });
-  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
-  await waitUntil(
-    () => lines.some((l) => l.msg === "gateway listening") || child.exitCode !== null,
-    "listening",
-  );
-  const listening = lines.find((l) => l.msg === "gateway listening");
-  if (!listening) throw new Error("the gateway exited before listening");
-  return { child, url: String(listening.url), lines, exited };
 };
 
 describe("shutdown under a process-group signal (gateway process + real codex)", { timeout: 60_000 }, () => {
@@ -66,7 +31,10 @@ describe("shutdown under a process-group signal (gateway process + real codex)",
       () => provider.close(),
       () => home.cleanup(),
     );
-    const gateway = await spawnGatewayGroup({ CODEX_HOME: home.path, PROXY_SHUTDOWN_GRACE_MS: "20000" });
+    const gateway = await spawnGateway(
+      { CODEX_HOME: home.path, PROXY_SHUTDOWN_GRACE_MS: "20000" },
+      { detached: true },
+    );
     child = gateway.child;
     const codexPid = Number(gateway.lines.find((l) => l.msg === "codex app-server ready")?.pid);
     expect(codexPid).toBeGreaterThan(0);
@@ -101,7 +69,10 @@ describe("shutdown under a process-group signal (gateway process + real codex)",
       () => provider.close(),
       () => home.cleanup(),
     );
-    const gateway = await spawnGatewayGroup({ CODEX_HOME: home.path, PROXY_SHUTDOWN_GRACE_MS: "20000" });
+    const gateway = await spawnGateway(
+      { CODEX_HOME: home.path, PROXY_SHUTDOWN_GRACE_MS: "20000" },
+      { detached: true },
+    );
     child = gateway.child;
     const codexPid = Number(gateway.lines.find((l) => l.msg === "codex app-server ready")?.pid);
     const res = await fetch(`${gateway.url}/v1/chat/completions`, {

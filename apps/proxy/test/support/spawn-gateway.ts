@@ -16,10 +16,15 @@ export interface SpawnedGateway {
  * The gateway as its own process (as `npm start` runs it): a test whose subject could block the
  * gateway's event loop must not share that loop, or it could not observe the block.
  */
-export const spawnGateway = async (env: Record<string, string>): Promise<SpawnedGateway> => {
+export const spawnGateway = async (
+  env: Record<string, string>,
+  options: { readonly detached?: boolean } = {},
+): Promise<SpawnedGateway> => {
   const child = spawn(process.execPath, ["--conditions=@proxy/source", "--import", tsx, main], {
     env: { ...process.env, PORT: "0", LOG_LEVEL: "info", ...env },
     stdio: ["ignore", "pipe", "pipe"],
+    // detached: the gateway leads its own process group, like `npm start` in a terminal.
+    detached: options.detached === true,
   });
   const lines: Array<Record<string, unknown>> = [];
   let buffered = "";
