@@ -1,7 +1,8 @@
 import type { OpenBlock } from "../parser/block-format.js";
 import type { AfterBlock, BlockContext, CallStream } from "../parser/call-stream.js";
 import { createCallStream, rejectBlock, schemaProblem } from "../parser/call-stream.js";
-import { nextOf, utf8Width } from "../parser/chars.js";
+import { utf8Width } from "../parser/chars.js";
+import { createStringRun, scanStringRun } from "../parser/json-string-run.js";
 import { createTextBuffer } from "../parser/text-buffer.js";
 import { customToolInput, decideJsonCall } from "./json-call-decision.js";
 import { createToolCallTokenizer, TOOL_CALL_CLOSE } from "./tool-call-tokenizer.js";
@@ -34,85 +35,37 @@ export function openJsonBlock(ctx: BlockContext): OpenBlock {
     for (let j = 0; j < k; j += 1) tokens.token(TOOL_CALL_CLOSE[j] as string, TOOL_CALL_CLOSE.charCodeAt(j));
   };
 
+  /** Whether the named tool's arguments stream (decided once, when the name is known). */
+  let streams: boolean | undefined;
   /** Streams whatever became committed, once the name is known to be a soft tool. */
   const pump = () => {
-    const name = tokens.name();
-    if (name === undefined || !streamable(name)) return;
+    if (streams === undefined) {
+      const name = tokens.name();
+      if (name === undefined) return;
+      streams = streamable(name);
+    }
+    if (!streams) return;
     const fragment = tokens.takeCommitted();
     if (fragment.length === 0) return;
-    call ??= createCallStream(ctx, name);
+    call ??= createCallStream(ctx, tokens.name() as string, tokens.argumentsText());
     call.delta(fragment);
   };
 
-  /**
-   * End of the plain string run at `from`: the next `"`, `\\` or control character, or the byte
-   * budget. Positions of those characters (and of non-ASCII ones, which only cost more bytes) are
-   * found with `indexOf` and one native regex scan, cached until passed, so a run costs O(1) calls.
-   */
-  let quoteAt = -1;
-  let slashAt = -1;
-  let specialAt = -1;
-  let runEndBytes = 0;
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what ends a plain run
-  const special = /[\u0000-\u001f\u0080-\uffff]/g;
-  const plainRunEnd = (s: string, from: number): number => {
-    if (quoteAt < from) quoteAt = nextOf(s, '"', from);
-    if (slashAt < from) slashAt = nextOf(s, "\\", from);
-    const end = Math.min(quoteAt, slashAt);
-    let j = from;
-    let runBytes = bytes;
-    // Short runs (small chunks) are cheaper to check in place than to hand to the regex engine.
-    if (end - j < 64) {
-      for (; j < end; j += 1) {
-        const c = s.charCodeAt(j);
-        if (c < 0x20) break;
-        const width = c < 0x80 ? 1 : utf8Width(c);
-        if (runBytes + width > ctx.maxBlockBytes) break;
-        runBytes += width;
-      }
-      runEndBytes = runBytes;
-      return j;
-    }
-    while (j < end) {
-      if (specialAt < j) {
-        special.lastIndex = j;
-        specialAt = special.exec(s)?.index ?? s.length;
-      }
-      const ascii = Math.min(specialAt, end) - j;
-      if (runBytes + ascii > ctx.maxBlockBytes) {
-        j += ctx.maxBlockBytes - runBytes;
-        runBytes = ctx.maxBlockBytes;
-        break;
-      }
-      j += ascii;
-      runBytes += ascii;
-      if (j === end) break;
-      const c = s.charCodeAt(j);
-      const width = utf8Width(c);
-      if (c < 0x20 || runBytes + width > ctx.maxBlockBytes) break;
-      runBytes += width;
-      j += 1;
-    }
-    runEndBytes = runBytes;
-    return j;
-  };
+  const run = createStringRun();
 
   const feed = (s: string, start: number): number => {
-    quoteAt = -1;
-    slashAt = -1;
-    specialAt = -1;
     let i = start;
     for (; i < s.length; i += 1) {
-      // Fast path: long argument strings (file contents) are appended run by run. Inside an
-      // argument string the close tag cannot occur, so only quotes, escapes and control
-      // characters (and the byte budget) end a run.
+      // Fast path: string content (file contents) is appended run by run, escapes included.
+      // Inside a string the close tag cannot occur, so only quotes, control characters, cut-off
+      // escapes and the byte budget end a run; those take the path below, one character each.
       const target = closeMatched === 0 ? tokens.plainStringTarget() : undefined;
       if (target) {
-        const j = plainRunEnd(s, i);
-        if (j > i) {
-          target.feedPlainRun(s, i, j);
-          bytes = runEndBytes;
-          i = j - 1;
+        scanStringRun(s, i, ctx.maxBlockBytes - bytes, tokens.argumentsEncoded(), run);
+        if (run.end > i) {
+          target.feedStringRun(run.text);
+          bytes += run.bytes;
+          i = run.end - 1;
           continue;
         }
       }
@@ -140,7 +93,7 @@ export function openJsonBlock(ctx: BlockContext): OpenBlock {
       }
       if (!tokens.failed()) tokens.token(s[i] as string, c);
     }
-    raw.append(s.slice(start, i));
+    raw.append(start === 0 && i === s.length ? s : s.slice(start, i));
     pump();
     return i;
   };
@@ -172,6 +125,7 @@ export function openJsonBlock(ctx: BlockContext): OpenBlock {
       const decision = decideJsonCall(snapshot, true);
       call.finish({
         arguments: decision.ok ? decision.arguments : "",
+        extendsStreamed: decision.ok && decision.fromStreamedText === true,
         repaired: !decision.ok || decision.repaired,
         raw: blockRaw,
         format: "json",

@@ -22,11 +22,15 @@ export interface ToolCallTokenizer {
   failed(): boolean;
   /** Whether `<` here may begin the close tag: everywhere except inside an argument string. */
   closeTagPossible(): boolean;
-  /** The validator that may take a run of plain string characters at once, if any. */
+  /** The validator that may take a run of string content at once (`scanStringRun`), if any. */
   plainStringTarget(): JsonSyntaxValidator | undefined;
+  /** The arguments are a JSON string: a run's raw text is JSON-encoded once more. */
+  argumentsEncoded(): boolean;
   name(): string | undefined;
   /** Argument text committed since the last call (requires `streamable` to have said yes). */
   takeCommitted(): string;
+  /** All argument text so far (what `takeCommitted` hands out pieces of, from its start). */
+  argumentsText(): TextBuffer | undefined;
   snapshot(body: string): JsonBlockSnapshot;
 }
 
@@ -197,8 +201,10 @@ export function createToolCallTokenizer(
     failed: () => outer === O_FAIL,
     closeTagPossible,
     plainStringTarget,
+    argumentsEncoded: () => outer === O_ARGS_STRING,
     name: () => name,
     takeCommitted: () => (args && argsText ? argsText.take(args.commitEnd()) : ""),
+    argumentsText: () => argsText,
     snapshot,
   };
 }

@@ -1,6 +1,7 @@
 import type { ToolSpec } from "../model/tool-spec.js";
 import { closeJsonPrefix } from "./json-syntax-validator.js";
 import type { ArgumentsValidator, ParserEvent, RejectReason } from "./parser-types.js";
+import type { TextBuffer } from "./text-buffer.js";
 import { createTextBuffer } from "./text-buffer.js";
 
 /** What a block handler needs from the parser around it. */
@@ -23,6 +24,11 @@ export type AfterBlock =
 
 export interface FinishedCall {
   readonly arguments: string;
+  /**
+   * The arguments are the value of the very text the deltas were taken from (see
+   * `createCallStream`'s `streamed`), so they extend every streamed prefix: no comparison needed.
+   */
+  readonly extendsStreamed?: boolean | undefined;
   readonly repaired: boolean;
   readonly raw: string;
   readonly format: string;
@@ -46,9 +52,14 @@ export interface CallStream {
   abandon(reason: RejectReason, detail: string, raw: string): void;
 }
 
-export function createCallStream(ctx: BlockContext, name: string): CallStream {
+/**
+ * `streamed`: the text every delta is the next piece of, from its start (a block's argument
+ * text); the stream then keeps only a length instead of a second copy of what it sent.
+ */
+export function createCallStream(ctx: BlockContext, name: string, streamed?: TextBuffer): CallStream {
   let index = -1;
-  const sent = createTextBuffer(false);
+  const sent = streamed === undefined ? createTextBuffer(false) : undefined;
+  let sentLength = 0;
   const start = () => {
     if (index >= 0) return;
     index = ctx.nextIndex();
@@ -57,23 +68,28 @@ export function createCallStream(ctx: BlockContext, name: string): CallStream {
   const delta = (fragment: string) => {
     if (fragment.length === 0) return;
     start();
-    sent.append(fragment);
+    sent?.append(fragment);
+    sentLength += fragment.length;
     ctx.emit({ type: "call-delta", index, delta: fragment });
   };
+  const sentText = () =>
+    sent === undefined ? (streamed as TextBuffer).toString().slice(0, sentLength) : sent.toString();
   return {
     started: () => index >= 0,
     begin: start,
     delta,
     finish(call) {
-      const prefix = sent.toString();
       let args = call.arguments;
       let repaired = call.repaired;
-      if (!args.startsWith(prefix)) {
-        args = closeJsonPrefix(prefix);
-        repaired = true;
+      if (sentLength > 0 && call.extendsStreamed !== true) {
+        const prefix = sentText();
+        if (!args.startsWith(prefix)) {
+          args = closeJsonPrefix(prefix);
+          repaired = true;
+        }
       }
       start();
-      delta(args.slice(prefix.length));
+      delta(args.slice(sentLength));
       const schemaWarning = schemaProblem(ctx, name, args);
       ctx.emit({
         type: "call-end",

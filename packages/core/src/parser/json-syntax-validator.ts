@@ -13,13 +13,14 @@ import type { TextBuffer } from "./text-buffer.js";
 export interface JsonSyntaxValidator {
   /** Feeds one UTF-16 code unit; false when the value already ended before it (caller owns it). */
   feed(ch: string, code: number): boolean;
-  /** Inside a string, not inside an escape: `feedPlainRun` may be used. */
+  /** Inside a string, not inside an escape: `feedStringRun` may be used. */
   inPlainString(): boolean;
   /**
-   * Fast path for a run of ordinary string characters (no `"`, `\`, or control character),
-   * valid only while `inPlainString()`: one append instead of one per character.
+   * Fast path for string content that leaves the state as it was: ordinary characters and
+   * complete escapes, no `"` or control character (see `scanStringRun`), valid only while
+   * `inPlainString()`. One append instead of one per character, same text and commit point.
    */
-  feedPlainRun(s: string, from: number, to: number): void;
+  feedStringRun(text: string): void;
   status(): "pending" | "complete" | "failed";
   inString(): boolean;
   /** Text length of the last commit point (0 until the top-level object has content). */
@@ -270,9 +271,13 @@ export function createJsonSyntaxValidator(options: JsonSyntaxValidatorOptions): 
   return {
     feed,
     inPlainString: () => (state === S_STR || state === S_KEY) && escapeState === 0,
-    feedPlainRun(s, from, to) {
-      emit(s.slice(from, to));
-      if (state === S_STR && !isHighSurrogate(s.charCodeAt(to - 1))) markCommit();
+    feedStringRun(text) {
+      emit(text);
+      if (state !== S_STR || !isObject || !out) return;
+      // Every character commits except a high surrogate (its pair is not complete yet).
+      let k = text.length;
+      while (k > 0 && isHighSurrogate(text.charCodeAt(k - 1))) k -= 1;
+      if (k > 0) commit = out.length - (text.length - k);
     },
     status: () => (state === S_FAIL ? "failed" : state === S_DONE ? "complete" : "pending"),
     inString: () => state === S_STR || state === S_KEY,

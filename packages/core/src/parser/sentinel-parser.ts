@@ -9,6 +9,12 @@ import type { ParserEvent, SentinelParser, SentinelParserOptions } from "./parse
 export const DEFAULT_MAX_BLOCK_BYTES = 1024 * 1024;
 
 const LT = 60;
+const NEWLINE = 10;
+const SPACE = 32;
+const BACKTICK = 96;
+const TILDE = 126;
+/** Rest of a chunk from which `indexOf` beats a `charCodeAt` loop. */
+const LONG_REST = 64;
 
 /** Returned by a push that produced nothing (most pushes inside a block): no allocation. */
 const NO_EVENTS: ParserEvent[] = Object.freeze([]) as unknown as ParserEvent[];
@@ -65,25 +71,6 @@ export function createSentinelParser(options: SentinelParserOptions): SentinelPa
   let block: OpenBlock | undefined;
   let blockClose = "";
   let skipMatched = 0;
-  /** Next `<` and line break at or after the scan position in the current chunk (cached: linear). */
-  let ltAt = -1;
-  let nlAt = -1;
-  let fenceAt = -1;
-  /**
-   * The next line break followed by at most 3 spaces and a backtick or tilde (a possible fence
-   * line), or one whose line start the chunk cuts off; `s.length` if none.
-   */
-  const nextFenceLine = (s: string, from: number): number => {
-    for (let at = s.indexOf("\n", from); at >= 0; at = s.indexOf("\n", at + 1)) {
-      let j = at + 1;
-      while (j < s.length && j <= at + 3 && s.charCodeAt(j) === 32) j += 1;
-      if (j >= s.length) return at;
-      const c = s.charCodeAt(j);
-      if (c === 96 || c === 126) return at;
-    }
-    return s.length;
-  };
-
   const heldText = () => (candidate === undefined ? "<" : candidate.open.slice(0, held));
 
   const releaseHeld = () => {
@@ -107,23 +94,106 @@ export function createSentinelParser(options: SentinelParserOptions): SentinelPa
     return undefined;
   };
 
+  /** Next `<`, backtick and tilde in the current chunk at or after the scan position (cached: linear). */
+  let ltAt = -1;
+  let backtickAt = -1;
+  let tildeAt = -1;
+
+  /**
+   * Skips plain text from `from`: stops at a `<` or at a line break that may start a fence line
+   * (at most 3 spaces, then a backtick or tilde, or the chunk ends first); other lines only reset
+   * the fence's per-line state. Short rests are one pass of `charCodeAt` (no calls); long ones
+   * are searched with `indexOf` for `<`, backticks and tildes, each found once per chunk.
+   */
+  const skipPlain = (s: string, from: number): number => {
+    if (s.length - from > LONG_REST) return skipPlainLong(s, from);
+    if (ltAt < from) ltAt = nextOf(s, "<", from);
+    let sawLine = false;
+    let j = ltAt;
+    for (let at = s.indexOf("\n", from); at >= 0 && at < ltAt; at = s.indexOf("\n", at + 1)) {
+      let k = at + 1;
+      while (k < s.length && k <= at + 3 && s.charCodeAt(k) === SPACE) k += 1;
+      const d = k < s.length ? s.charCodeAt(k) : BACKTICK;
+      if (d === BACKTICK || d === TILDE) {
+        j = at;
+        break;
+      }
+      sawLine = true;
+    }
+    if (sawLine) fence.skippedLines();
+    return j;
+  };
+
+  const skipPlainLong = (s: string, from: number): number => {
+    if (ltAt < from) ltAt = nextOf(s, "<", from);
+    let end = ltAt;
+    for (let p = from; ; ) {
+      if (backtickAt < p) backtickAt = nextOf(s, "`", p);
+      if (tildeAt < p) tildeAt = nextOf(s, "~", p);
+      const q = Math.min(backtickAt, tildeAt);
+      if (q >= end) break;
+      let k = q - 1;
+      while (k >= from && k >= q - 3 && s.charCodeAt(k) === SPACE) k -= 1;
+      if (k >= from && s.charCodeAt(k) === NEWLINE) {
+        end = k;
+        break;
+      }
+      p = q + 1;
+    }
+    if (end === s.length) {
+      // A line break the chunk cuts off within its indent: the next chunk may open a fence.
+      let k = s.length - 1;
+      while (k >= from && k >= s.length - 3 && s.charCodeAt(k) === SPACE) k -= 1;
+      if (k >= from && s.charCodeAt(k) === NEWLINE) end = k;
+    }
+    if (end > from && s.lastIndexOf("\n", end - 1) >= from) fence.skippedLines();
+    return end;
+  };
+
+  /**
+   * At a `<` where a block may start: the format whose opening tag follows in full (the block
+   * starts), or one whose tag the rest of the chunk is a prefix of (held back), else text.
+   * Compares against the rest of the chunk directly, no per-character state.
+   */
+  const matchTag = (s: string, at: number): number => {
+    let partial: BlockFormat | undefined;
+    for (let f = 0; f < formats.length; f += 1) {
+      const format = formats[f] as BlockFormat;
+      const tag = format.open;
+      let k = 1;
+      while (k < tag.length && at + k < s.length && s.charCodeAt(at + k) === tag.charCodeAt(k)) k += 1;
+      if (k === tag.length) {
+        startBlock(format);
+        return at + k;
+      }
+      if (at + k === s.length) partial = format;
+    }
+    if (partial === undefined) return -1;
+    held = s.length - at;
+    candidate = partial;
+    return s.length;
+  };
+
   /** Text mode: emits runs of text, returns where a block began (or s.length). */
   const scanText = (s: string, from: number): number => {
     let run = from;
     let i = from;
     while (i < s.length) {
       if (held === 0 && !dropWhitespace && !fence.atLineStart()) {
-        // Skip to the next `<` or the next line that may open or close a fence; lines in
-        // between only reset the fence's per-line state.
-        if (ltAt < i) ltAt = nextOf(s, "<", i);
-        if (fenceAt < i) fenceAt = nextFenceLine(s, i);
-        const next = Math.min(ltAt, fenceAt);
-        if (next > i) {
-          if (nlAt < i) nlAt = nextOf(s, "\n", i);
-          if (nlAt < next) fence.skippedLines();
-          i = next;
-        }
+        i = skipPlain(s, i);
         if (i >= s.length) break;
+        if (s.charCodeAt(i) === LT) {
+          // Mid-line, so feeding `<` to the fence changes nothing.
+          if (fence.blocksAllowed()) {
+            const end = matchTag(s, i);
+            if (end >= 0) {
+              text += s.slice(run, i);
+              return end;
+            }
+          }
+          i += 1;
+          continue;
+        }
       }
       const c = s.charCodeAt(i);
       fence.feed(c);
@@ -211,8 +281,15 @@ export function createSentinelParser(options: SentinelParserOptions): SentinelPa
     push(chunk) {
       let i = 0;
       ltAt = -1;
-      nlAt = -1;
-      fenceAt = -1;
+      backtickAt = -1;
+      tildeAt = -1;
+      if (mode === TEXT && held === 0 && !dropWhitespace && text.length === 0 && !fence.atLineStart()) {
+        // Mid-line plain text with nothing pending: a chunk without `<` or fence line is one event.
+        i = skipPlain(chunk, 0);
+        if (i === chunk.length && i > 0 && !isHighSurrogate(chunk.charCodeAt(i - 1)))
+          return [{ type: "text", text: chunk }];
+        text = chunk.slice(0, i);
+      }
       while (i < chunk.length) {
         if (mode === TEXT) i = scanText(chunk, i);
         else if (mode === BLOCK && block) {
