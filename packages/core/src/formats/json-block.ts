@@ -63,7 +63,7 @@ export function openJsonBlock(ctx: BlockContext): OpenBlock {
       if (target) {
         scanStringRun(s, i, ctx.maxBlockBytes - bytes, tokens.argumentsEncoded(), run);
         if (run.end > i) {
-          target.feedStringRun(run.text);
+          target.feedStringRun(run.text, run.openSurrogates);
           bytes += run.bytes;
           i = run.end - 1;
           continue;

@@ -5,9 +5,11 @@ export interface StringRun {
   end: number;
   bytes: number;
   text: string;
+  /** High surrogates ending `text` (no commit point after them: their pairs are not complete yet). */
+  openSurrogates: number;
 }
 
-export const createStringRun = (): StringRun => ({ end: 0, bytes: 0, text: "" });
+export const createStringRun = (): StringRun => ({ end: 0, bytes: 0, text: "", openSurrogates: 0 });
 
 const isHex = (c: number) => (c >= 48 && c <= 57) || (c >= 97 && c <= 102) || (c >= 65 && c <= 70);
 const hexValue = (c: number) => (c <= 57 ? c - 48 : c >= 97 ? c - 87 : c - 55);
@@ -21,18 +23,23 @@ const isSimpleEscape = (c: number) =>
  * chunk cuts off or that is invalid, and before the UTF-8 byte count would pass `budget`.
  *
  * `encoded`: `s` is the content of an outer JSON string whose decoded text is the inside of a
- * JSON string (arguments written as a string): outer escapes are decoded too, with one
- * `JSON.parse` of the whole run, and the run ends at the outer string's quote as well. The run
+ * JSON string (arguments written as a string): outer escapes are decoded too (the text between
+ * them is sliced, not copied per character), and the run ends at the outer string's quote. The run
  * always ends where both levels are outside an escape.
  */
 export function scanStringRun(s: string, from: number, budget: number, encoded: boolean, run: StringRun): void {
   let j = from;
   let bytes = 0;
   let inner = 0; // 0 none, 1 after backslash, 2..5 reading \uXXXX digits (decoded level)
-  let decodedEscape = false;
+  /** Decoded text before `piece` (only once an outer escape was decoded), and where `piece` starts. */
+  let decoded = "";
+  let piece = from;
   let safeEnd = from;
   let safeBytes = 0;
-  let safeDecoded = false;
+  let safeDecoded = "";
+  let safePiece = from;
+  let highs = 0;
+  let safeHighs = 0;
   while (j < s.length) {
     let c = s.charCodeAt(j);
     let width = 1;
@@ -60,13 +67,15 @@ export function scanStringRun(s: string, from: number, budget: number, encoded: 
         width = 2;
       }
       step = width;
-      decodedEscape = true;
+      decoded += s.slice(piece, j) + String.fromCharCode(c);
+      piece = j + step;
     } else if (c === 34 || c < 0x20) break;
     else if (c >= 0x80) width = utf8Width(c);
     if (bytes + width > budget) break;
     if (inner === 0) {
       if (c === 34 || c < 0x20) break;
       if (c === 92) inner = 1;
+      highs = c >= 0xd800 && c <= 0xdbff ? highs + 1 : 0;
     } else if (inner === 1) {
       if (c === 117) inner = 2;
       else if (isSimpleEscape(c)) inner = 0;
@@ -78,12 +87,13 @@ export function scanStringRun(s: string, from: number, budget: number, encoded: 
     if (inner === 0) {
       safeEnd = j;
       safeBytes = bytes;
-      safeDecoded = decodedEscape;
+      safeDecoded = decoded;
+      safePiece = piece;
+      safeHighs = highs;
     }
   }
   run.end = safeEnd;
   run.bytes = safeBytes;
-  const raw = s.slice(from, safeEnd);
-  // The run holds only complete, valid escapes and no raw quote or control character.
-  run.text = safeDecoded ? (JSON.parse(`"${raw}"`) as string) : raw;
+  run.text = safeDecoded + s.slice(safePiece, safeEnd);
+  run.openSurrogates = safeHighs;
 }

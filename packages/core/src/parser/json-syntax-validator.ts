@@ -18,9 +18,10 @@ export interface JsonSyntaxValidator {
   /**
    * Fast path for string content that leaves the state as it was: ordinary characters and
    * complete escapes, no `"` or control character (see `scanStringRun`), valid only while
-   * `inPlainString()`. One append instead of one per character, same text and commit point.
+   * `inPlainString()`. One append instead of one per character, same text and commit point
+   * (`openSurrogates`: high surrogates ending the run, after which there is none).
    */
-  feedStringRun(text: string): void;
+  feedStringRun(text: string, openSurrogates: number): void;
   status(): "pending" | "complete" | "failed";
   inString(): boolean;
   /** Text length of the last commit point (0 until the top-level object has content). */
@@ -271,13 +272,11 @@ export function createJsonSyntaxValidator(options: JsonSyntaxValidatorOptions): 
   return {
     feed,
     inPlainString: () => (state === S_STR || state === S_KEY) && escapeState === 0,
-    feedStringRun(text) {
+    feedStringRun(text, openSurrogates) {
       emit(text);
-      if (state !== S_STR || !isObject || !out) return;
       // Every character commits except a high surrogate (its pair is not complete yet).
-      let k = text.length;
-      while (k > 0 && isHighSurrogate(text.charCodeAt(k - 1))) k -= 1;
-      if (k > 0) commit = out.length - (text.length - k);
+      if (state === S_STR && isObject && out && openSurrogates < text.length)
+        commit = out.length - openSurrogates;
     },
     status: () => (state === S_FAIL ? "failed" : state === S_DONE ? "complete" : "pending"),
     inString: () => state === S_STR || state === S_KEY,
