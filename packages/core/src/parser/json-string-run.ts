@@ -27,7 +27,13 @@ const isSimpleEscape = (c: number) =>
  * them is sliced, not copied per character), and the run ends at the outer string's quote. The run
  * always ends where both levels are outside an escape.
  */
-export function scanStringRun(s: string, from: number, budget: number, encoded: boolean, run: StringRun): void {
+export function scanStringRun(
+  s: string,
+  from: number,
+  budget: number,
+  encoded: boolean,
+  run: StringRun,
+): void {
   let j = from;
   let bytes = 0;
   let inner = 0; // 0 none, 1 after backslash, 2..5 reading \uXXXX digits (decoded level)

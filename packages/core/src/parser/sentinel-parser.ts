@@ -194,6 +194,9 @@ export function createSentinelParser(options: SentinelParserOptions): SentinelPa
           i += 1;
           continue;
         }
+        // A line that may open or close a fence: its start goes through the fence in one call.
+        i = fence.feedLineStart(s, i);
+        continue;
       }
       const c = s.charCodeAt(i);
       fence.feed(c);
