@@ -13,8 +13,6 @@ const NEWLINE = 10;
 const SPACE = 32;
 const BACKTICK = 96;
 const TILDE = 126;
-/** Rest of a chunk from which `indexOf` beats a `charCodeAt` loop. */
-const LONG_REST = 64;
 
 /** Returned by a push that produced nothing (most pushes inside a block): no allocation. */
 const NO_EVENTS: ParserEvent[] = Object.freeze([]) as unknown as ParserEvent[];
@@ -94,60 +92,54 @@ export function createSentinelParser(options: SentinelParserOptions): SentinelPa
     return undefined;
   };
 
-  /** Next `<`, backtick and tilde in the current chunk at or after the scan position (cached: linear). */
+  /** Next `<` and line break in the current chunk at or after the scan position (cached: linear). */
   let ltAt = -1;
-  let backtickAt = -1;
-  let tildeAt = -1;
+  let nlAt = -1;
 
   /**
    * Skips plain text from `from`: stops at a `<` or at a line break that may start a fence line
    * (at most 3 spaces, then a backtick or tilde, or the chunk ends first); other lines only reset
-   * the fence's per-line state. Short rests are one pass of `charCodeAt` (no calls); long ones
-   * are searched with `indexOf` for `<`, backticks and tildes, each found once per chunk.
+   * the fence's per-line state. Each `<` and line break of a chunk is found once, by `indexOf`.
    */
   const skipPlain = (s: string, from: number): number => {
-    if (s.length - from > LONG_REST) return skipPlainLong(s, from);
     if (ltAt < from) ltAt = nextOf(s, "<", from);
+    if (nlAt < from) nlAt = nextOf(s, "\n", from);
     let sawLine = false;
-    let j = ltAt;
-    for (let at = s.indexOf("\n", from); at >= 0 && at < ltAt; at = s.indexOf("\n", at + 1)) {
+    let end = ltAt;
+    while (nlAt < ltAt) {
+      const at = nlAt;
       let k = at + 1;
       while (k < s.length && k <= at + 3 && s.charCodeAt(k) === SPACE) k += 1;
       const d = k < s.length ? s.charCodeAt(k) : BACKTICK;
       if (d === BACKTICK || d === TILDE) {
-        j = at;
+        end = at;
         break;
       }
       sawLine = true;
+      nlAt = nextOf(s, "\n", at + 1);
     }
     if (sawLine) fence.skippedLines();
-    return j;
+    return end;
   };
 
-  const skipPlainLong = (s: string, from: number): number => {
-    if (ltAt < from) ltAt = nextOf(s, "<", from);
-    let end = ltAt;
-    for (let p = from; ; ) {
-      if (backtickAt < p) backtickAt = nextOf(s, "`", p);
-      if (tildeAt < p) tildeAt = nextOf(s, "~", p);
-      const q = Math.min(backtickAt, tildeAt);
-      if (q >= end) break;
-      let k = q - 1;
-      while (k >= from && k >= q - 3 && s.charCodeAt(k) === SPACE) k -= 1;
-      if (k >= from && s.charCodeAt(k) === NEWLINE) {
-        end = k;
-        break;
+  /**
+   * Skips plain text mid-line from `from`, through fence lines and `<`s that cannot open a block
+   * (inside a fence). Stops at a `<` that may open one (mid-line), at a line start the fence is
+   * still reading when a `<` follows (the caller feeds it), or at the end of the chunk.
+   */
+  const skipText = (s: string, from: number): number => {
+    let i = from;
+    for (;;) {
+      i = skipPlain(s, i);
+      if (i >= s.length) return i;
+      if (s.charCodeAt(i) === LT) {
+        if (fence.blocksAllowed()) return i;
+        i += 1;
+        continue;
       }
-      p = q + 1;
+      i = fence.feedLineStart(s, i);
+      if (i >= s.length || fence.atLineStart()) return i;
     }
-    if (end === s.length) {
-      // A line break the chunk cuts off within its indent: the next chunk may open a fence.
-      let k = s.length - 1;
-      while (k >= from && k >= s.length - 3 && s.charCodeAt(k) === SPACE) k -= 1;
-      if (k >= from && s.charCodeAt(k) === NEWLINE) end = k;
-    }
-    if (end > from && s.lastIndexOf("\n", end - 1) >= from) fence.skippedLines();
-    return end;
   };
 
   /**
@@ -180,23 +172,18 @@ export function createSentinelParser(options: SentinelParserOptions): SentinelPa
     let i = from;
     while (i < s.length) {
       if (held === 0 && !dropWhitespace && !fence.atLineStart()) {
-        i = skipPlain(s, i);
+        i = skipText(s, i);
         if (i >= s.length) break;
-        if (s.charCodeAt(i) === LT) {
-          // Mid-line, so feeding `<` to the fence changes nothing.
-          if (fence.blocksAllowed()) {
-            const end = matchTag(s, i);
-            if (end >= 0) {
-              text += s.slice(run, i);
-              return end;
-            }
+        if (!fence.atLineStart()) {
+          // A `<` mid-line where blocks are allowed (feeding it to the fence changes nothing).
+          const end = matchTag(s, i);
+          if (end >= 0) {
+            text += s.slice(run, i);
+            return end;
           }
           i += 1;
           continue;
         }
-        // A line that may open or close a fence: its start goes through the fence in one call.
-        i = fence.feedLineStart(s, i);
-        continue;
       }
       const c = s.charCodeAt(i);
       fence.feed(c);
@@ -284,11 +271,10 @@ export function createSentinelParser(options: SentinelParserOptions): SentinelPa
     push(chunk) {
       let i = 0;
       ltAt = -1;
-      backtickAt = -1;
-      tildeAt = -1;
+      nlAt = -1;
       if (mode === TEXT && held === 0 && !dropWhitespace && text.length === 0 && !fence.atLineStart()) {
-        // Mid-line plain text with nothing pending: a chunk without `<` or fence line is one event.
-        i = skipPlain(chunk, 0);
+        // Mid-line plain text with nothing pending: a chunk where no block may start is one event.
+        i = skipText(chunk, 0);
         if (i === chunk.length && i > 0 && !isHighSurrogate(chunk.charCodeAt(i - 1)))
           return [{ type: "text", text: chunk }];
         text = chunk.slice(0, i);
