@@ -35,6 +35,13 @@ export function createSentinelParser(options: SentinelParserOptions): SentinelPa
   const formats = options.formats ?? BLOCK_FORMATS;
   let events: ParserEvent[] = [];
   let text = "";
+  /** The last character added to `text` is a high surrogate (read from the piece, not the rope). */
+  let textEndsHigh = false;
+  const addText = (piece: string) => {
+    if (piece.length === 0) return;
+    text += piece;
+    textEndsHigh = isHighSurrogate(piece.charCodeAt(piece.length - 1));
+  };
   let callCount = 0;
 
   const flushText = () => {
@@ -48,7 +55,7 @@ export function createSentinelParser(options: SentinelParserOptions): SentinelPa
     maxBlockBytes: options.maxBlockBytes ?? DEFAULT_MAX_BLOCK_BYTES,
     emit(event) {
       if (event.type === "text") {
-        text += event.text;
+        addText(event.text);
         return;
       }
       flushText();
@@ -72,7 +79,7 @@ export function createSentinelParser(options: SentinelParserOptions): SentinelPa
   const heldText = () => (candidate === undefined ? "<" : candidate.open.slice(0, held));
 
   const releaseHeld = () => {
-    text += heldText();
+    addText(heldText());
     held = 0;
     candidate = undefined;
     dropWhitespace = false;
@@ -178,7 +185,7 @@ export function createSentinelParser(options: SentinelParserOptions): SentinelPa
           // A `<` mid-line where blocks are allowed (feeding it to the fence changes nothing).
           const end = matchTag(s, i);
           if (end >= 0) {
-            text += s.slice(run, i);
+            addText(s.slice(run, i));
             return end;
           }
           i += 1;
@@ -204,7 +211,7 @@ export function createSentinelParser(options: SentinelParserOptions): SentinelPa
         run = i;
       }
       if (c === LT && fence.blocksAllowed()) {
-        text += s.slice(run, i);
+        addText(s.slice(run, i));
         held = 1;
         run = i + 1;
       } else if (dropWhitespace) {
@@ -213,7 +220,7 @@ export function createSentinelParser(options: SentinelParserOptions): SentinelPa
       }
       i += 1;
     }
-    if (run < s.length) text += s.slice(run);
+    if (run < s.length) addText(s.slice(run));
     return s.length;
   };
 
@@ -247,7 +254,7 @@ export function createSentinelParser(options: SentinelParserOptions): SentinelPa
       closed = skipMatched === blockClose.length;
       i += 1;
     }
-    if (mode === PASSTHROUGH) text += s.slice(from, i);
+    if (mode === PASSTHROUGH) addText(s.slice(from, i));
     if (closed) endBlock(mode === PASSTHROUGH ? "text" : "drop-whitespace");
     return i;
   };
@@ -255,7 +262,7 @@ export function createSentinelParser(options: SentinelParserOptions): SentinelPa
   const takeEvents = (final: boolean): ParserEvent[] => {
     // Never end a text event between the two halves of a surrogate pair.
     let carry = "";
-    if (!final && text.length > 0 && isHighSurrogate(text.charCodeAt(text.length - 1))) {
+    if (!final && text.length > 0 && textEndsHigh) {
       carry = text.slice(-1);
       text = text.slice(0, -1);
     }
@@ -277,7 +284,7 @@ export function createSentinelParser(options: SentinelParserOptions): SentinelPa
         i = skipText(chunk, 0);
         if (i === chunk.length && i > 0 && !isHighSurrogate(chunk.charCodeAt(i - 1)))
           return [{ type: "text", text: chunk }];
-        text = chunk.slice(0, i);
+        addText(chunk.slice(0, i));
       }
       while (i < chunk.length) {
         if (mode === TEXT) i = scanText(chunk, i);
