@@ -9,7 +9,6 @@ import type { ParserEvent, SentinelParser, SentinelParserOptions } from "./parse
 export const DEFAULT_MAX_BLOCK_BYTES = 1024 * 1024;
 
 const LT = 60;
-const NEWLINE = 10;
 const SPACE = 32;
 const BACKTICK = 96;
 const TILDE = 126;
