@@ -34,6 +34,10 @@ export function scanStringRun(
   encoded: boolean,
   run: StringRun,
 ): void {
+  if (!encoded) {
+    scanRawRun(s, from, budget, run);
+    return;
+  }
   let j = from;
   let bytes = 0;
   let inner = 0; // 0 none, 1 after backslash, 2..5 reading \uXXXX digits (decoded level)
@@ -102,4 +106,42 @@ export function scanStringRun(
   run.bytes = safeBytes;
   run.text = safeDecoded + s.slice(safePiece, safeEnd);
   run.openSurrogates = safeHighs;
+}
+
+/** `scanStringRun` for string content written directly (one level of escapes, kept as written). */
+function scanRawRun(s: string, from: number, budget: number, run: StringRun): void {
+  let j = from;
+  let bytes = 0;
+  let highs = 0;
+  while (j < s.length) {
+    const c = s.charCodeAt(j);
+    if (c === 92) {
+      // A complete, valid escape is taken whole; anything else ends the run before the backslash.
+      if (j + 1 >= s.length) break;
+      const e = s.charCodeAt(j + 1);
+      let width = 2;
+      if (e === 117) {
+        if (j + 5 >= s.length) break;
+        let k = j + 2;
+        while (k < j + 6 && isHex(s.charCodeAt(k))) k += 1;
+        if (k < j + 6) break;
+        width = 6;
+      } else if (!isSimpleEscape(e)) break;
+      if (bytes + width > budget) break;
+      bytes += width;
+      j += width;
+      highs = 0;
+      continue;
+    }
+    if (c === 34 || c < 0x20) break;
+    const width = c < 0x80 ? 1 : utf8Width(c);
+    if (bytes + width > budget) break;
+    bytes += width;
+    j += 1;
+    highs = c >= 0xd800 && c <= 0xdbff ? highs + 1 : 0;
+  }
+  run.end = j;
+  run.bytes = bytes;
+  run.text = s.slice(from, j);
+  run.openSurrogates = highs;
 }
