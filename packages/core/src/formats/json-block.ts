@@ -1,3 +1,4 @@
+import type { ToolSpec } from "../model/tool-spec.js";
 import type { OpenBlock } from "../parser/block-format.js";
 import type { AfterBlock, BlockContext, CallStream } from "../parser/call-stream.js";
 import { createCallStream, rejectBlock, schemaProblem } from "../parser/call-stream.js";
@@ -5,6 +6,7 @@ import { utf8Width } from "../parser/chars.js";
 import { createStringRun, scanStringRun } from "../parser/json-string-run.js";
 import { createTextBuffer } from "../parser/text-buffer.js";
 import { customToolInput, decideJsonCall } from "./json-call-decision.js";
+import type { ToolCallTokenizer } from "./tool-call-tokenizer.js";
 import { createToolCallTokenizer, TOOL_CALL_CLOSE } from "./tool-call-tokenizer.js";
 
 export const TOOL_CALL_OPEN = "<tool_call>";
@@ -16,96 +18,121 @@ export { TOOL_CALL_CLOSE };
  * The close tag ends the block anywhere except inside a string of the arguments, so a model
  * may write `</tool_call>` inside an argument value.
  */
-export function openJsonBlock(ctx: BlockContext): OpenBlock {
-  const raw = createTextBuffer(false);
-  let bytes = 0;
-  let status: "open" | "closed" | "too-large" = "open";
-  let closeMatched = 0;
-  let call: CallStream | undefined;
-  const toolOf = (name: string | undefined) => (name === undefined ? undefined : ctx.tools.get(name));
-  const streamable = (name: string | undefined) => {
-    const tool = toolOf(name);
-    return tool !== undefined && !tool.strict && tool.custom !== true;
-  };
-  const tokens = createToolCallTokenizer(streamable);
+export const openJsonBlock = (ctx: BlockContext): OpenBlock => new JsonBlockReader(ctx);
 
-  const replayCloseMatch = () => {
-    const k = closeMatched;
-    closeMatched = 0;
-    for (let j = 0; j < k; j += 1) tokens.token(TOOL_CALL_CLOSE[j] as string, TOOL_CALL_CLOSE.charCodeAt(j));
-  };
+/** A known soft tool that is not custom: its arguments stream while the block is read. */
+const streamable = (tools: ReadonlyMap<string, ToolSpec>, name: string | undefined): boolean => {
+  const tool = name === undefined ? undefined : tools.get(name);
+  return tool !== undefined && !tool.strict && tool.custom !== true;
+};
 
+/** A class, not closures: one per block (closure creation is not free, more so with keepNames). */
+class JsonBlockReader implements OpenBlock {
+  private readonly ctx: BlockContext;
+  private readonly raw = createTextBuffer(false);
+  private bytes = 0;
+  private status: "open" | "closed" | "too-large" = "open";
+  private closeMatched = 0;
+  private call: CallStream | undefined;
+  private readonly tokens: ToolCallTokenizer;
   /** Whether the named tool's arguments stream (decided once, when the name is known). */
-  let streams: boolean | undefined;
+  private streams: boolean | undefined;
+  private readonly run = createStringRun();
+
+  constructor(ctx: BlockContext) {
+    this.ctx = ctx;
+    this.tokens = createToolCallTokenizer((name) => streamable(ctx.tools, name));
+  }
+
+  private toolOf(name: string | undefined): ToolSpec | undefined {
+    return name === undefined ? undefined : this.ctx.tools.get(name);
+  }
+
+  private replayCloseMatch(): void {
+    const k = this.closeMatched;
+    this.closeMatched = 0;
+    for (let j = 0; j < k; j += 1)
+      this.tokens.token(TOOL_CALL_CLOSE[j] as string, TOOL_CALL_CLOSE.charCodeAt(j));
+  }
+
   /** Streams whatever became committed, once the name is known to be a soft tool. */
-  const pump = () => {
-    if (streams === undefined) {
-      const name = tokens.name();
+  private pump(): void {
+    if (this.streams === undefined) {
+      const name = this.tokens.name();
       if (name === undefined) return;
-      streams = streamable(name);
+      this.streams = streamable(this.ctx.tools, name);
     }
-    if (!streams) return;
-    const fragment = tokens.takeCommitted();
+    if (!this.streams) return;
+    const fragment = this.tokens.takeCommitted();
     if (fragment.length === 0) return;
-    call ??= createCallStream(ctx, tokens.name() as string, tokens.argumentsText());
-    call.delta(fragment);
-  };
+    this.call ??= createCallStream(this.ctx, this.tokens.name() as string, this.tokens.argumentsText());
+    this.call.delta(fragment);
+  }
 
-  const run = createStringRun();
-
-  const feed = (s: string, start: number): number => {
+  feed(s: string, start: number): number {
+    const tokens = this.tokens;
+    const run = this.run;
+    const max = this.ctx.maxBlockBytes;
     let i = start;
     for (; i < s.length; i += 1) {
       // Fast path: string content (file contents) is appended run by run, escapes included.
       // Inside a string the close tag cannot occur, so only quotes, control characters, cut-off
       // escapes and the byte budget end a run; those take the path below, one character each.
-      const target = closeMatched === 0 ? tokens.plainStringTarget() : undefined;
+      const target = this.closeMatched === 0 ? tokens.plainStringTarget() : undefined;
       if (target) {
-        scanStringRun(s, i, ctx.maxBlockBytes - bytes, tokens.argumentsEncoded(), run);
+        scanStringRun(s, i, max - this.bytes, tokens.argumentsEncoded(), run);
         if (run.end > i) {
           target.feedStringRun(run.text, run.openSurrogates);
-          bytes += run.bytes;
+          this.bytes += run.bytes;
           i = run.end - 1;
           continue;
         }
       }
       const c = s.charCodeAt(i);
-      bytes += utf8Width(c);
-      if (bytes > ctx.maxBlockBytes) {
-        status = "too-large";
+      this.bytes += utf8Width(c);
+      if (this.bytes > max) {
+        this.status = "too-large";
         break;
       }
-      if (closeMatched > 0 || (c === 60 && tokens.closeTagPossible())) {
-        if (c === TOOL_CALL_CLOSE.charCodeAt(closeMatched)) {
-          closeMatched += 1;
-          if (closeMatched === TOOL_CALL_CLOSE.length) {
-            status = "closed";
+      if (this.closeMatched > 0 || (c === 60 && tokens.closeTagPossible())) {
+        if (c === TOOL_CALL_CLOSE.charCodeAt(this.closeMatched)) {
+          this.closeMatched += 1;
+          if (this.closeMatched === TOOL_CALL_CLOSE.length) {
+            this.status = "closed";
             i += 1;
             break;
           }
           continue;
         }
-        replayCloseMatch();
+        this.replayCloseMatch();
         if (c === 60 && tokens.closeTagPossible()) {
-          closeMatched = 1;
+          this.closeMatched = 1;
           continue;
         }
       }
       if (!tokens.failed()) tokens.token(s[i] as string, c);
     }
-    raw.append(start === 0 && i === s.length ? s : s.slice(start, i));
-    pump();
+    this.raw.append(start === 0 && i === s.length ? s : s.slice(start, i));
+    this.pump();
     return i;
-  };
+  }
 
-  const finish = (): AfterBlock => {
-    if (status === "open") replayCloseMatch();
-    pump();
-    const written = raw.toString();
+  state(): "open" | "closed" | "too-large" {
+    return this.status;
+  }
+
+  finish(): AfterBlock {
+    const ctx = this.ctx;
+    const tokens = this.tokens;
+    const call = this.call;
+    const status = this.status;
+    if (status === "open") this.replayCloseMatch();
+    this.pump();
+    const written = this.raw.toString();
     const body = status === "closed" ? written.slice(0, -TOOL_CALL_CLOSE.length) : written;
     const blockRaw = TOOL_CALL_OPEN + written;
     const name = tokens.name();
-    const strict = toolOf(name)?.strict === true;
+    const strict = this.toolOf(name)?.strict === true;
     if (status === "too-large") {
       const detail = `the block exceeds ${ctx.maxBlockBytes} bytes`;
       if (call) call.abandon("block-too-large", detail, blockRaw);
@@ -133,7 +160,8 @@ export function openJsonBlock(ctx: BlockContext): OpenBlock {
       return "drop-whitespace";
     }
     // A custom tool's raw input may come as `{"name": …, "input": "…"}` (models fall back to it).
-    const input = name !== undefined && toolOf(name)?.custom ? customToolInput(body, !strict) : undefined;
+    const input =
+      name !== undefined && this.toolOf(name)?.custom ? customToolInput(body, !strict) : undefined;
     if (name !== undefined && input !== undefined) {
       const args = JSON.stringify({ input });
       createCallStream(ctx, name).finish({ arguments: args, repaired: false, raw: blockRaw, format: "json" });
@@ -166,7 +194,5 @@ export function openJsonBlock(ctx: BlockContext): OpenBlock {
       format: "json",
     });
     return "drop-whitespace";
-  };
-
-  return { feed, state: () => status, finish };
+  }
 }
