@@ -56,57 +56,74 @@ export interface CallStream {
  * `streamed`: the text every delta is the next piece of, from its start (a block's argument
  * text); the stream then keeps only a length instead of a second copy of what it sent.
  */
-export function createCallStream(ctx: BlockContext, name: string, streamed?: TextBuffer): CallStream {
-  let index = -1;
-  const sent = streamed === undefined ? createTextBuffer(false) : undefined;
-  let sentLength = 0;
-  const start = () => {
-    if (index >= 0) return;
-    index = ctx.nextIndex();
-    ctx.emit({ type: "call-start", index, name });
-  };
-  const delta = (fragment: string) => {
+export const createCallStream = (ctx: BlockContext, name: string, streamed?: TextBuffer): CallStream =>
+  new CallEvents(ctx, name, streamed);
+
+/** A class, not closures: one per call. */
+class CallEvents implements CallStream {
+  private readonly ctx: BlockContext;
+  private readonly name: string;
+  private readonly streamed: TextBuffer | undefined;
+  private readonly sent: TextBuffer | undefined;
+  private index = -1;
+  private sentLength = 0;
+
+  constructor(ctx: BlockContext, name: string, streamed: TextBuffer | undefined) {
+    this.ctx = ctx;
+    this.name = name;
+    this.streamed = streamed;
+    this.sent = streamed === undefined ? createTextBuffer(false) : undefined;
+  }
+
+  started(): boolean {
+    return this.index >= 0;
+  }
+
+  begin(): void {
+    if (this.index >= 0) return;
+    this.index = this.ctx.nextIndex();
+    this.ctx.emit({ type: "call-start", index: this.index, name: this.name });
+  }
+
+  delta(fragment: string): void {
     if (fragment.length === 0) return;
-    start();
-    sent?.append(fragment);
-    sentLength += fragment.length;
-    ctx.emit({ type: "call-delta", index, delta: fragment });
-  };
-  const sentText = () =>
-    sent === undefined ? (streamed as TextBuffer).toString().slice(0, sentLength) : sent.toString();
-  return {
-    started: () => index >= 0,
-    begin: start,
-    delta,
-    finish(call) {
-      let args = call.arguments;
-      let repaired = call.repaired;
-      if (sentLength > 0 && call.extendsStreamed !== true) {
-        const prefix = sentText();
-        if (!args.startsWith(prefix)) {
-          args = closeJsonPrefix(prefix);
-          repaired = true;
-        }
+    this.begin();
+    this.sent?.append(fragment);
+    this.sentLength += fragment.length;
+    this.ctx.emit({ type: "call-delta", index: this.index, delta: fragment });
+  }
+
+  finish(call: FinishedCall): void {
+    let args = call.arguments;
+    let repaired = call.repaired;
+    if (this.sentLength > 0 && call.extendsStreamed !== true) {
+      const prefix =
+        this.sent?.toString() ?? (this.streamed as TextBuffer).toString().slice(0, this.sentLength);
+      if (!args.startsWith(prefix)) {
+        args = closeJsonPrefix(prefix);
+        repaired = true;
       }
-      start();
-      delta(args.slice(sentLength));
-      const schemaWarning = schemaProblem(ctx, name, args);
-      ctx.emit({
-        type: "call-end",
-        index,
-        name,
-        arguments: args,
-        format: call.format,
-        repaired,
-        raw: call.raw,
-        ...(schemaWarning === undefined ? {} : { schemaWarning }),
-      });
-    },
-    abandon(reason, detail, raw) {
-      ctx.emit({ type: "call-rejected", reason, strict: false, detail, raw, name, index });
-      ctx.emit({ type: "text", text: raw });
-    },
-  };
+    }
+    this.begin();
+    this.delta(args.slice(this.sentLength));
+    const schemaWarning = schemaProblem(this.ctx, this.name, args);
+    this.ctx.emit({
+      type: "call-end",
+      index: this.index,
+      name: this.name,
+      arguments: args,
+      format: call.format,
+      repaired,
+      raw: call.raw,
+      ...(schemaWarning === undefined ? {} : { schemaWarning }),
+    });
+  }
+
+  abandon(reason: RejectReason, detail: string, raw: string): void {
+    const { ctx, name, index } = this;
+    ctx.emit({ type: "call-rejected", reason, strict: false, detail, raw, name, index });
+    ctx.emit({ type: "text", text: raw });
+  }
 }
 
 /** The validator's complaint about final arguments, if any (undefined when they conform). */
