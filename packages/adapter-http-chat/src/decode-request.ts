@@ -1,12 +1,7 @@
-import {
-  decodeToolPolicy,
-  invalidRequest,
-  issueToGatewayError,
-  type ToolPolicy,
-  type TurnRequest,
-} from "@proxy/core";
+import { invalidRequest, issueToGatewayError, type ToolPolicy, type TurnRequest } from "@proxy/core";
 import { decodeJsonText } from "@proxy/http-surface";
 import { Result, SchemaParser } from "effect";
+import { decodeChatTools } from "./decode-tools.js";
 import { messagesToItems } from "./messages-to-items.js";
 import { ChatCompletionRequest } from "./request-schema.js";
 
@@ -43,7 +38,7 @@ export const decodeChatRequest = (bodyText: string): ChatTurnPlan => {
     );
   }
   const legacyFunctions = body.tools == null && body.functions != null;
-  const policy = decodeToolPolicy({
+  const policy = decodeChatTools({
     tools: body.tools,
     tool_choice: body.tool_choice,
     parallel_tool_calls: body.parallel_tool_calls,

@@ -1,8 +1,8 @@
 import type { ToolPolicy, TurnRequest } from "@proxy/core";
-import { decodeToolPolicy, invalidRequest, issueToGatewayError } from "@proxy/core";
+import { invalidRequest, issueToGatewayError } from "@proxy/core";
 import { Result, SchemaParser } from "effect";
-import { collectFunctionTools, normalizeToolChoice } from "./collect-tools.js";
 import { decodeInput, type ItemResolver } from "./decode-input.js";
+import { decodeResponsesTools } from "./decode-tools.js";
 import type { Input, InputItem } from "./input-schema.js";
 import { mapInput } from "./map-input.js";
 import { ResponsesRequest, type TextFormat } from "./request-schema.js";
@@ -101,14 +101,7 @@ export const decodeResponsesRequest = (
   if (purpose === "compaction" || codexCompaction)
     return { body, turn, tools: NO_TOOLS, namespaces: new Map(), stream: body.stream === true, purpose };
 
-  const toolChoice = normalizeToolChoice(body.tool_choice);
-  const collected = collectFunctionTools(body.tools, input.additionalTools);
-  const policy = decodeToolPolicy({
-    tools: collected.raw,
-    toolPaths: collected.paths,
-    tool_choice: toolChoice,
-    parallel_tool_calls: body.parallel_tool_calls,
-  });
+  const { policy, namespaces } = decodeResponsesTools(body, input.additionalTools);
   const tools: ToolPolicy =
     body.max_tool_calls === undefined || body.max_tool_calls === null
       ? policy
@@ -117,7 +110,7 @@ export const decodeResponsesRequest = (
     body,
     turn,
     tools,
-    namespaces: collected.namespaces,
+    namespaces,
     stream: body.stream === true,
     purpose,
   };

@@ -4,18 +4,16 @@ import {
   countTokens,
   createCountingIdGenerator,
   DEFAULT_TURN_SETTINGS,
-  decodeToolPolicy,
   runTurn,
+  type ToolSpec,
   type TurnRequest,
 } from "../../src/index.js";
 import { createScriptedBackend, type Script } from "../../src/testing/index.js";
 
-const weatherTool = {
-  type: "function",
-  function: {
-    name: "get_weather",
-    parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
-  },
+const weatherTool: ToolSpec = {
+  name: "get_weather",
+  parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
+  strict: false,
 };
 const block = (args: object) =>
   `<tool_call>${JSON.stringify({ name: "get_weather", arguments: JSON.stringify(args) })}</tool_call>`;
@@ -30,7 +28,7 @@ const run = async (script: Script, limits: Pick<TurnRequest, "stopSequences" | "
         items: [{ type: "message", role: "user", content: [{ type: "text", text: "Weather?" }] }],
         ...limits,
       },
-      tools: decodeToolPolicy({ tools: [weatherTool] }),
+      tools: { tools: [weatherTool], choice: { type: "auto" }, parallel: true, parallelDefaulted: true },
       settings: { ...DEFAULT_TURN_SETTINGS, stopGraceMs: 0 },
       signal: new AbortController().signal,
     },
