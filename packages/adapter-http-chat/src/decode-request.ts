@@ -13,6 +13,8 @@ export interface ChatTurnPlan {
   readonly includeUsage: boolean;
   /** The request used legacy `functions`: answer with `function_call` and `finish_reason:"function_call"`. */
   readonly legacyFunctions: boolean;
+  /** Names of the custom (freeform) tools offered: their calls come back as `type:"custom"`. */
+  readonly customTools: ReadonlySet<string>;
 }
 
 const decodeBody = SchemaParser.decodeUnknownResult(ChatCompletionRequest);
@@ -64,5 +66,6 @@ export const decodeChatRequest = (bodyText: string): ChatTurnPlan => {
     stream: body.stream === true,
     includeUsage: body.stream === true && body.stream_options?.include_usage === true,
     legacyFunctions,
+    customTools: new Set(policy.tools.flatMap((t) => (t.custom === true ? [t.name] : []))),
   };
 };

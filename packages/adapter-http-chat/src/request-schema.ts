@@ -47,10 +47,12 @@ const AssistantContent = Schema.Union([
 
 const FunctionCall = Schema.Struct({ name: Schema.String, arguments: Schema.String });
 
+/** A function call (`function`) or, with `type:"custom"`, a custom tool call (`custom`); which one is checked in messages-to-items. */
 const AssistantToolCall = Schema.Struct({
   id: Schema.String,
-  type: Schema.optional(Schema.Literal("function")),
-  function: FunctionCall,
+  type: Schema.optional(Schema.Literals(["function", "custom"])),
+  function: Schema.optional(FunctionCall),
+  custom: Schema.optional(Schema.Struct({ name: Schema.String, input: Schema.String })),
 });
 
 const SystemMessage = Schema.Struct({ role: Schema.Literal("system"), content: TextContent });

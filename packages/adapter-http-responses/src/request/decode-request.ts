@@ -20,6 +20,8 @@ export interface ParsedResponsesRequest {
   readonly tools: ToolPolicy;
   /** Tool name → namespace for tools exposed from `namespace` tools (set on function_call items). */
   readonly namespaces: ReadonlyMap<string, string>;
+  /** Names of the custom (freeform) tools offered: their calls go out as `custom_tool_call` items. */
+  readonly customTools: ReadonlySet<string>;
   readonly stream: boolean;
   readonly purpose: TurnPurpose;
 }
@@ -99,7 +101,15 @@ export const decodeResponsesRequest = (
 
   // Compaction answers must be text: a tool call there makes codex loop.
   if (purpose === "compaction" || codexCompaction)
-    return { body, turn, tools: NO_TOOLS, namespaces: new Map(), stream: body.stream === true, purpose };
+    return {
+      body,
+      turn,
+      tools: NO_TOOLS,
+      namespaces: new Map(),
+      customTools: new Set(),
+      stream: body.stream === true,
+      purpose,
+    };
 
   const { policy, namespaces } = decodeResponsesTools(body, input.additionalTools);
   const tools: ToolPolicy =
@@ -111,6 +121,7 @@ export const decodeResponsesRequest = (
     turn,
     tools,
     namespaces,
+    customTools: new Set(policy.tools.flatMap((t) => (t.custom === true ? [t.name] : []))),
     stream: body.stream === true,
     purpose,
   };

@@ -103,6 +103,7 @@ export const mapInput = (input: Input | undefined): MappedInput => {
           callId: item.call_id,
           name: item.name,
           arguments: JSON.stringify({ input: item.input }),
+          custom: true,
         });
         return;
       case "function_call_output":

@@ -30,6 +30,17 @@ export interface FunctionCallOutputItem {
   readonly namespace?: string;
 }
 
+/** A call to a custom (freeform) tool: `input` is the raw text, not JSON. */
+export interface CustomToolCallOutputItem {
+  readonly type: "custom_tool_call";
+  readonly id: string;
+  readonly call_id: string;
+  readonly name: string;
+  readonly input: string;
+  readonly status: ItemStatus;
+  readonly namespace?: string;
+}
+
 export interface SummaryText {
   readonly type: "summary_text";
   readonly text: string;
@@ -50,6 +61,7 @@ export interface CompactionOutputItem {
 export type OutputItem =
   | MessageOutputItem
   | FunctionCallOutputItem
+  | CustomToolCallOutputItem
   | ReasoningOutputItem
   | CompactionOutputItem;
 
@@ -89,6 +101,40 @@ export const toFunctionCallItem = (call: {
   status: call.status,
   ...(call.namespace === undefined ? {} : { namespace: call.namespace }),
 });
+
+/** Core carries a custom call as the arguments `{"input": "<raw>"}`; the raw text, else the arguments as they are. */
+export const customInputOf = (argumentsJson: string): string => {
+  try {
+    const parsed: unknown = JSON.parse(argumentsJson);
+    const input =
+      typeof parsed === "object" && parsed !== null ? (parsed as { input?: unknown }).input : undefined;
+    return typeof input === "string" ? input : argumentsJson;
+  } catch {
+    return argumentsJson;
+  }
+};
+
+/** A call item of either kind: `custom_tool_call` (raw `input`) for a custom tool, else `function_call`. */
+export const toCallItem = (call: {
+  readonly id: string;
+  readonly callId: string;
+  readonly name: string;
+  readonly arguments: string;
+  readonly status: ItemStatus;
+  readonly namespace?: string | undefined;
+  readonly custom: boolean;
+}): FunctionCallOutputItem | CustomToolCallOutputItem =>
+  call.custom
+    ? {
+        type: "custom_tool_call",
+        id: call.id,
+        call_id: call.callId,
+        name: call.name,
+        input: call.arguments === "" ? "" : customInputOf(call.arguments),
+        status: call.status,
+        ...(call.namespace === undefined ? {} : { namespace: call.namespace }),
+      }
+    : toFunctionCallItem(call);
 
 export const summaryText = (text: string): SummaryText => ({ type: "summary_text", text });
 
