@@ -26,7 +26,11 @@ const rawBlock = (name: string, input: string) => `<custom_tool_call>${name}\n${
 describe("custom (freeform) tools on /v1/responses", () => {
   it("are taught in the manifest with their own description and the grammar verbatim", async () => {
     gateway = await startGateway([{ chunks: "ok" }]);
-    await clientFor(gateway).responses.create({ model: MODEL, input: "edit", tools: [WEATHER_TOOL, APPLY_PATCH] });
+    await clientFor(gateway).responses.create({
+      model: MODEL,
+      input: "edit",
+      tools: [WEATHER_TOOL, APPLY_PATCH],
+    });
     const { instructions } = gateway.backend.requests[0]!;
     expect(instructions).toContain("<custom_tool_call>tool_name\n");
     expect(instructions).toContain("- apply_patch (custom: free-text input)");
@@ -116,7 +120,10 @@ describe("custom (freeform) tools on /v1/responses", () => {
 
   it.each([
     [{ ...APPLY_PATCH, name: "apply patch" }, "tools[0].name"],
-    [{ ...APPLY_PATCH, format: { type: "grammar", syntax: "ebnf", definition: "x" } }, "tools[0].format.syntax"],
+    [
+      { ...APPLY_PATCH, format: { type: "grammar", syntax: "ebnf", definition: "x" } },
+      "tools[0].format.syntax",
+    ],
     [{ ...APPLY_PATCH, format: { type: "grammar", syntax: "lark" } }, "tools[0].format.definition"],
   ])("a bad custom tool is a 400 naming its field (%#)", async (tool, param) => {
     gateway = await startGateway([{ chunks: "never" }]);
@@ -133,6 +140,8 @@ describe("custom (freeform) tools on /v1/responses", () => {
       input: "weather",
       tools: [WEATHER_TOOL, APPLY_PATCH],
     });
-    expect(response.output).toEqual([expect.objectContaining({ type: "function_call", name: "get_weather" })]);
+    expect(response.output).toEqual([
+      expect.objectContaining({ type: "function_call", name: "get_weather" }),
+    ]);
   });
 });
