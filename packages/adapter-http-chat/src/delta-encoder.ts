@@ -1,4 +1,4 @@
-import { type AssistantEvent, type OutputMode, renderUseToolXml } from "@proxy/core";
+import { type AssistantEvent, customCallInput, type OutputMode, renderUseToolXml } from "@proxy/core";
 
 export type ToolCallDelta =
   | {
@@ -14,18 +14,6 @@ export type ToolCallDelta =
       readonly type?: "custom";
       readonly custom: { readonly name?: string; readonly input: string };
     };
-
-/** Core carries a custom call as the arguments `{"input": "<raw>"}`: the raw text, else the arguments as they are. */
-const customInputOf = (argumentsJson: string): string => {
-  try {
-    const parsed: unknown = JSON.parse(argumentsJson);
-    const input =
-      typeof parsed === "object" && parsed !== null ? (parsed as { input?: unknown }).input : undefined;
-    return typeof input === "string" ? input : argumentsJson;
-  } catch {
-    return argumentsJson;
-  }
-};
 
 /** One `choices[0].delta` of a Chat Completions chunk. */
 export interface ChatDelta {
@@ -102,7 +90,7 @@ export const createDeltaEncoder = (options: DeltaEncoderOptions) => {
         case "tool-call-end": {
           // A parameterless call must still carry `{}` (vllm#28806): clients JSON.parse the arguments.
           const out: ChatDelta[] = customCalls.has(event.index)
-            ? [{ tool_calls: [{ index: event.index, custom: { input: customInputOf(event.arguments) } }] }]
+            ? [{ tool_calls: [{ index: event.index, custom: { input: customCallInput(event.arguments) } }] }]
             : argumentLengths.get(event.index) === 0
               ? [callDelta(event.index, "{}")]
               : [];

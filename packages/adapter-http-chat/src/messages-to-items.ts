@@ -1,4 +1,4 @@
-import { type ContentPart, type ConversationItem, invalidRequest } from "@proxy/core";
+import { type ContentPart, type ConversationItem, customCallArguments, invalidRequest } from "@proxy/core";
 import type { ChatMessage } from "./request-schema.js";
 
 type TextOnly = string | ReadonlyArray<{ readonly type: "text"; readonly text: string }>;
@@ -44,7 +44,7 @@ const toolCallItem = (
     if (call.custom === undefined)
       throw invalidRequest(`Missing required parameter: '${at}.custom'.`, `${at}.custom`);
     const { name, input } = call.custom;
-    return { type: "tool-call", callId: call.id, name, arguments: JSON.stringify({ input }), custom: true };
+    return { type: "tool-call", callId: call.id, name, arguments: customCallArguments(input), custom: true };
   }
   if (call.function === undefined)
     throw invalidRequest(`Missing required parameter: '${at}.function'.`, `${at}.function`);

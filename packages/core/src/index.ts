@@ -5,6 +5,7 @@ export type * from "./events/backend-event.js";
 export * from "./media/inline-remote-images.js";
 export * from "./model/check-tool-policy.js";
 export type * from "./model/conversation.js";
+export * from "./model/custom-call.js";
 export * from "./model/finish-reason.js";
 export * from "./model/tool-policy.js";
 export * from "./model/tool-spec.js";

@@ -1,3 +1,5 @@
+import { customCallInput } from "@proxy/core";
+
 /**
  * The Responses output items we emit, each rendered by exactly one function used by both the
  * streaming and the non-streaming paths.
@@ -102,18 +104,6 @@ export const toFunctionCallItem = (call: {
   ...(call.namespace === undefined ? {} : { namespace: call.namespace }),
 });
 
-/** Core carries a custom call as the arguments `{"input": "<raw>"}`; the raw text, else the arguments as they are. */
-export const customInputOf = (argumentsJson: string): string => {
-  try {
-    const parsed: unknown = JSON.parse(argumentsJson);
-    const input =
-      typeof parsed === "object" && parsed !== null ? (parsed as { input?: unknown }).input : undefined;
-    return typeof input === "string" ? input : argumentsJson;
-  } catch {
-    return argumentsJson;
-  }
-};
-
 /** A call item of either kind: `custom_tool_call` (raw `input`) for a custom tool, else `function_call`. */
 export const toCallItem = (call: {
   readonly id: string;
@@ -130,7 +120,7 @@ export const toCallItem = (call: {
         id: call.id,
         call_id: call.callId,
         name: call.name,
-        input: call.arguments === "" ? "" : customInputOf(call.arguments),
+        input: customCallInput(call.arguments),
         status: call.status,
         ...(call.namespace === undefined ? {} : { namespace: call.namespace }),
       }
