@@ -86,40 +86,39 @@ export const toMessageItem = (
   content: text === undefined ? [] : [outputText(text)],
 });
 
-/** `id` (fc_…) and `call_id` (call_…) always both present; `arguments` always a JSON string. */
-export const toFunctionCallItem = (call: {
+/** A call as the encoder holds it; `arguments` is core's JSON string (`{"input": …}` for a custom call). */
+export interface CallFields {
   readonly id: string;
   readonly callId: string;
   readonly name: string;
   readonly arguments: string;
   readonly status: ItemStatus;
   readonly namespace?: string | undefined;
-}): FunctionCallOutputItem => ({
-  type: "function_call",
+}
+
+const itemFields = (call: CallFields) => ({
   id: call.id,
   call_id: call.callId,
   name: call.name,
+});
+
+/** `id` (fc_…) and `call_id` (call_…) always both present; `arguments` always a JSON string. */
+export const toFunctionCallItem = (call: CallFields): FunctionCallOutputItem => ({
+  type: "function_call",
+  ...itemFields(call),
   arguments: call.arguments,
   status: call.status,
   ...(call.namespace === undefined ? {} : { namespace: call.namespace }),
 });
 
 /** A call item of either kind: `custom_tool_call` (raw `input`) for a custom tool, else `function_call`. */
-export const toCallItem = (call: {
-  readonly id: string;
-  readonly callId: string;
-  readonly name: string;
-  readonly arguments: string;
-  readonly status: ItemStatus;
-  readonly namespace?: string | undefined;
-  readonly custom: boolean;
-}): FunctionCallOutputItem | CustomToolCallOutputItem =>
+export const toCallItem = (
+  call: CallFields & { readonly custom: boolean },
+): FunctionCallOutputItem | CustomToolCallOutputItem =>
   call.custom
     ? {
         type: "custom_tool_call",
-        id: call.id,
-        call_id: call.callId,
-        name: call.name,
+        ...itemFields(call),
         input: customCallInput(call.arguments),
         status: call.status,
         ...(call.namespace === undefined ? {} : { namespace: call.namespace }),

@@ -9,6 +9,7 @@ import {
   type TurnRequest,
 } from "../../src/index.js";
 import { createScriptedBackend, type Script } from "../../src/testing/index.js";
+import { policyOf } from "../support/tool-policy.js";
 
 const weatherTool: ToolSpec = {
   name: "get_weather",
@@ -28,7 +29,7 @@ const run = async (script: Script, limits: Pick<TurnRequest, "stopSequences" | "
         items: [{ type: "message", role: "user", content: [{ type: "text", text: "Weather?" }] }],
         ...limits,
       },
-      tools: { tools: [weatherTool], choice: { type: "auto" }, parallel: true, parallelDefaulted: true },
+      tools: policyOf([weatherTool]),
       settings: { ...DEFAULT_TURN_SETTINGS, stopGraceMs: 0 },
       signal: new AbortController().signal,
     },

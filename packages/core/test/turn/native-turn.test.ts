@@ -15,6 +15,7 @@ import {
   type TurnSettings,
 } from "../../src/index.js";
 import { createScriptedBackend, type Script, type ScriptedToolCall } from "../../src/testing/index.js";
+import { policyOf } from "../support/tool-policy.js";
 
 const weatherTool: ToolSpec = {
   name: "get_weather",
@@ -32,14 +33,6 @@ const strictTool: ToolSpec = {
     additionalProperties: false,
   },
 };
-/** A policy over `tools`: auto choice, parallel calls, unless `extra` says otherwise. */
-const policyOf = (tools: ReadonlyArray<ToolSpec>, extra: Partial<ToolPolicy> = {}): ToolPolicy => ({
-  tools,
-  choice: { type: "auto" },
-  parallel: true,
-  parallelDefaulted: true,
-  ...extra,
-});
 const policy = (extra: Partial<ToolPolicy> = {}) => policyOf([weatherTool, strictTool], extra);
 const ask: ConversationItem = {
   type: "message",

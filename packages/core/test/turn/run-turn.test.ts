@@ -10,6 +10,7 @@ import {
   type TurnSettings,
 } from "../../src/index.js";
 import { createScriptedBackend, type Script } from "../../src/testing/index.js";
+import { policyOf } from "../support/tool-policy.js";
 
 const weatherTool: ToolSpec = {
   name: "get_weather",
@@ -47,14 +48,6 @@ const text = (events: AssistantEvent[]) =>
   events.flatMap((e) => (e.type === "text-delta" ? [e.delta] : [])).join("");
 const calls = (events: AssistantEvent[]) => events.flatMap((e) => (e.type === "tool-call-end" ? [e] : []));
 const finish = (events: AssistantEvent[]) => events.filter((e) => e.type === "finish");
-/** A policy over `tools`: auto choice, parallel calls, unless `extra` says otherwise. */
-const policyOf = (tools: ReadonlyArray<ToolSpec>, extra: Partial<ToolPolicy> = {}): ToolPolicy => ({
-  tools,
-  choice: { type: "auto" },
-  parallel: true,
-  parallelDefaulted: true,
-  ...extra,
-});
 const policy = (extra: Partial<ToolPolicy> = {}) => policyOf([weatherTool, timeTool], extra);
 
 describe("runTurn", () => {
