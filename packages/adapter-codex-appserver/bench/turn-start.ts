@@ -4,11 +4,15 @@
  * sealed environment, thread config and scripted provider (immediate 7-chunk answer). Prints a
  * table on stderr and JSON on stdout. Run (build first, or use the source condition):
  * `pnpm tsx --conditions=@proxy/source packages/adapter-codex-appserver/bench/turn-start.ts [runs]`
+ * (`WARM_THREADS=0`: without warm threads; `HISTORY=n`: n earlier messages to inject per turn;
+ * `NATIVE_TOOLS=0`: the app-server initialized without the experimental API, as the driver's is).
  *
  * Phases (ms since the turn was asked for):
  * - `threadReady`: until `turn/start` is written (admission, a thread — started or taken warm —, inject);
  * - `threadStart`: the `thread/start` round trip, when the turn made one (omitted otherwise);
- * - `turnStartAck`: `turn/start` written → answered;
+ * - `inject`: the `thread/inject_items` round trip, with `historyMessages` (omitted otherwise);
+ * - `turnStartAck`: `turn/start` written → its answer read;
+ * - `ackToConsumer` (backend only): that answer read → `stream-start` reaching the consumer;
  * - `firstDelta`: `turn/start` answered → first text delta; `ttft`: the sum; `total`: → turn end.
  */
 import { spawn as nodeSpawn } from "node:child_process";
@@ -24,6 +28,7 @@ import {
   sealedAppServerArgs,
   sealedEnvironment,
   sealedThreadParams,
+  toCodexTurnInput,
   writeSealedCatalog,
 } from "../src/index.js";
 import { makeCodexHome, startDirectDriver, startScriptedModelProvider } from "../src/testing/index.js";
@@ -32,6 +37,8 @@ export interface TurnStartBenchOptions {
   /** Measured turns per side (alternating gateway / direct). */
   readonly runs?: number;
   readonly warmupRuns?: number;
+  /** Earlier messages each turn carries (injected with `thread/inject_items`); default 0. */
+  readonly historyMessages?: number;
   /** Extra backend options (e.g. `warmThreads: 0` to measure without the warm-thread pool). */
   readonly backend?: Partial<CodexBackendOptions>;
   readonly log?: (line: string) => void;
@@ -39,7 +46,16 @@ export interface TurnStartBenchOptions {
 
 const CHUNKS = ["The ", "quick ", "brown ", "fox ", "jumps ", "over ", "it."];
 const INSTRUCTIONS = "Bench.";
-const PHASES = ["threadReady", "threadStart", "turnStartAck", "firstDelta", "ttft", "total"] as const;
+const PHASES = [
+  "threadReady",
+  "threadStart",
+  "inject",
+  "turnStartAck",
+  "ackToConsumer",
+  "firstDelta",
+  "ttft",
+  "total",
+] as const;
 type Phase = (typeof PHASES)[number];
 type Marks = Partial<Record<Phase, number>>;
 
@@ -61,7 +77,7 @@ const summarize = (samples: ReadonlyArray<Marks>) =>
   ) as Partial<Record<Phase, { n: number; median: number; p95: number }>>;
 
 /** The JSON-RPC requests the backend writes to its app-server's stdin, timestamped (method → last time). */
-const REQUEST_LINE = /^\{"id":\d+,"method":"(thread\/start|turn\/start)"/;
+const REQUEST_LINE = /^\{"id":\d+,"method":"(thread\/start|thread\/inject_items|turn\/start)"/;
 
 export const runTurnStartBench = async (options: TurnStartBenchOptions = {}) => {
   const log = options.log ?? (() => {});
@@ -72,13 +88,11 @@ export const runTurnStartBench = async (options: TurnStartBenchOptions = {}) => 
   const scratch = await mkdtemp(join(tmpdir(), "turn-start-bench-"));
   await mkdir(join(scratch, "empty-path"));
   const written = new Map<string, number>();
-  let threadStartAnswered = Number.NaN;
+  const answered = new Map<string, number>();
   const backend = createCodexBackend({
     env,
     ...options.backend,
-    onRpcResult: (method) => {
-      if (method === "thread/start") threadStartAnswered = performance.now();
-    },
+    onRpcResult: (method) => answered.set(method, performance.now()),
     spawn: (c, a, o) => {
       const child = nodeSpawn(c, [...a], o);
       const write = child.stdin.write.bind(child.stdin) as (chunk: unknown, ...rest: unknown[]) => boolean;
@@ -102,6 +116,12 @@ export const runTurnStartBench = async (options: TurnStartBenchOptions = {}) => 
     baseInstructions: INSTRUCTIONS,
   };
   await backend.warmup();
+  const history = Array.from({ length: options.historyMessages ?? 0 }, (_, i) => ({
+    role: i % 2 === 0 ? ("user" as const) : ("assistant" as const),
+    content: [{ type: "text" as const, text: `earlier message ${i}` }],
+  }));
+  // The driver injects exactly what the backend does for that history.
+  const injected = toCodexTurnInput({ history, input: [] }, { allowRemoteImages: false }).inject;
   /** Background work the last turn started (a warm thread's replacement) settles before the next. */
   const settle = async () => {
     for (let i = 0; i < 400 && backend.warmThreads().starting > 0; i++) await sleep(5);
@@ -110,6 +130,7 @@ export const runTurnStartBench = async (options: TurnStartBenchOptions = {}) => 
 
   const gatewayTurn = async (text: string): Promise<Marks> => {
     written.clear();
+    answered.clear();
     const t0 = performance.now();
     let ack = Number.NaN;
     let first = Number.NaN;
@@ -117,7 +138,7 @@ export const runTurnStartBench = async (options: TurnStartBenchOptions = {}) => 
     const request = {
       model: "scripted-model",
       instructions: INSTRUCTIONS,
-      history: [],
+      history,
       input: [{ type: "text" as const, text }],
     };
     for await (const e of backend.stream(request, { signal: new AbortController().signal })) {
@@ -133,22 +154,29 @@ export const runTurnStartBench = async (options: TurnStartBenchOptions = {}) => 
     const turnSent = written.get("turn/start") ?? Number.NaN;
     const threadSent = written.get("thread/start");
     const onPath = threadSent !== undefined && threadSent < turnSent;
+    const injectSent = written.get("thread/inject_items");
     return {
       threadReady: turnSent - t0,
-      ...(onPath ? { threadStart: threadStartAnswered - threadSent } : {}),
-      turnStartAck: ack - turnSent,
-      firstDelta: first - ack,
+      ...(onPath ? { threadStart: (answered.get("thread/start") ?? Number.NaN) - threadSent } : {}),
+      ...(injectSent !== undefined
+        ? { inject: (answered.get("thread/inject_items") ?? Number.NaN) - injectSent }
+        : {}),
+      turnStartAck: (answered.get("turn/start") ?? Number.NaN) - turnSent,
+      // The answer as the connection read it, then as the turn's consumer saw it (stream-start).
+      ackToConsumer: ack - (answered.get("turn/start") ?? Number.NaN),
+      firstDelta: first - (answered.get("turn/start") ?? Number.NaN),
       ttft: first - t0,
       total: end - t0,
     };
   };
   const directTurn = async (text: string): Promise<Marks> => {
-    const t = await direct.timedTurn(threadParams, text);
+    const t = await direct.timedTurn(threadParams, text, injected);
     if (t.answer !== CHUNKS.join("")) throw new Error(`direct answered "${t.answer}"`);
     return {
-      threadReady: t.threadStartedMs,
+      threadReady: t.injectedMs,
       threadStart: t.threadStartedMs,
-      turnStartAck: t.turnStartedMs - t.threadStartedMs,
+      ...(injected.length > 0 ? { inject: t.injectedMs - t.threadStartedMs } : {}),
+      turnStartAck: t.turnStartedMs - t.injectedMs,
       firstDelta: t.firstDeltaMs - t.turnStartedMs,
       ttft: t.firstDeltaMs,
       total: t.completedMs,
@@ -181,6 +209,7 @@ export const runTurnStartBench = async (options: TurnStartBenchOptions = {}) => 
   const directSummary = summarize(samples.direct);
   return {
     runs,
+    historyMessages: history.length,
     loadAverage: { start: round(loadAverageAtStart), end: round(loadavg()[0] ?? Number.NaN) },
     warmThreadsPerConfig: options.backend?.warmThreads ?? 1,
     warmThreadsHandedOut: warmHandedOut,
@@ -216,8 +245,12 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
   const warm = process.env.WARM_THREADS;
   const result = await runTurnStartBench({
     runs,
+    historyMessages: Number(process.env.HISTORY ?? 0),
     log: (line) => process.stderr.write(`${line}\n`),
-    ...(warm !== undefined ? { backend: { warmThreads: Number(warm) } } : {}),
+    backend: {
+      ...(warm !== undefined ? { warmThreads: Number(warm) } : {}),
+      ...(process.env.NATIVE_TOOLS === "0" ? { nativeTools: false } : {}),
+    },
   });
   process.stderr.write(`${formatTurnStartTable(result)}\n`);
   process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);

@@ -8,6 +8,8 @@ type Json = Record<string, unknown>;
 export interface TimedDirectTurn {
   readonly answer: string;
   readonly threadStartedMs: number;
+  /** `thread/inject_items` answered (equals `threadStartedMs` when nothing was injected). */
+  readonly injectedMs: number;
   readonly turnStartedMs: number;
   /** The first `item/agentMessage/delta` (NaN if none came). */
   readonly firstDeltaMs: number;
@@ -18,14 +20,14 @@ export interface DirectDriver {
   readonly pid: number | undefined;
   /** thread/start → turn/start → wait for turn/completed (unsubscribe in the background, as the adapter does). */
   turn(threadParams: Json, text: string): Promise<string>;
-  /** `turn`, with the time each phase ended. */
-  timedTurn(threadParams: Json, text: string): Promise<TimedDirectTurn>;
+  /** `turn` (after injecting `history`, raw Responses items, if any), with the time each phase ended. */
+  timedTurn(threadParams: Json, text: string, history?: ReadonlyArray<unknown>): Promise<TimedDirectTurn>;
   close(): Promise<void>;
 }
 
 /**
  * The least work anyone could do per codex turn: a bare newline-delimited JSON-RPC client on its
- * own `codex app-server` (same binary, flags and CODEX_HOME as the gateway's), with no
+ * own `codex app-server` (same binary and CODEX_HOME as the gateway's; pass `extraArgs` for its flags), with no
  * supervision, admission, mapping or HTTP. The baseline for the gateway-over-codex latency ratio.
  */
 export const startDirectDriver = async (
@@ -76,7 +78,11 @@ export const startDirectDriver = async (
   });
   child.stdin.write(`${JSON.stringify({ method: "initialized" })}\n`);
 
-  const timedTurn = async (threadParams: Json, text: string): Promise<TimedDirectTurn> => {
+  const timedTurn = async (
+    threadParams: Json,
+    text: string,
+    history: ReadonlyArray<unknown> = [],
+  ): Promise<TimedDirectTurn> => {
     const t0 = performance.now();
     const started = await request("thread/start", threadParams);
     const threadStartedMs = performance.now() - t0;
@@ -92,13 +98,15 @@ export const startDirectDriver = async (
         if (method === "turn/completed") resolve();
       }),
     );
+    if (history.length > 0) await request("thread/inject_items", { threadId, items: history });
+    const injectedMs = performance.now() - t0;
     await request("turn/start", { threadId, input: [{ type: "text", text, text_elements: [] }] });
     const turnStartedMs = performance.now() - t0;
     await done;
     const completedMs = performance.now() - t0;
     threads.delete(threadId);
     void request("thread/unsubscribe", { threadId }).catch(() => {});
-    return { answer, threadStartedMs, turnStartedMs, firstDeltaMs, completedMs };
+    return { answer, threadStartedMs, injectedMs, turnStartedMs, firstDeltaMs, completedMs };
   };
 
   return {
