@@ -187,11 +187,12 @@ describe("warm threads: off switch, stalls and shutdown (fake app-server via COD
       passEnv: ["FAKE_APP_SERVER_LOG", "FAKE_APP_SERVER_THREAD_STARTS"],
       ...options,
     });
-    const threadStarts_ = () => {
+    /** How many `method` requests the fake received so far. */
+    const count = (method: string) => {
       try {
         return readFileSync(logFile, "utf8")
           .split("\n")
-          .filter((l) => l === "thread/start").length;
+          .filter((l) => l === method).length;
       } catch {
         return 0;
       }
@@ -200,7 +201,12 @@ describe("warm threads: off switch, stalls and shutdown (fake app-server via COD
       await backend.close();
       rmSync(dir, { recursive: true, force: true });
     };
-    return { backend, threadStarts: threadStarts_, close };
+    return {
+      backend,
+      threadStarts: () => count("thread/start"),
+      unsubscribes: () => count("thread/unsubscribe"),
+      close,
+    };
   };
   const say = (backend: CodexBackend, text: string) => turn(backend, { input: [{ type: "text", text }] });
 
@@ -212,6 +218,30 @@ describe("warm threads: off switch, stalls and shutdown (fake app-server via COD
       await new Promise((r) => setTimeout(r, 100));
       expect(threadStarts()).toBe(3);
       expect(backend.warmThreads()).toEqual({ ready: 0, starting: 0, handedOut: 0 });
+    } finally {
+      await close();
+    }
+  });
+
+  it("keeps at most warmThreadConfigs configs warm (least recently used freed) and frees idle ones", async () => {
+    const { backend, unsubscribes, close } = fake({ warmThreadConfigs: 2, warmThreadIdleMs: 200 });
+    const as = (instructions: string) =>
+      turn(backend, { instructions, input: [{ type: "text", text: instructions }] });
+    try {
+      await as("a");
+      await as("b");
+      await settled(backend, 2);
+      await as("c"); // a's warm thread goes
+      await settled(backend, 2);
+      await vi.waitFor(() => expect(unsubscribes()).toBe(4)); // the three turns' threads and a's warm one
+      const handedOut = backend.warmThreads().handedOut;
+      await as("a"); // starts its own thread; its replacement pushes b's warm one out
+      expect(backend.warmThreads().handedOut).toBe(handedOut);
+      await settled(backend, 2);
+      await vi.waitFor(() => expect(unsubscribes()).toBe(6));
+      // Unused for longer than warmThreadIdleMs: freed by the next sweep (at most a second apart).
+      await vi.waitFor(() => expect(backend.warmThreads().ready).toBe(0), { timeout: 5_000 });
+      await vi.waitFor(() => expect(unsubscribes()).toBe(8)); // c's and a's warm threads
     } finally {
       await close();
     }
