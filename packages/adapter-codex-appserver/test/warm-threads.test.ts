@@ -65,11 +65,13 @@ describe("warm threads over the real app-server", () => {
     rmSync(markers, { recursive: true, force: true });
   });
 
-  it("a turn whose thread config was used before runs on a thread started ahead of time; each thread serves one turn", async () => {
+  it("from a config's third turn on, turns run on threads started ahead of time; each thread serves one turn", async () => {
     h.provider.script(() => ({ text: "ok" }));
     const instructions = "Config one.";
     const before = h.provider.requests.length;
     const handedOut = h.backend.warmThreads().handedOut;
+    expect(textOf(await turn(h.backend, { instructions }))).toBe("ok");
+    await settled(h.backend, 0); // seen once: nothing started ahead
     expect(textOf(await turn(h.backend, { instructions }))).toBe("ok");
     await settled(h.backend, 1);
     expect(textOf(await turn(h.backend, { instructions }))).toBe("ok");
@@ -78,8 +80,8 @@ describe("warm threads over the real app-server", () => {
     for (const events of burst) expect(textOf(events)).toBe("ok");
     expect(h.backend.warmThreads().handedOut).toBeGreaterThanOrEqual(handedOut + 2);
     const threads = h.provider.requests.slice(before).map(threadIdOf);
-    expect(threads).toHaveLength(7);
-    expect(new Set(threads).size).toBe(7);
+    expect(threads).toHaveLength(8);
+    expect(new Set(threads).size).toBe(8);
     expect(h.backend.readiness().detail).toMatch(/app-server\(s\) ready/);
   });
 
@@ -87,6 +89,7 @@ describe("warm threads over the real app-server", () => {
     h.provider.script(() => ({ text: "ok" }));
     const a = { instructions: "PROMPT ALPHA", model: "gpt-6.1-sol" };
     const history = [{ role: "user" as const, content: [{ type: "text" as const, text: "earlier" }] }];
+    await turn(h.backend, { ...a, history });
     const first = h.provider.requests.length;
     await turn(h.backend, { ...a, history });
     await settled(h.backend);
@@ -97,8 +100,9 @@ describe("warm threads over the real app-server", () => {
     expect(threadIdOf(warm)).not.toBe(threadIdOf(fresh));
     expect(comparable(warm)).toEqual(comparable(fresh));
 
-    // Another prompt never gets ALPHA's thread: it starts its own, and says only its own prompt.
+    // Another prompt never gets ALPHA's thread (one is ready): it starts its own, says only its own prompt.
     await settled(h.backend);
+    expect(h.backend.warmThreads().ready).toBeGreaterThan(0);
     const beta = h.provider.requests.length;
     await turn(h.backend, { ...a, instructions: "PROMPT BETA", history });
     expect(h.backend.warmThreads().handedOut).toBe(handedOut + 1);
@@ -110,6 +114,7 @@ describe("warm threads over the real app-server", () => {
   it("a warm thread is sealed like a fresh one: a model's tool calls are refused and nothing runs", async () => {
     h.provider.script((r) => (toolOutputs(r).length > 0 ? { text: "nothing happened" } : attack(markers)));
     const instructions = "Sealed warm config.";
+    await turn(h.backend, { instructions });
     await turn(h.backend, { instructions });
     await settled(h.backend);
     const handedOut = h.backend.warmThreads().handedOut;
@@ -150,6 +155,7 @@ describe("warm threads across idle time and restarts (real app-server)", () => {
   it("a warm thread left idle past codex's unload delay still serves its turn", async () => {
     h.provider.script(() => ({ text: "still here" }));
     await turn(h.backend);
+    await turn(h.backend);
     await settled(h.backend, 1);
     await new Promise((r) => setTimeout(r, 2_500));
     const handedOut = h.backend.warmThreads().handedOut;
@@ -168,6 +174,8 @@ describe("warm threads across idle time and restarts (real app-server)", () => {
     expect(h.backend.warmThreads()).toMatchObject({ ready: 0, starting: 0 });
     expect(textOf(await turn(h.backend))).toBe("after restart");
     expect(h.backend.warmThreads().handedOut).toBe(handedOut);
+    // The new process learns the config afresh: warm again from its second turn.
+    await turn(h.backend);
     await settled(h.backend, 1);
   });
 });
@@ -223,37 +231,54 @@ describe("warm threads: off switch, stalls and shutdown (fake app-server via COD
     }
   });
 
-  it("keeps at most warmThreadConfigs configs warm (least recently used freed) and frees idle ones", async () => {
-    const { backend, unsubscribes, close } = fake({ warmThreadConfigs: 2, warmThreadIdleMs: 200 });
-    const as = (instructions: string) =>
-      turn(backend, { instructions, input: [{ type: "text", text: instructions }] });
+  it("a config seen once is never warmed: prompts that differ every time cost no extra thread", async () => {
+    const { backend, threadStarts, close } = fake();
     try {
-      await as("a");
-      await as("b");
-      await settled(backend, 2);
-      await as("c"); // a's warm thread goes
-      await settled(backend, 2);
-      await vi.waitFor(() => expect(unsubscribes()).toBe(4)); // the three turns' threads and a's warm one
-      const handedOut = backend.warmThreads().handedOut;
-      await as("a"); // starts its own thread; its replacement pushes b's warm one out
-      expect(backend.warmThreads().handedOut).toBe(handedOut);
-      await settled(backend, 2);
-      await vi.waitFor(() => expect(unsubscribes()).toBe(6));
-      // Unused for longer than warmThreadIdleMs: freed by the next sweep (at most a second apart).
-      await vi.waitFor(() => expect(backend.warmThreads().ready).toBe(0), { timeout: 5_000 });
-      await vi.waitFor(() => expect(unsubscribes()).toBe(8)); // c's and a's warm threads
+      for (const instructions of ["now is 10:00", "now is 10:01", "now is 10:02"])
+        await turn(backend, { instructions });
+      await new Promise((r) => setTimeout(r, 100));
+      expect(threadStarts()).toBe(3);
+      expect(backend.warmThreads()).toEqual({ ready: 0, starting: 0, handedOut: 0 });
     } finally {
       await close();
     }
   });
 
-  it("with the pool empty a turn starts its own thread; after it, one is ready for the next", async () => {
+  it("keeps at most warmThreadConfigs configs warm (least recently used freed) and frees idle ones", async () => {
+    const { backend, unsubscribes, close } = fake({ warmThreadConfigs: 2, warmThreadIdleMs: 200 });
+    const twice = async (instructions: string) => {
+      await turn(backend, { instructions });
+      await turn(backend, { instructions });
+      await settled(backend);
+    };
+    try {
+      await twice("a");
+      await twice("b");
+      expect(backend.warmThreads().ready).toBe(2);
+      await twice("c"); // c is the third warm config: a's warm thread goes (the first c takes none)
+      expect(backend.warmThreads().ready).toBe(2);
+      await vi.waitFor(() => expect(unsubscribes()).toBe(7)); // six turns' threads and a's warm one
+      const handedOut = backend.warmThreads().handedOut;
+      await turn(backend, { instructions: "a" }); // its own thread; its replacement pushes b's out
+      expect(backend.warmThreads().handedOut).toBe(handedOut);
+      await settled(backend, 2);
+      await vi.waitFor(() => expect(unsubscribes()).toBe(9));
+      // Unused for longer than warmThreadIdleMs: freed by the next sweep (at most a second apart).
+      await vi.waitFor(() => expect(backend.warmThreads().ready).toBe(0), { timeout: 5_000 });
+      await vi.waitFor(() => expect(unsubscribes()).toBe(11)); // c's and a's warm threads
+    } finally {
+      await close();
+    }
+  });
+
+  it("with the pool empty a turn starts its own thread; from the second, one is ready for the next", async () => {
     const { backend, threadStarts, close } = fake();
     try {
       expect(textOf(await say(backend, "first"))).toBe("echo:first");
-      await settled(backend, 1);
-      expect(threadStarts()).toBe(2);
       expect(textOf(await say(backend, "second"))).toBe("echo:second");
+      await settled(backend, 1);
+      expect(threadStarts()).toBe(3);
+      expect(textOf(await say(backend, "third"))).toBe("echo:third");
       expect(backend.warmThreads().handedOut).toBe(1);
     } finally {
       await close();
@@ -261,12 +286,13 @@ describe("warm threads: off switch, stalls and shutdown (fake app-server via COD
   });
 
   it("a warm thread whose start stalls fails its turn within the request timeout, and close() does not hang", async () => {
-    const { backend, threadStarts, close } = fake({ requestTimeoutMs: 300 }, 1);
+    const { backend, threadStarts, close } = fake({ requestTimeoutMs: 300 }, 2);
     try {
       expect(textOf(await say(backend, "first"))).toBe("echo:first");
-      await vi.waitFor(() => expect(threadStarts()).toBe(2));
+      expect(textOf(await say(backend, "second"))).toBe("echo:second");
+      await vi.waitFor(() => expect(threadStarts()).toBe(3));
       expect(backend.warmThreads()).toMatchObject({ ready: 0, starting: 1 });
-      const failure = await say(backend, "second").catch((e: unknown) => e);
+      const failure = await say(backend, "third").catch((e: unknown) => e);
       expect(failure).toMatchObject({ kind: "timeout" });
     } finally {
       const t0 = performance.now();
@@ -279,13 +305,14 @@ describe("warm threads: off switch, stalls and shutdown (fake app-server via COD
     const { backend, threadStarts, close } = fake();
     try {
       expect(textOf(await say(backend, "first"))).toBe("echo:first");
+      expect(textOf(await say(backend, "second"))).toBe("echo:second");
       await settled(backend, 1);
       backend.beginShutdown();
-      expect(textOf(await say(backend, "second"))).toBe("echo:second");
       expect(textOf(await say(backend, "third"))).toBe("echo:third");
+      expect(textOf(await say(backend, "fourth"))).toBe("echo:fourth");
       await new Promise((r) => setTimeout(r, 100));
       expect(backend.warmThreads()).toEqual({ ready: 0, starting: 0, handedOut: 1 });
-      expect(threadStarts()).toBe(3);
+      expect(threadStarts()).toBe(4);
     } finally {
       await close();
     }

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import type { Logger } from "../logger.js";
 import type { AppServerProcess } from "../transport/app-server-process.js";
 
@@ -39,6 +40,8 @@ export interface ThreadSourceOptions {
   readonly perConfig: number;
   /** Distinct thread configs kept warm per app-server (least recently used dropped first). */
   readonly maxConfigs: number;
+  /** Configs remembered per app-server (warm or not) to notice one that comes back. */
+  readonly maxRemembered?: number;
   /** A config no turn used for this long has its warm threads freed. */
   readonly idleMs: number;
   readonly requestTimeoutMs: number;
@@ -51,6 +54,8 @@ interface Warm {
 }
 interface ConfigEntry {
   readonly warm: Warm[];
+  /** Turns that ran with this config (warming starts with the second). */
+  uses: number;
   lastUsedAt: number;
 }
 
@@ -59,7 +64,9 @@ interface ConfigEntry {
  * params, model, instructions, native tools) is fixed at `thread/start`, so a warm thread is keyed
  * by its exact params and serves only a turn that would have started the very same thread; it is
  * handed out once and never reused (its turn unsubscribes it), so nothing of one request reaches
- * another. Warm threads belong to one app-server: when it exits they are forgotten.
+ * another. A config is warmed from its second turn on: one seen once (a prompt that embeds the
+ * time, say) never costs a thread that no turn takes. Warm threads belong to one app-server: when it
+ * exits they are forgotten.
  */
 export const createThreadSource = (options: ThreadSourceOptions): ThreadSource => {
   const { logger } = options;
@@ -101,13 +108,25 @@ export const createThreadSource = (options: ThreadSourceOptions): ThreadSource =
     const configs = configsOf(proc);
     let entry = configs.get(key);
     if (entry) configs.delete(key); // re-inserted last: the map's order is least recently used first
-    entry ??= { warm: [], lastUsedAt: 0 };
+    entry ??= { warm: [], uses: 0, lastUsedAt: 0 };
+    entry.uses++;
     entry.lastUsedAt = Date.now();
     configs.set(key, entry);
-    for (const [oldKey, old] of configs) {
-      if (configs.size <= options.maxConfigs) break;
-      configs.delete(oldKey);
+    if (entry.uses < 2) {
+      for (const [oldKey, old] of configs) {
+        if (configs.size <= (options.maxRemembered ?? 64)) break;
+        configs.delete(oldKey);
+        freeEntry(proc, old);
+      }
+      return;
+    }
+    let warmConfigs = 0;
+    for (const e of configs.values()) if (e.warm.length > 0 || e === entry) warmConfigs++;
+    for (const old of configs.values()) {
+      if (warmConfigs <= options.maxConfigs) break;
+      if (old === entry || old.warm.length === 0) continue;
       freeEntry(proc, old);
+      warmConfigs--;
     }
     const current = entry;
     while (current.warm.length < options.perConfig) {
@@ -146,7 +165,8 @@ export const createThreadSource = (options: ThreadSourceOptions): ThreadSource =
 
   return {
     open(proc, params) {
-      const key = JSON.stringify(params);
+      // A digest, so remembering a config costs no copy of its (possibly long) instructions.
+      const key = createHash("sha256").update(JSON.stringify(params)).digest("base64");
       const entry = byProcess.get(proc)?.get(key);
       const warm = entry?.warm.shift();
       if (entry) entry.lastUsedAt = Date.now();
