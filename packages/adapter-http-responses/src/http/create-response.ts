@@ -52,6 +52,7 @@ export const handleCreateResponse = async (c: Context, deps: ResolvedDeps): Prom
     clock: deps.clock,
     outputMode: session.settings.outputMode,
     namespaces: parsed.namespaces,
+    customTools: parsed.customTools,
   });
   const run = createResponseRun({ encoder, events: started.events, purpose: parsed.purpose, ids: deps.ids });
   const recorder = deps.state && prepared ? createRecorder(deps.state, prepared, deps.clock) : undefined;
