@@ -11,7 +11,7 @@ import { writeSealedCatalog } from "./sealing/sealed-catalog.js";
 import { sealedAppServerArgs, sealedEnvironment } from "./sealing/sealed-environment.js";
 import { sealedThreadParams } from "./sealing/sealed-thread-config.js";
 import { type Spawn, startAppServer } from "./transport/app-server-process.js";
-import { runCodexTurn } from "./turn/run-turn.js";
+import { runCodexTurn } from "./turn/codex-turn.js";
 
 export interface CodexBackendOptions {
   /** The codex executable (or a `.js` entry run with this Node). Default: `CODEX_BIN`, else the pinned `@openai/codex`. */
