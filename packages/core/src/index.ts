@@ -16,6 +16,7 @@ export * from "./ports/clock.js";
 export * from "./ports/id-generator.js";
 export * from "./ports/media-fetcher.js";
 export * from "./ports/response-store.js";
+export * from "./ports/backend-batches.js";
 export type * from "./ports/text-backend.js";
 export * from "./prompt/example-arguments.js";
 export * from "./prompt/render-history.js";
