@@ -15,7 +15,8 @@ const isTerminal = (event: AssistantEvent): boolean => event.type === "finish" |
 /**
  * The turn's batches after `stream-start`, ending in exactly one terminal event: a batch is cut
  * after its first `finish`/`error`, a thrown failure becomes an `error`, a turn that just stops gets
- * `unfinishedTurn`. `head` is the rest of the first batch (already read to tell accepted from refused).
+ * `unfinishedTurn`. `head` is the rest of the first batch (already read to tell accepted from refused),
+ * yielded even when empty so a surface writes its opening frames at once.
  */
 export async function* terminatedBatches(
   iterator: AsyncIterator<AssistantBatch>,
@@ -26,7 +27,7 @@ export async function* terminatedBatches(
   try {
     let batch: AssistantBatch | undefined = head;
     for (;;) {
-      if (batch !== undefined && batch.length > 0) {
+      if (batch !== undefined) {
         const end = batch.findIndex(isTerminal);
         if (end !== -1) {
           const last = batch[end] as AssistantEvent;
@@ -38,7 +39,7 @@ export async function* terminatedBatches(
       }
       const next = await iterator.next();
       if (next.done === true) break;
-      batch = next.value;
+      batch = next.value.length > 0 ? next.value : undefined;
     }
   } catch (e) {
     error = watcher.ended({ type: "error", error: toGatewayError(e) });

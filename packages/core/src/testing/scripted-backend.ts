@@ -2,7 +2,6 @@ import type { GatewayError } from "../errors/gateway-error.js";
 import type { BackendEvent } from "../events/backend-event.js";
 import type { Finish } from "../model/finish-reason.js";
 import type { Usage } from "../model/usage.js";
-import { batchedEvents } from "../ports/backend-batches.js";
 import type {
   BackendBatch,
   BackendReadiness,
@@ -158,6 +157,18 @@ export const createScriptedBackend = (
     }
   }
 
+  /** The event view: like a live model, it stops before the next text chunk once aborted. */
+  async function* oneByOne(batches: AsyncIterable<BackendBatch>, signal: AbortSignal) {
+    for await (const batch of batches)
+      for (const event of batch) {
+        if (event.type === "text-delta" && signal.aborted) {
+          aborts++;
+          return;
+        }
+        yield event;
+      }
+  }
+
   return {
     specificationVersion: "v1",
     name: options.name ?? "scripted",
@@ -169,7 +180,8 @@ export const createScriptedBackend = (
       const index = turns++;
       if (options.record !== false) requests.push(request);
       const turn = pick(request, index);
-      return batchedEvents(() => counted(turn, signal));
+      const batches = () => counted(turn, signal);
+      return { batches, [Symbol.asyncIterator]: () => oneByOne(batches(), signal) };
     },
     async listModels() {
       return options.models ?? [{ id: "scripted-model", ownedBy: "proxy" }];
