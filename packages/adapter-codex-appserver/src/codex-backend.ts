@@ -1,7 +1,13 @@
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type BackendReadiness, GatewayError, type ModelInfo, type TextBackend } from "@proxy/core";
+import {
+  type BackendReadiness,
+  batchedEvents,
+  GatewayError,
+  type ModelInfo,
+  type TextBackend,
+} from "@proxy/core";
 import { resolveCodexCommand } from "./codex-binary.js";
 import { type Logger, silentLogger } from "./logger.js";
 import { mapRpcError } from "./map-codex-error.js";
@@ -170,21 +176,23 @@ export const createCodexBackend = (options: CodexBackendOptions = {}): CodexBack
       return { nativeTools };
     },
     stream(request, { signal }) {
-      return runCodexTurn(
-        {
-          pool,
-          admission,
-          logger,
-          sealedParams: () => sealed.catch(unavailable),
-          allowRemoteImages: options.allowRemoteImages ?? false,
-          requestTimeoutMs,
-          startWaitMs: startTimeoutMs,
-          turnTimeoutMs: options.turnTimeoutMs ?? 0,
-          pendingToolRequests,
-          maxPendingNotifications: options.maxPendingNotifications ?? 20_000,
-        },
-        request,
-        signal,
+      return batchedEvents(() =>
+        runCodexTurn(
+          {
+            pool,
+            admission,
+            logger,
+            sealedParams: () => sealed.catch(unavailable),
+            allowRemoteImages: options.allowRemoteImages ?? false,
+            requestTimeoutMs,
+            startWaitMs: startTimeoutMs,
+            turnTimeoutMs: options.turnTimeoutMs ?? 0,
+            pendingToolRequests,
+            maxPendingNotifications: options.maxPendingNotifications ?? 20_000,
+          },
+          request,
+          signal,
+        ),
       );
     },
     async listModels() {

@@ -47,7 +47,8 @@ export const serveTurn = async (
                 () => undefined,
                 (error: unknown) => error,
               );
-              if (kept !== undefined) return sink.send(JSON.stringify(toHttpError(kept, geminiErrorBody).body));
+              if (kept !== undefined)
+                return sink.send(JSON.stringify(toHttpError(kept, geminiErrorBody).body));
             }
             queueEnd(event, last, queue, session);
           } else

@@ -231,7 +231,12 @@ export const openTurnSession = (
       const first = await iterator.next().then(
         (r): AssistantBatch =>
           r.done === true
-            ? [{ type: "error", error: new GatewayError("backend_error", "The turn ended before it started.") }]
+            ? [
+                {
+                  type: "error",
+                  error: new GatewayError("backend_error", "The turn ended before it started."),
+                },
+              ]
             : r.value,
         (e: unknown): AssistantBatch => [{ type: "error", error: toGatewayError(e) }],
       );

@@ -1,4 +1,11 @@
-import { type BackendEvent, type BackendRequest, GatewayError, type TextBackend } from "@proxy/core";
+import {
+  type BackendBatch,
+  type BackendRequest,
+  backendBatches,
+  batchedEvents,
+  GatewayError,
+  type TextBackend,
+} from "@proxy/core";
 
 interface Waiter {
   readonly grant: () => void;
@@ -51,10 +58,10 @@ export const withRouteAdmission = (
     });
   };
 
-  async function* admitted(request: BackendRequest, signal: AbortSignal): AsyncGenerator<BackendEvent> {
+  async function* admitted(request: BackendRequest, signal: AbortSignal): AsyncGenerator<BackendBatch> {
     await acquire(signal);
     try {
-      yield* inner.stream(request, { signal });
+      yield* backendBatches(inner, request, { signal });
     } finally {
       release();
     }
@@ -66,7 +73,7 @@ export const withRouteAdmission = (
     get capabilities() {
       return inner.capabilities;
     },
-    stream: (request, { signal }) => admitted(request, signal),
+    stream: (request, { signal }) => batchedEvents(() => admitted(request, signal)),
     listModels: () => inner.listModels(),
     readiness() {
       const r = inner.readiness();

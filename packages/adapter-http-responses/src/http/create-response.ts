@@ -53,7 +53,12 @@ export const handleCreateResponse = async (c: Context, deps: ResolvedDeps): Prom
     outputMode: session.settings.outputMode,
     namespaces: parsed.namespaces,
   });
-  const run = createResponseRun({ encoder, batches: started.batches, purpose: parsed.purpose, ids: deps.ids });
+  const run = createResponseRun({
+    encoder,
+    batches: started.batches,
+    purpose: parsed.purpose,
+    ids: deps.ids,
+  });
   const recorder = deps.state && prepared ? createRecorder(deps.state, prepared, deps.clock) : undefined;
   const batches = recorder ? recorder.tap(run.batches()) : run.batches();
   const finalError = (): GatewayError | undefined =>

@@ -9,8 +9,8 @@ import { RESPONSES_SURFACE } from "../http/surface.js";
 import type { ParsedResponsesRequest } from "../request/decode-request.js";
 import { createResponsesEncoder } from "../response/encoder.js";
 import { createEventLog } from "./event-log.js";
-import { sseFrames } from "./replay.js";
 import type { PreparedTurn } from "./prepare.js";
+import { sseFrames } from "./replay.js";
 import type { StoredState } from "./state.js";
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));

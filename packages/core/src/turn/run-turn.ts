@@ -72,6 +72,8 @@ export const runTurn = (deps: TurnDeps, input: TurnInput): TurnHandle => {
     signal,
     deadlineAt,
     native: rendered.request.tools !== undefined,
+    // A long answer without tools is never held whole: no corrective turn can need it.
+    keepText: offered.length > 0 && settings.correctiveRetries > 0,
     tools: toolMap,
     validator,
     gate,

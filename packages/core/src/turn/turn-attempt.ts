@@ -38,6 +38,8 @@ export interface AttemptContext {
   readonly signal: AbortSignal;
   readonly deadlineAt: number;
   readonly native: boolean;
+  /** Keep the attempt's text for a corrective turn (only tool rules can call for one). */
+  readonly keepText: boolean;
   readonly tools: ReadonlyMap<string, ToolSpec>;
   readonly validator: ArgumentsValidator | undefined;
   readonly gate: CallGate;
@@ -73,8 +75,13 @@ export async function* runAttempt(
   gate.beginAttempt();
   const reader = createEventReader(ctx.native ? "native" : "prompt", ctx.tools, ctx.validator, settings);
   const budget =
-    ctx.request.maxOutputTokens === undefined ? undefined : createOutputTokenBudget(ctx.request.maxOutputTokens);
-  const guard = createOutputGuard({ stopSequences: ctx.request.stopSequences, holdCalls: budget !== undefined });
+    ctx.request.maxOutputTokens === undefined
+      ? undefined
+      : createOutputTokenBudget(ctx.request.maxOutputTokens);
+  const guard = createOutputGuard({
+    stopSequences: ctx.request.stopSequences,
+    holdCalls: budget !== undefined,
+  });
   const iterator = backendBatches(ctx.backend, backendRequest, { signal: controller.signal })[
     Symbol.asyncIterator
   ]();
@@ -91,7 +98,7 @@ export async function* runAttempt(
     // Past the output limit only the text within it goes on; a native call it cuts is dropped.
     const scan = budget?.push(outputOf(event));
     const kept = scan?.exhausted && event.type === "text-delta" ? { ...event, delta: scan.accepted } : event;
-    if (kept.type === "text-delta") rawText += kept.delta;
+    if (kept.type === "text-delta" && ctx.keepText) rawText += kept.delta;
     if (!(scan?.exhausted && kept.type !== "text-delta")) {
       for (const parsed of reader.push(kept)) {
         const result = gate.accept(parsed);
@@ -99,7 +106,8 @@ export async function* runAttempt(
         emit(guarded.events);
         if (result.failure !== undefined) return { stopped: false, error: result.failure, callCut: true };
         // The corrective turn's usage adds to this one's: ask the backend for it too.
-        if (result.violation !== undefined) return { stopped: true, violation: result.violation, drain: true };
+        if (result.violation !== undefined)
+          return { stopped: true, violation: result.violation, drain: true };
         if (result.stop || guarded.stopped)
           return { stopped: true, finish: guarded.stopped ? STOP_SEQUENCE : undefined, drain: true };
       }

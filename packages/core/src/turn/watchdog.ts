@@ -34,7 +34,8 @@ export const createWatchdog = (idleMs: number, deadlineAt: number, now: () => nu
       idle = setTimeout(onIdle, idleMs);
     }
   };
-  const settled = (r: IteratorResult<BackendBatch>): Next => (r.done ? DONE : { kind: "batch", batch: r.value });
+  const settled = (r: IteratorResult<BackendBatch>): Next =>
+    r.done ? DONE : { kind: "batch", batch: r.value };
   const failed = (e: unknown): Next => ({ kind: "failed", error: toGatewayError(e) });
   return {
     async next(iterator: AsyncIterator<BackendBatch>): Promise<Next> {
