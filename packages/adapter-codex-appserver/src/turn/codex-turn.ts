@@ -275,10 +275,13 @@ export async function* runCodexTurn(
       return true;
     };
     for (;;) {
-      let next = await queue.next();
+      const next = await queue.next();
       if (next === undefined) return;
       let ended = take(next);
-      while (!ended && (next = queue.shift()) !== undefined) ended = take(next);
+      for (let more = ended ? undefined : queue.shift(); more !== undefined; more = queue.shift()) {
+        ended = take(more);
+        if (ended) break;
+      }
       if (batch.length > 0) {
         const full = batch;
         batch = [];

@@ -109,7 +109,8 @@ export const createScriptedBackend = (
     for (const delta of turn.reasoning ?? []) batch.push({ type: "reasoning-delta", delta });
     const chunks = typeof turn.chunks === "string" ? [turn.chunks] : turn.chunks;
     let played = 0;
-    script: {
+    // Every event up to the end (or an error) lands in `batch`; what is left goes out last.
+    async function* fill(): AsyncGenerator<BackendBatch> {
       for (const delta of chunks) {
         if (turn.hangAfterChunks === played) yield* wait(2 ** 31 - 1);
         if (turn.delayMs) yield* wait(turn.delayMs);
@@ -119,7 +120,7 @@ export const createScriptedBackend = (
         }
         if (turn.error && turn.errorAfterChunks === played) {
           batch.push({ type: "error", error: turn.error });
-          break script;
+          return;
         }
         batch.push({ type: "text-delta", delta });
         played++;
@@ -132,7 +133,7 @@ export const createScriptedBackend = (
       }
       if (turn.error && (turn.errorAfterChunks === undefined || turn.errorAfterChunks >= played)) {
         batch.push({ type: "error", error: turn.error });
-        break script;
+        return;
       }
       for (const call of turn.toolCalls ?? []) {
         const { callId, name } = call;
@@ -145,6 +146,7 @@ export const createScriptedBackend = (
       batch.push({ type: "usage", usage: turn.usage ?? DEFAULT_USAGE });
       batch.push({ type: "finish", finish: turn.finish ?? { reason: "stop", raw: "completed" } });
     }
+    yield* fill();
     if (batch.length > 0) yield take();
   }
 
