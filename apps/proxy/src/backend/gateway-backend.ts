@@ -59,6 +59,7 @@ export const createGatewayBackend = (
     const forward = () => controller.abort();
     signal.addEventListener("abort", forward, { once: true });
     let stopWith: GatewayError | undefined;
+    let ended = false;
     // Stopping aborts the inner turn; backends must then end promptly (the TextBackend contract),
     // so the hot path needs no per-event race.
     const stop = (error: GatewayError) => {
@@ -72,11 +73,13 @@ export const createGatewayBackend = (
         if (stopWith) break;
         yield batch;
       }
+      ended = stopWith === undefined;
       if (stopWith) yield [{ type: "error", error: stopWith }];
     } finally {
       signal.removeEventListener("abort", forward);
       active.delete(stop);
-      controller.abort();
+      // An inner turn that ended by itself needs no stop (an abort allocates a DOMException).
+      if (!ended) controller.abort();
       settle();
     }
   }

@@ -162,11 +162,15 @@ export async function* runAttempt(
   };
 
   const watchdog = createWatchdog(settings.idleTimeoutMs, ctx.deadlineAt, ctx.clock.now);
+  let exhausted = false;
   try {
     for (;;) {
       const next = await watchdog.next(iterator);
       if (next.kind === "failed") return { rawText, stopped: false, error: next.error, tail: out };
-      if (next.kind === "done") break;
+      if (next.kind === "done") {
+        exhausted = true;
+        break;
+      }
       const end = read(next.batch);
       if (end !== undefined) {
         const { drain, ...outcome } = end;
@@ -184,8 +188,11 @@ export async function* runAttempt(
   } finally {
     watchdog.dispose();
     ctx.signal.removeEventListener("abort", abort);
-    controller.abort();
-    void iterator.return?.()?.catch(() => undefined);
+    // A backend that ended by itself needs no stop (an abort allocates a DOMException per turn).
+    if (!exhausted) {
+      controller.abort();
+      void iterator.return?.()?.catch(() => undefined);
+    }
   }
 }
 
