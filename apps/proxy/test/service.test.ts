@@ -36,6 +36,21 @@ describe("gateway service routes", () => {
     expect(Object.keys(openapi.paths)).toEqual(
       expect.arrayContaining(["/v1/responses/{id}/input_items", "/v1/conversations/{id}/items/{item_id}"]),
     );
+    // So do the Gemini surface's: model actions as documented paths with one `model` parameter.
+    const paths = openapi.paths as Record<string, Record<string, { parameters?: Array<{ name: string }> }>>;
+    expect(Object.keys(paths)).toEqual(
+      expect.arrayContaining([
+        "/v1beta/models/{model}:generateContent",
+        "/v1beta/models/{model}:streamGenerateContent",
+        "/v1beta/models/{model}:countTokens",
+        "/v1beta/models/{model}",
+        "/v1/models/{model}:generateContent",
+        "/v1/gemini",
+      ]),
+    );
+    expect(paths["/v1beta/models/{model}:generateContent"]?.post?.parameters?.map((p) => p.name)).toEqual([
+      "model",
+    ]);
     const models = (await (await fetch(`${url}/v1/models`)).json()) as {
       object: string;
       data: Array<{ id: string; object: string }>;

@@ -2,6 +2,7 @@ import { GatewayError } from "@proxy/core";
 import {
   errorResponse,
   openTurnSession,
+  type RouteSpec,
   readJsonBody,
   resolveSurfaceDeps,
   type SurfaceDeps,
@@ -29,7 +30,50 @@ export interface GeminiEndpointDeps extends GeminiDeps {
   readonly conversations?: GeminiConversations | undefined;
 }
 
-const METHODS = ["generateContent", "streamGenerateContent", "countTokens"] as const;
+/**
+ * Every route `createGeminiApp` serves (mount it at `/v1beta` and `/v1`). The three model actions
+ * share one Hono path (`/models/:action`, split on the last `:`), since Hono cannot route on a
+ * suffix inside a segment; they are declared here under their documented paths.
+ */
+export const GEMINI_ROUTES = {
+  generateContent: {
+    method: "POST",
+    path: "/models/:model:generateContent",
+    summary: "Gemini: generate content.",
+    requiredBody: ["contents"],
+  },
+  streamGenerateContent: {
+    method: "POST",
+    path: "/models/:model:streamGenerateContent",
+    summary: "Gemini: stream generated content (`alt=sse` for SSE, else a JSON array).",
+    requiredBody: ["contents"],
+    streams: true,
+  },
+  countTokens: {
+    method: "POST",
+    path: "/models/:model:countTokens",
+    summary: "Gemini: count the tokens of a request (an o200k estimate).",
+  },
+  listModels: { method: "GET", path: "/models", summary: "Gemini: list models." },
+  getModel: { method: "GET", path: "/models/:model", summary: "Gemini: retrieve one model." },
+} as const satisfies Record<string, RouteSpec>;
+
+/** The one Gemini-native endpoint `createGeminiEndpointApp` serves (mount it at `/v1`). */
+export const GEMINI_ENDPOINT_ROUTES = {
+  generate: {
+    method: "POST",
+    path: "/gemini",
+    summary: "Gemini generateContent over a single endpoint (model in the body, optional `conversation`).",
+    requiredBody: ["model"],
+    streams: true,
+  },
+} as const satisfies Record<string, RouteSpec>;
+
+/** The Hono path the three model actions share (see `GEMINI_ROUTES`). */
+const ACTION_PATH = "/models/:action";
+const METHODS = ["generateContent", "streamGenerateContent", "countTokens"] as const satisfies ReadonlyArray<
+  keyof typeof GEMINI_ROUTES
+>;
 
 const notFound = (what: string) => new GatewayError("not_found", what, { code: "not_found" });
 
@@ -82,7 +126,7 @@ export const createGeminiApp = (input: GeminiDeps): Hono => {
   const deps = resolveSurfaceDeps(input);
   const app = new Hono();
 
-  app.post("/models/:action", async (c) => {
+  app.post(ACTION_PATH, async (c) => {
     const { model, method } = splitAction(c.req.param("action"));
     if (method === "countTokens") {
       const json = objectAt(await readJsonBody(c), "body");
@@ -99,8 +143,10 @@ export const createGeminiApp = (input: GeminiDeps): Hono => {
     return runPlan(c, deps, (json) => ({ plan: decodeGenerateContent(model, json), delivery }));
   });
 
-  app.get("/models", async (c) => c.json(geminiModelList(await deps.backend.listModels())));
-  app.get("/models/:model", async (c) => {
+  app.get(GEMINI_ROUTES.listModels.path, async (c) =>
+    c.json(geminiModelList(await deps.backend.listModels())),
+  );
+  app.get(GEMINI_ROUTES.getModel.path, async (c) => {
     const id = c.req.param("model").replace(/^models\//, "");
     const model = (await deps.backend.listModels()).find((m) => m.id === id);
     if (model === undefined) throw notFound(`models/${id} is not found.`);
@@ -122,7 +168,7 @@ export const createGeminiEndpointApp = (input: GeminiEndpointDeps): Hono => {
   const deps = resolveSurfaceDeps(input);
   const { conversations } = input;
   const app = new Hono();
-  app.post("/gemini", (c) =>
+  app.post(GEMINI_ENDPOINT_ROUTES.generate.path, (c) =>
     runPlan(c, deps, async (json) => {
       const key = conversationKey(json);
       if (key === undefined) {

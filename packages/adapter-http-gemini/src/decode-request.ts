@@ -26,8 +26,6 @@ import { toJsonSchema } from "./schema-dialect.js";
 export interface GeminiTurnPlan {
   readonly request: TurnRequest;
   readonly tools: ToolPolicy;
-  /** Stop sequences the surface applies to the answer text (the backend knows none). */
-  readonly stopSequences: ReadonlyArray<string>;
   /** Send `thought: true` parts (`thinkingConfig.includeThoughts`). */
   readonly includeThoughts: boolean;
 }
@@ -134,9 +132,9 @@ const plan = (
       outputSchema: config.outputSchema,
       jsonObject: config.jsonObject,
       maxOutputTokens: config.maxOutputTokens,
+      stopSequences: config.stopSequences.length > 0 ? config.stopSequences : undefined,
     },
     tools: decodeGeminiTools(body.tools, body.toolConfig),
-    stopSequences: config.stopSequences,
     includeThoughts: config.includeThoughts,
   };
 };

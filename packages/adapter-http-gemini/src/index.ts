@@ -1,4 +1,11 @@
-export { createGeminiApp, createGeminiEndpointApp, type GeminiDeps, type GeminiEndpointDeps } from "./app.js";
+export {
+  createGeminiApp,
+  createGeminiEndpointApp,
+  GEMINI_ENDPOINT_ROUTES,
+  GEMINI_ROUTES,
+  type GeminiDeps,
+  type GeminiEndpointDeps,
+} from "./app.js";
 export type { GeminiConversations } from "./conversation.js";
 export { decodeGeminiEndpoint, decodeGenerateContent, type GeminiTurnPlan } from "./decode-request.js";
 export { API_KEY_INVALID, GEMINI_SURFACE, geminiError, geminiErrorBody } from "./gemini-error.js";

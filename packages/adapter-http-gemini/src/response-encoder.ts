@@ -8,12 +8,10 @@ import {
   type ResponseMeta,
   responseOf,
 } from "./response-shapes.js";
-import { createStopMatcher } from "./stop-sequences.js";
 
 export interface EncoderOptions {
   readonly meta: ResponseMeta;
   readonly includeThoughts: boolean;
-  readonly stopSequences: ReadonlyArray<string>;
 }
 
 /** `args` must be an object on the wire; core hands over the call's final JSON text. */
@@ -40,30 +38,24 @@ const signatureOf = (meta: ResponseMeta, callId: string): string =>
 /**
  * Assistant events → `GenerateContentResponse` chunks: the single translation both the SSE stream
  * and the non-stream answer (folded from the same chunks) are built from. Text and thoughts go out
- * as they arrive (text cut at the first stop sequence); a function call goes out whole, `args` as
- * an object, when it ends. `end` gives the last chunk: its `finishReason` and `usageMetadata`.
+ * as they arrive (the turn already cut the text at a stop sequence); a function call goes out whole,
+ * `args` as an object, when it ends. `end` gives the last chunk: its `finishReason` and `usageMetadata`.
  */
 export const createGeminiEncoder = (options: EncoderOptions) => {
   const { meta } = options;
-  const stops = createStopMatcher(options.stopSequences);
   let usage: Usage | undefined;
   const one = (part: GeminiPart): GeminiResponse[] => [responseOf(meta, [part])];
-  const text = (delta: string): GeminiResponse[] => {
-    const out = stops.push(delta);
-    return out === "" ? [] : one({ text: out });
-  };
 
   return {
     push(event: AssistantEvent): GeminiResponse[] {
       switch (event.type) {
         case "text-delta":
-          return text(event.delta);
+          return event.delta === "" ? [] : one({ text: event.delta });
         case "reasoning-delta":
           return options.includeThoughts && event.delta !== ""
             ? one({ text: event.delta, thought: true })
             : [];
         case "tool-call-end":
-          if (stops.stopped) return [];
           return one({
             functionCall: { id: event.callId, name: event.name, args: argsObject(event.arguments) },
             thoughtSignature: signatureOf(meta, event.callId),
@@ -84,9 +76,8 @@ export const createGeminiEncoder = (options: EncoderOptions) => {
       if (event.type === "error") {
         if (!isMalformedCall(event.error)) return undefined;
         reason = "MALFORMED_FUNCTION_CALL";
-      } else reason = stops.stopped ? "STOP" : geminiFinishReason(event.finish.reason);
-      const rest = stops.flush();
-      return responseOf(meta, [{ text: rest }], reason, usage);
+      } else reason = geminiFinishReason(event.finish.reason);
+      return responseOf(meta, [{ text: "" }], reason, usage);
     },
   };
 };

@@ -25,11 +25,7 @@ export const serveTurn = async (
     stream: delivery === "sse",
   });
   if (!started.accepted) return started.response;
-  const encoder = createGeminiEncoder({
-    meta,
-    includeThoughts: plan.includeThoughts,
-    stopSequences: plan.stopSequences,
-  });
+  const encoder = createGeminiEncoder({ meta, includeThoughts: plan.includeThoughts });
 
   if (delivery === "sse")
     return session.stream(async (sink) => {

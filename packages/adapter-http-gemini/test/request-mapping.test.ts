@@ -113,7 +113,7 @@ describe("request mapping (golden pairs)", () => {
     });
     expect(level.request.maxOutputTokens).toBe(100);
     expect(level.request.reasoningEffort).toBe("high");
-    expect(level.stopSequences).toEqual(["END"]);
+    expect(level.request.stopSequences).toEqual(["END"]);
     expect(level.includeThoughts).toBe(true);
     const budget = (thinkingBudget: number) =>
       decodeGenerateContent("m", {

@@ -18,6 +18,9 @@ export interface HttpCell {
   readonly addedP50Ms: number;
   readonly addedP99Ms: number;
   readonly addedCpuUsPerRequest: number;
+  /** The gateway's extra CPU per backend delta: added CPU per request / deltas per request (absent in older results). */
+  readonly addedCpuUsPerDelta?: number | undefined;
+  readonly backendDeltas?: number | undefined;
 }
 
 export interface CellMedians {
@@ -124,6 +127,8 @@ export const runHttpOverhead = async (o: HttpOverheadOptions) => {
         addedP50Ms: gateway.p50Ms - baseline.p50Ms,
         addedP99Ms: gateway.p99Ms - baseline.p99Ms,
         addedCpuUsPerRequest: gateway.cpuUsPerRequest - baseline.cpuUsPerRequest,
+        addedCpuUsPerDelta: (gateway.cpuUsPerRequest - baseline.cpuUsPerRequest) / scenario.backendDeltas,
+        backendDeltas: scenario.backendDeltas,
       });
       const last = cells.at(-1) as HttpCell;
       o.log(

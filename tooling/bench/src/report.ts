@@ -1,5 +1,5 @@
 import type { HttpCell } from "./http-overhead.js";
-import { linearityRatios } from "./parser-result.js";
+import { linearityRatios, parserBars } from "./parser-result.js";
 import { f, type Goal, signed, table, verdict, withUnit } from "./report-format.js";
 import { renderRest } from "./report-sections.js";
 import type { BenchResults } from "./results.js";
@@ -11,6 +11,9 @@ const GOAL_P99_MS = 1;
 const GOAL_LINEAR = 4.4;
 const GOAL_CODEX_LATENCY = 1.05;
 const GOAL_RSS_GROWTH = 1.2;
+const GOAL_CPU_PER_DELTA_US = 1;
+/** Parser throughput goals in MB/s, by the bench's figure name. */
+const GOAL_PARSER_MBPS: Readonly<Record<string, number>> = { plainText: 1000, toolHeavy: 200 };
 
 export const goalsOf = (r: BenchResults): Goal[] => {
   const goals: Goal[] = [];
@@ -26,6 +29,13 @@ export const goalsOf = (r: BenchResults): Goal[] => {
       goal: `added p99 ≤ ${GOAL_P99_MS} ms at 16 connections — ${c.label}`,
       measured: withUnit(signed(c.addedP99Ms), "ms"),
       met: c.addedP99Ms <= GOAL_P99_MS,
+    });
+  // Text workloads only: a tool workload's deltas are 6-character slices of blocks, not tokens.
+  for (const c of cells.filter((x) => x.connections === 64 && x.scenario.endsWith("-text")))
+    goals.push({
+      goal: `gateway CPU per backend text delta ≤ ${GOAL_CPU_PER_DELTA_US} µs — ${c.label}`,
+      measured: c.addedCpuUsPerDelta === undefined ? "n/a" : `${f(c.addedCpuUsPerDelta, 2)} µs`,
+      met: c.addedCpuUsPerDelta === undefined ? undefined : c.addedCpuUsPerDelta <= GOAL_CPU_PER_DELTA_US,
     });
   const plain = r.holdback?.find((h) => h.model === "bench-slow");
   goals.push({
@@ -46,6 +56,14 @@ export const goalsOf = (r: BenchResults): Goal[] => {
       measured: `× ${f(lin.value, 2)}`,
       met: lin.value <= GOAL_LINEAR,
     });
+  for (const [name, goal] of Object.entries(GOAL_PARSER_MBPS)) {
+    const figure = parserBars(r.parser).find((b) => b.label === name);
+    goals.push({
+      goal: `parser throughput ≥ ${goal} MB/s — \`${name}\``,
+      measured: figure ? `${f(figure.mbPerSecond, 0)} MB/s` : "n/a",
+      met: figure ? figure.mbPerSecond >= goal : undefined,
+    });
+  }
   const cg = r.codexGateway;
   goals.push({
     goal: `codex per-turn latency, gateway / direct JSON-RPC ≤ ${GOAL_CODEX_LATENCY}`,
@@ -79,6 +97,7 @@ const httpTable = (cells: ReadonlyArray<HttpCell>) =>
       "p99 base / gw (ms)",
       "Δp99",
       "CPU µs/req base → gw",
+      "added CPU µs / backend delta",
       "server cores base / gw",
     ],
     cells.map((c) => [
@@ -91,6 +110,7 @@ const httpTable = (cells: ReadonlyArray<HttpCell>) =>
       `${f(c.baseline.p99Ms)} / ${f(c.gateway.p99Ms)}`,
       signed(c.addedP99Ms),
       `${f(c.baseline.cpuUsPerRequest, 0)} → ${f(c.gateway.cpuUsPerRequest, 0)} (${signed(c.addedCpuUsPerRequest, 0)})`,
+      c.addedCpuUsPerDelta === undefined ? "n/a" : `${f(c.addedCpuUsPerDelta, 2)} (${c.backendDeltas})`,
       `${f(c.baseline.cpuCores)} / ${f(c.gateway.cpuCores)}`,
     ]),
   );

@@ -72,6 +72,8 @@ export interface Scenario {
   readonly path: string;
   readonly stream: boolean;
   readonly body: Readonly<Record<string, unknown>>;
+  /** Text deltas the scripted backend plays per request (the unit of "CPU per backend delta"). */
+  readonly backendDeltas: number;
 }
 
 /** A request body for `model` on either API (tools only for the tool script). */
@@ -105,6 +107,7 @@ const scenario = (api: Api, model: string, stream: boolean): Scenario => ({
   path: api === "chat" ? "/v1/chat/completions" : "/v1/responses",
   stream,
   body: requestBody(api, model, stream),
+  backendDeltas: (model === "bench-tools" ? TOOL_DELTAS : TEXT_DELTAS).length,
 });
 
 /** The HTTP overhead matrix: both APIs, streaming text and tools, and non-streaming text. */

@@ -34,12 +34,13 @@ export const openApiDocument = (version: string, routes: ReadonlyArray<RouteSpec
   paths: pathsOf(routes),
 });
 
-/** OpenAPI paths from the route list (`:id` → `{id}`); request and answer shapes are OpenAI's. */
+/** OpenAPI paths from the route list (`/:id` → `/{id}`); request and answer shapes are OpenAI's. */
 const pathsOf = (routes: ReadonlyArray<RouteSpec>) => {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of routes) {
-    const path = route.path.replace(/:(\w+)/g, "{$1}");
-    const parameters = [...route.path.matchAll(/:(\w+)/g)].map((m) => ({
+    // A parameter starts a segment; `:generateContent` after one is a literal action suffix.
+    const path = route.path.replace(/\/:(\w+)/g, "/{$1}");
+    const parameters = [...route.path.matchAll(/\/:(\w+)/g)].map((m) => ({
       name: m[1],
       in: "path",
       required: true,

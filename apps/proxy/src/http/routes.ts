@@ -1,4 +1,5 @@
 import { CHAT_ROUTES } from "@proxy/adapter-http-chat";
+import { GEMINI_ENDPOINT_ROUTES, GEMINI_ROUTES } from "@proxy/adapter-http-gemini";
 import { MESSAGES_ROUTES } from "@proxy/adapter-http-messages";
 import { CONVERSATION_ROUTES, RESPONSES_ROUTES } from "@proxy/adapter-http-responses";
 import { mountRoutes, type RouteSpec } from "@proxy/http-surface";
@@ -20,9 +21,6 @@ export const GATEWAY_ROUTES = {
     summary: "List the backend's models plus configured aliases.",
   },
   model: { method: "GET", path: "/v1/models/:id", summary: "Retrieve one model." },
-  // The Gemini surface's entry points (until it declares its routes as a RouteSpec list too).
-  gemini: { method: "POST", path: "/v1/gemini", summary: "Gemini generateContent over a single endpoint." },
-  geminiModels: { method: "GET", path: "/v1beta/models", summary: "Gemini: list models." },
 } as const satisfies Record<string, RouteSpec>;
 
 /** Every route the gateway serves: the one list 405 answers and the OpenAPI document derive from. */
@@ -31,12 +29,22 @@ export const ROUTES: ReadonlyArray<RouteSpec> = [
   ...mountRoutes("/v1", RESPONSES_ROUTES),
   ...mountRoutes("/v1", CONVERSATION_ROUTES),
   ...mountRoutes("/v1", MESSAGES_ROUTES),
+  ...mountRoutes("/v1beta", GEMINI_ROUTES),
+  ...mountRoutes("/v1", GEMINI_ROUTES),
+  ...mountRoutes("/v1", GEMINI_ENDPOINT_ROUTES),
   ...Object.values(GATEWAY_ROUTES),
 ];
 
-/** Path → the methods it answers (`Allow` of a 405). */
+/** A path whose last segment is a parameter plus an action (`/models/:model:generateContent`). */
+const ACTION_SEGMENT = /:\w+:\w+$/;
+
+/**
+ * Path → the methods it answers (`Allow` of a 405). Action paths are left out: Hono cannot route
+ * on a suffix inside a segment, so the surface serving them answers unknown actions itself.
+ */
 export const allowedMethods = (routes: ReadonlyArray<RouteSpec>): ReadonlyMap<string, string> => {
   const byPath = new Map<string, string[]>();
-  for (const r of routes) byPath.set(r.path, [...(byPath.get(r.path) ?? []), r.method]);
+  for (const r of routes)
+    if (!ACTION_SEGMENT.test(r.path)) byPath.set(r.path, [...(byPath.get(r.path) ?? []), r.method]);
   return new Map([...byPath].map(([path, methods]) => [path, methods.join(", ")]));
 };
