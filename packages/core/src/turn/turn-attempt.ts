@@ -117,8 +117,11 @@ export async function* runAttempt(
     return { stopped: true, finish: LENGTH, drain: true };
   };
 
+  /** Where `read` stopped in its batch: the rest may still carry the stopped backend's usage. */
+  let readTo = 0;
   const read = (batch: BackendBatch): End | undefined => {
-    for (const event of batch) {
+    for (readTo = 0; readTo < batch.length; ) {
+      const event = batch[readTo++] as BackendEvent;
       switch (event.type) {
         case "stream-start":
           if (event.turnId !== undefined) telemetry.backendTurnId = event.turnId;
@@ -177,6 +180,10 @@ export async function* runAttempt(
         if (drain !== true) return { ...outcome, rawText, tail: out };
         controller.abort();
         const tail = out;
+        for (let i = readTo; i < next.batch.length; i++) {
+          const rest = next.batch[i] as BackendEvent;
+          if (rest.type === "usage") usage = rest.usage;
+        }
         return { ...outcome, rawText, usage: await drainUsage(ctx, iterator, usage), tail };
       }
       if (out.length > 0) {
