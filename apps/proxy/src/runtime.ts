@@ -23,6 +23,7 @@ const acquireCodex = (
       const codex = createCodexBackend({
         ...(config.codexBin ? { codexBin: config.codexBin } : {}),
         poolSize: config.codexPoolSize,
+        warmThreads: config.codexWarmThreads,
         maxInFlight: config.maxInFlight,
         maxQueue: config.maxQueue,
         env,

@@ -13,6 +13,7 @@ import { type Logger, silentLogger } from "./logger.js";
 import { mapRpcError } from "./map-codex-error.js";
 import { createAdmission } from "./pool/admission.js";
 import { createProcessPool } from "./pool/process-pool.js";
+import { createThreadSource, type WarmThreadCounts } from "./pool/warm-threads.js";
 import { writeSealedCatalog } from "./sealing/sealed-catalog.js";
 import { sealedAppServerArgs, sealedEnvironment } from "./sealing/sealed-environment.js";
 import { sealedThreadParams } from "./sealing/sealed-thread-config.js";
@@ -43,6 +44,15 @@ export interface CodexBackendOptions {
   readonly maxPendingNotifications?: number | undefined;
   /** `thread_unload_delay_secs` for the app-server: how soon finished threads are freed (default 5). */
   readonly threadUnloadDelaySecs?: number | undefined;
+  /**
+   * Threads started ahead of time per thread config (model, instructions, tools) and app-server,
+   * for the configs turns used last, so a turn skips its `thread/start` (default 1; 0 = off).
+   */
+  readonly warmThreads?: number | undefined;
+  /** Thread configs kept warm per app-server (default 8); the least recently used is dropped first. */
+  readonly warmThreadConfigs?: number | undefined;
+  /** A config no turn used for this long has its warm threads freed (default 120 s). */
+  readonly warmThreadIdleMs?: number | undefined;
   /** Pass non-`data:` image URLs through to the model provider instead of rejecting them. */
   readonly allowRemoteImages?: boolean | undefined;
   /** Restart delay: doubles from `initial` (250 ms) per failure up to `max` (5 s); a process that served a turn resets it. */
@@ -71,6 +81,8 @@ export interface CodexAuthStatus {
 export type CodexBackend = TextBackend & {
   /** `item/tool/call` requests of native turns not yet answered (returns to 0 when turns end). */
   pendingToolRequests(): number;
+  /** Threads started ahead of time: ready, still starting, and how many turns got one. */
+  warmThreads(): WarmThreadCounts;
   close(): Promise<void>;
   checkAuth(): Promise<CodexAuthStatus>;
   /** Resolves once the sealed catalog exists and an app-server is ready (startup check / tests). */
@@ -150,6 +162,14 @@ export const createCodexBackend = (options: CodexBackendOptions = {}): CodexBack
     },
   });
 
+  const threads = createThreadSource({
+    perConfig: options.warmThreads ?? 1,
+    maxConfigs: options.warmThreadConfigs ?? 8,
+    idleMs: options.warmThreadIdleMs ?? 120_000,
+    requestTimeoutMs,
+    logger,
+  });
+
   const unavailable = (e: unknown): never => {
     const why = e instanceof Error ? e.message : String(e);
     throw new GatewayError("backend_unavailable", `codex could not be started (${command}): ${why}`, {
@@ -180,6 +200,7 @@ export const createCodexBackend = (options: CodexBackendOptions = {}): CodexBack
         runCodexTurn(
           {
             pool,
+            threads,
             admission,
             logger,
             sealedParams: () => sealed.catch(unavailable),
@@ -214,6 +235,7 @@ export const createCodexBackend = (options: CodexBackendOptions = {}): CodexBack
     readiness(): BackendReadiness {
       const inFlight = admission.inFlight();
       const readySlots = pool.readySlots();
+      const warm = threads.counts().ready;
       return {
         ready: readySlots > 0 && inFlight < admission.capacity,
         inFlight,
@@ -221,10 +243,14 @@ export const createCodexBackend = (options: CodexBackendOptions = {}): CodexBack
         capacity: admission.capacity,
         restarts: pool.restarts(),
         pendingToolRequests: pendingToolRequests.count,
-        detail: readySlots > 0 ? `${readySlots} app-server(s) ready` : pool.detail(),
+        detail:
+          readySlots > 0
+            ? `${readySlots} app-server(s) ready${warm > 0 ? `, ${warm} warm thread(s)` : ""}`
+            : pool.detail(),
       };
     },
     pendingToolRequests: () => pendingToolRequests.count,
+    warmThreads: () => threads.counts(),
     async checkAuth() {
       type Account = { account?: { type?: string } | null; requiresOpenaiAuth?: boolean };
       const result = await control<Account>("account/read", { refreshToken: false });
@@ -243,8 +269,12 @@ export const createCodexBackend = (options: CodexBackendOptions = {}): CodexBack
       const lease = await pool.acquire(AbortSignal.timeout(startTimeoutMs), startTimeoutMs);
       lease.release();
     },
-    beginShutdown: () => pool.drain(),
+    beginShutdown() {
+      threads.drain();
+      pool.drain();
+    },
     async close() {
+      threads.close();
       await pool.close();
       await rm(await privateDir, { recursive: true, force: true });
     },

@@ -8,6 +8,7 @@ export { resolveCodexCommand } from "./codex-binary.js";
 export { type Logger, silentLogger } from "./logger.js";
 export { type CodexTurnError, mapCodexTurnError, mapRpcError } from "./map-codex-error.js";
 export { mapCodexFinishReason } from "./map-codex-finish-reason.js";
+export type { WarmThreadCounts } from "./pool/warm-threads.js";
 export { sealCatalog, sealModel, writeSealedCatalog } from "./sealing/sealed-catalog.js";
 export {
   CODEX_ENV_ALLOW_LIST,

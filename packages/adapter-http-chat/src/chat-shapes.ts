@@ -55,11 +55,9 @@ export const usageChunk = (meta: ResponseMeta, usage: Usage) => ({
   usage: chatUsage(usage),
 });
 
-interface AccumulatedCall {
-  id: string;
-  type: "function";
-  function: { name: string; arguments: string };
-}
+type AccumulatedCall =
+  | { id: string; type: "function"; function: { name: string; arguments: string } }
+  | { id: string; type: "custom"; custom: { name: string; input: string } };
 
 /**
  * Folds Chat deltas into the non-stream `message`, exactly as a streaming client would: names and ids
@@ -77,7 +75,15 @@ export const createMessageAccumulator = () => {
       if (delta.reasoning_content !== undefined) reasoning = (reasoning ?? "") + delta.reasoning_content;
       for (const call of delta.tool_calls ?? []) {
         const known = calls[call.index];
-        if (known) known.function.arguments += call.function.arguments;
+        if ("custom" in call) {
+          if (known?.type === "custom") known.custom.input += call.custom.input;
+          else
+            calls[call.index] = {
+              id: call.id ?? "",
+              type: "custom",
+              custom: { name: call.custom.name ?? "", input: call.custom.input },
+            };
+        } else if (known?.type === "function") known.function.arguments += call.function.arguments;
         else
           calls[call.index] = {
             id: call.id ?? "",

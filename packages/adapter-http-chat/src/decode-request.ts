@@ -1,12 +1,7 @@
-import {
-  decodeToolPolicy,
-  invalidRequest,
-  issueToGatewayError,
-  type ToolPolicy,
-  type TurnRequest,
-} from "@proxy/core";
+import { invalidRequest, issueToGatewayError, type ToolPolicy, type TurnRequest } from "@proxy/core";
 import { decodeJsonText } from "@proxy/http-surface";
 import { Result, SchemaParser } from "effect";
+import { decodeChatTools } from "./decode-tools.js";
 import { messagesToItems } from "./messages-to-items.js";
 import { ChatCompletionRequest } from "./request-schema.js";
 
@@ -18,6 +13,8 @@ export interface ChatTurnPlan {
   readonly includeUsage: boolean;
   /** The request used legacy `functions`: answer with `function_call` and `finish_reason:"function_call"`. */
   readonly legacyFunctions: boolean;
+  /** Names of the custom (freeform) tools offered: their calls come back as `type:"custom"`. */
+  readonly customTools: ReadonlySet<string>;
 }
 
 const decodeBody = SchemaParser.decodeUnknownResult(ChatCompletionRequest);
@@ -43,7 +40,7 @@ export const decodeChatRequest = (bodyText: string): ChatTurnPlan => {
     );
   }
   const legacyFunctions = body.tools == null && body.functions != null;
-  const policy = decodeToolPolicy({
+  const policy = decodeChatTools({
     tools: body.tools,
     tool_choice: body.tool_choice,
     parallel_tool_calls: body.parallel_tool_calls,
@@ -69,5 +66,6 @@ export const decodeChatRequest = (bodyText: string): ChatTurnPlan => {
     stream: body.stream === true,
     includeUsage: body.stream === true && body.stream_options?.include_usage === true,
     legacyFunctions,
+    customTools: new Set(policy.tools.flatMap((t) => (t.custom === true ? [t.name] : []))),
   };
 };

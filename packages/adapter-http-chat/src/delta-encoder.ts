@@ -1,11 +1,19 @@
-import { type AssistantEvent, type OutputMode, renderUseToolXml } from "@proxy/core";
+import { type AssistantEvent, customCallInput, type OutputMode, renderUseToolXml } from "@proxy/core";
 
-export interface ToolCallDelta {
-  readonly index: number;
-  readonly id?: string;
-  readonly type?: "function";
-  readonly function: { readonly name?: string; readonly arguments: string };
-}
+export type ToolCallDelta =
+  | {
+      readonly index: number;
+      readonly id?: string;
+      readonly type?: "function";
+      readonly function: { readonly name?: string; readonly arguments: string };
+    }
+  /** A call to a custom (freeform) tool: `input` is raw text, sent whole when the call ends. */
+  | {
+      readonly index: number;
+      readonly id?: string;
+      readonly type?: "custom";
+      readonly custom: { readonly name?: string; readonly input: string };
+    };
 
 /** One `choices[0].delta` of a Chat Completions chunk. */
 export interface ChatDelta {
@@ -21,6 +29,8 @@ export interface ChatDelta {
 export interface DeltaEncoderOptions {
   readonly outputMode: OutputMode;
   readonly legacyFunctions: boolean;
+  /** Names of the request's custom (freeform) tools: their calls are `type:"custom"` tool calls. */
+  readonly customTools?: ReadonlySet<string> | undefined;
 }
 
 /**
@@ -31,6 +41,7 @@ export interface DeltaEncoderOptions {
  */
 export const createDeltaEncoder = (options: DeltaEncoderOptions) => {
   const argumentLengths = new Map<number, number>();
+  const customCalls = new Set<number>();
   let lastContent = "";
 
   const content = (text: string): ChatDelta => {
@@ -52,6 +63,11 @@ export const createDeltaEncoder = (options: DeltaEncoderOptions) => {
           return event.delta === "" ? [] : [{ reasoning_content: event.delta }];
         case "tool-call-start":
           argumentLengths.set(event.index, 0);
+          if (!options.legacyFunctions && options.customTools?.has(event.name) === true) {
+            customCalls.add(event.index);
+            const custom = { name: event.name, input: "" };
+            return [{ tool_calls: [{ index: event.index, id: event.callId, type: "custom", custom }] }];
+          }
           return options.legacyFunctions
             ? [{ function_call: { name: event.name, arguments: "" } }]
             : [
@@ -67,12 +83,17 @@ export const createDeltaEncoder = (options: DeltaEncoderOptions) => {
                 },
               ];
         case "tool-call-delta":
-          if (event.delta === "") return [];
+          // A custom call's deltas are JSON of `{"input": …}`; its raw input goes out at the end.
+          if (event.delta === "" || customCalls.has(event.index)) return [];
           argumentLengths.set(event.index, (argumentLengths.get(event.index) ?? 0) + event.delta.length);
           return [callDelta(event.index, event.delta)];
         case "tool-call-end": {
           // A parameterless call must still carry `{}` (vllm#28806): clients JSON.parse the arguments.
-          const out = argumentLengths.get(event.index) === 0 ? [callDelta(event.index, "{}")] : [];
+          const out: ChatDelta[] = customCalls.has(event.index)
+            ? [{ tool_calls: [{ index: event.index, custom: { input: customCallInput(event.arguments) } }] }]
+            : argumentLengths.get(event.index) === 0
+              ? [callDelta(event.index, "{}")]
+              : [];
           if (options.outputMode === "obsidian-xml") {
             const separator = lastContent === "" || lastContent.endsWith("\n") ? "" : "\n";
             const args = event.arguments === "" ? "{}" : event.arguments;

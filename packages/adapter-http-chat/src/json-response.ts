@@ -15,6 +15,7 @@ export const completeChatCompletion = async (c: Context, turn: ChatTurn): Promis
   const encoder = createDeltaEncoder({
     outputMode: session.settings.outputMode,
     legacyFunctions: plan.legacyFunctions,
+    customTools: plan.customTools,
   });
   const message = createMessageAccumulator();
   let finish: Finish | undefined;

@@ -1,4 +1,4 @@
-import { type ContentPart, type ConversationItem, invalidRequest } from "@proxy/core";
+import { type ContentPart, type ConversationItem, customCallArguments, invalidRequest } from "@proxy/core";
 import type { ChatMessage } from "./request-schema.js";
 
 type TextOnly = string | ReadonlyArray<{ readonly type: "text"; readonly text: string }>;
@@ -33,6 +33,24 @@ const assistantText = (content: AssistantContent): string =>
  * and a result is matched to the latest unanswered call of the same name. A `tool` message must
  * answer an earlier call (as OpenAI requires).
  */
+type AssistantToolCall = NonNullable<Extract<ChatMessage, { role: "assistant" }>["tool_calls"]>[number];
+
+/** An echoed call: `{type:"custom", custom:{name, input}}` carries raw input, else `function` its JSON arguments. */
+const toolCallItem = (
+  call: AssistantToolCall,
+  at: string,
+): Extract<ConversationItem, { type: "tool-call" }> => {
+  if (call.type === "custom") {
+    if (call.custom === undefined)
+      throw invalidRequest(`Missing required parameter: '${at}.custom'.`, `${at}.custom`);
+    const { name, input } = call.custom;
+    return { type: "tool-call", callId: call.id, name, arguments: customCallArguments(input), custom: true };
+  }
+  if (call.function === undefined)
+    throw invalidRequest(`Missing required parameter: '${at}.function'.`, `${at}.function`);
+  return { type: "tool-call", callId: call.id, name: call.function.name, arguments: call.function.arguments };
+};
+
 export const messagesToItems = (messages: ReadonlyArray<ChatMessage>): ConversationItem[] => {
   const items: ConversationItem[] = [];
   const callNames = new Map<string, string>();
@@ -53,15 +71,11 @@ export const messagesToItems = (messages: ReadonlyArray<ChatMessage>): Conversat
         if (text !== "" || (message.tool_calls == null && message.function_call == null)) {
           items.push({ type: "message", role: "assistant", content: textParts(text) });
         }
-        for (const call of message.tool_calls ?? []) {
-          callNames.set(call.id, call.function.name);
-          items.push({
-            type: "tool-call",
-            callId: call.id,
-            name: call.function.name,
-            arguments: call.function.arguments,
-          });
-        }
+        (message.tool_calls ?? []).forEach((call, j) => {
+          const item = toolCallItem(call, `messages[${i}].tool_calls[${j}]`);
+          callNames.set(call.id, item.name);
+          items.push(item);
+        });
         if (message.function_call != null) {
           const callId = `call_fn_${i}`;
           unansweredLegacy.push({ callId, name: message.function_call.name });

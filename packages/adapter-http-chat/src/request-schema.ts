@@ -3,7 +3,7 @@ import { Schema } from "effect";
 /**
  * The Chat Completions request body as OpenAI documents it, decoded with Effect Schema. Unknown fields
  * are dropped; `null` is accepted wherever clients send it for "not set". Tools, tool_choice and the
- * legacy `functions` pair stay `unknown` here: core's `decodeToolPolicy` owns their validation.
+ * legacy `functions` pair stay `unknown` here: `decode-tools.ts` owns their validation.
  */
 
 const optionalNullable = <S extends Schema.Top>(schema: S) => Schema.optional(Schema.NullOr(schema));
@@ -47,10 +47,12 @@ const AssistantContent = Schema.Union([
 
 const FunctionCall = Schema.Struct({ name: Schema.String, arguments: Schema.String });
 
+/** A function call (`function`) or, with `type:"custom"`, a custom tool call (`custom`); which one is checked in messages-to-items. */
 const AssistantToolCall = Schema.Struct({
   id: Schema.String,
-  type: Schema.optional(Schema.Literal("function")),
-  function: FunctionCall,
+  type: Schema.optional(Schema.Literals(["function", "custom"])),
+  function: Schema.optional(FunctionCall),
+  custom: Schema.optional(Schema.Struct({ name: Schema.String, input: Schema.String })),
 });
 
 const SystemMessage = Schema.Struct({ role: Schema.Literal("system"), content: TextContent });
@@ -116,7 +118,7 @@ export const ChatCompletionRequest = Schema.Struct({
   max_tokens: optionalNullable(PositiveInt),
   max_completion_tokens: optionalNullable(PositiveInt),
   reasoning_effort: optionalNullable(Schema.Literals(["none", "minimal", "low", "medium", "high", "xhigh"])),
-  // Validated by core's decodeToolPolicy, which names the offending path itself.
+  // Validated by decode-tools.ts, which names the offending path itself.
   tools: Schema.optional(Schema.Unknown),
   tool_choice: Schema.optional(Schema.Unknown),
   parallel_tool_calls: Schema.optional(Schema.Unknown),

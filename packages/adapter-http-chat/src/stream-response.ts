@@ -17,6 +17,7 @@ export const streamChatCompletion = (turn: ChatTurn): Response =>
     const encoder = createDeltaEncoder({
       outputMode: settings.outputMode,
       legacyFunctions: plan.legacyFunctions,
+      customTools: plan.customTools,
     });
     const queue = (data: unknown) => sink.queue(JSON.stringify(data));
 

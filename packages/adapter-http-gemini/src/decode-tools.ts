@@ -1,9 +1,11 @@
 import {
+  findToolPolicyProblem,
+  type GatewayError,
   invalidRequest,
   type JsonSchema,
-  TOOL_NAME_PATTERN,
   type ToolChoice,
   type ToolPolicy,
+  type ToolPolicyProblem,
   type ToolSpec,
 } from "@proxy/core";
 import { objectAt, oneOf, optionalList, optionalObject, optionalString, stringAt } from "./fields.js";
@@ -31,11 +33,6 @@ const MODES = ["MODE_UNSPECIFIED", "AUTO", "ANY", "NONE", "VALIDATED"] as const;
 const declaration = (raw: unknown, param: string, strict: boolean): ToolSpec => {
   const d = objectAt(raw, param);
   const name = stringAt(d.name, `${param}.name`);
-  if (!TOOL_NAME_PATTERN.test(name))
-    throw invalidRequest(
-      `Invalid value at '${param}.name': function names must be 1-64 characters of a-z, A-Z, 0-9, underscores and dashes.`,
-      `${param}.name`,
-    );
   if (d.parameters != null && d.parametersJsonSchema != null)
     throw invalidRequest(
       `Invalid value at '${param}': give either 'parameters' or 'parametersJsonSchema', not both.`,
@@ -62,7 +59,7 @@ export const decodeGeminiTools = (rawTools: unknown, rawConfig: unknown): ToolPo
     config?.mode == null ? "AUTO" : oneOf(config.mode, "toolConfig.functionCallingConfig.mode", MODES);
   const strict = mode === "VALIDATED";
   const specs: ToolSpec[] = [];
-  const seen = new Set<string>();
+  const paths: string[] = [];
   (optionalList(rawTools, "tools") ?? []).forEach((entry, i) => {
     const tool = objectAt(entry, `tools[${i}]`);
     for (const key of Object.keys(tool)) {
@@ -74,21 +71,16 @@ export const decodeGeminiTools = (rawTools: unknown, rawConfig: unknown): ToolPo
         );
     }
     (optionalList(tool.functionDeclarations, `tools[${i}].functionDeclarations`) ?? []).forEach((d, j) => {
-      const spec = declaration(d, `tools[${i}].functionDeclarations[${j}]`, strict);
-      if (seen.has(spec.name))
-        throw invalidRequest(
-          `Duplicate function declaration '${spec.name}'.`,
-          `tools[${i}].functionDeclarations[${j}].name`,
-        );
-      seen.add(spec.name);
-      specs.push(spec);
+      const path = `tools[${i}].functionDeclarations[${j}]`;
+      specs.push(declaration(d, path, strict));
+      paths.push(path);
     });
   });
 
   const allowedParam = "toolConfig.functionCallingConfig.allowedFunctionNames";
   const allowed = optionalList(config?.allowedFunctionNames, allowedParam)?.map((n, i) => {
     const name = stringAt(n, `${allowedParam}[${i}]`);
-    if (!seen.has(name))
+    if (!specs.some((s) => s.name === name))
       throw invalidRequest(
         `Invalid value at '${allowedParam}[${i}]': '${name}' is not a declared function.`,
         `${allowedParam}[${i}]`,
@@ -97,19 +89,43 @@ export const decodeGeminiTools = (rawTools: unknown, rawConfig: unknown): ToolPo
   });
   if (allowed !== undefined && allowed.length > 0 && mode !== "ANY")
     throw invalidRequest(`'${allowedParam}' may only be set when the mode is ANY.`, allowedParam);
-  if (mode === "ANY" && specs.length === 0)
-    throw invalidRequest(
-      "Function calling mode ANY needs at least one function declaration.",
-      "toolConfig.functionCallingConfig.mode",
-    );
 
   let choice: ToolChoice = { type: "auto" };
-  let tools: ReadonlyArray<ToolSpec> = specs;
+  let names: ReadonlySet<string> | undefined;
   if (mode === "NONE") choice = { type: "none" };
   else if (mode === "ANY") {
-    const names = allowed === undefined || allowed.length === 0 ? undefined : new Set(allowed);
-    if (names !== undefined) tools = specs.filter((s) => names.has(s.name));
+    names = allowed === undefined || allowed.length === 0 ? undefined : new Set(allowed);
     choice = names?.size === 1 ? { type: "tool", name: [...names][0] as string } : { type: "required" };
   }
+  const problem = findToolPolicyProblem({
+    tools: specs,
+    choice,
+    parallel: true,
+    allowed: names === undefined ? undefined : [...names],
+  });
+  if (problem !== undefined) throw geminiToolError(problem, paths);
+  const tools = names === undefined ? specs : specs.filter((s) => names.has(s.name));
   return { tools, choice, parallel: true };
+};
+
+/** Core's canonical policy problem in Google's words. */
+const geminiToolError = (problem: ToolPolicyProblem, paths: ReadonlyArray<string>): GatewayError => {
+  switch (problem.kind) {
+    case "invalid-name":
+      return invalidRequest(
+        `Invalid value at '${paths[problem.index]}.name': function names must be 1-64 characters of a-z, A-Z, 0-9, underscores and dashes.`,
+        `${paths[problem.index]}.name`,
+      );
+    case "duplicate-name":
+      return invalidRequest(
+        `Duplicate function declaration '${problem.name}'.`,
+        `${paths[problem.index]}.name`,
+      );
+    case "forced-tool-not-offered":
+    case "required-without-tools":
+      return invalidRequest(
+        "Function calling mode ANY needs at least one function declaration.",
+        "toolConfig.functionCallingConfig.mode",
+      );
+  }
 };

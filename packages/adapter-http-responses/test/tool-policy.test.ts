@@ -49,7 +49,7 @@ describe("tool policy reaches the core (no policy code in the adapter)", () => {
     expect(output.map((o) => o.type)).toEqual(["message"]);
   });
 
-  it("hosted and custom tools are accepted and not offered; a hosted tool_choice degrades to auto", async () => {
+  it("hosted tools are accepted and not offered, custom tools are offered; a hosted tool_choice degrades to auto", async () => {
     gateway = await startGateway([{ chunks: "ok" }]);
     const res = await postRaw(`${gateway.baseURL}/responses`, {
       model: MODEL,
@@ -70,6 +70,7 @@ describe("tool policy reaches the core (no policy code in the adapter)", () => {
     expect(res.status).toBe(200);
     const instructions = gateway.backend.requests[0]!.instructions;
     expect(instructions).toContain("get_weather");
-    expect(instructions).not.toContain("apply_patch");
+    expect(instructions).toContain("- apply_patch (custom: free-text input)");
+    expect(instructions).not.toContain("web_search");
   });
 });

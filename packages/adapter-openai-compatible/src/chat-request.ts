@@ -1,4 +1,5 @@
 import {
+  asNativeFunction,
   type BackendRequest,
   type ContentPart,
   GatewayError,
@@ -83,12 +84,13 @@ const toToolChoice = (choice: ToolChoice) =>
 
 /** Native mode: the client's tools, choice and parallelism, as they are. */
 const nativeTools = (policy: ToolPolicy) => ({
-  tools: policy.tools.map((t) => ({
+  // A custom tool goes upstream as a function of one string `input` (`asNativeFunction`).
+  tools: policy.tools.map(asNativeFunction).map((t) => ({
     type: "function",
     function: {
       name: t.name,
       ...(t.description === undefined ? {} : { description: t.description }),
-      parameters: t.parameters ?? { type: "object", properties: {} },
+      parameters: t.parameters,
       ...(t.strict ? { strict: true } : {}),
     },
   })),

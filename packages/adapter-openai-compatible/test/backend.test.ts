@@ -305,6 +305,51 @@ describe("openai-compatible backend in native tool mode", () => {
     strict: true,
   };
 
+  it("offers a custom tool as a function of one string `input` with its grammar in the description", async () => {
+    const native = createOpenAICompatibleBackend({
+      baseUrl: upstream.url,
+      route: "local-qwen",
+      nativeTools: true,
+    });
+    next = {
+      chunks: [],
+      toolCalls: [{ id: "call_up_2", name: "apply_patch", argumentChunks: ['{"input":"*** Begin Patch"}'] }],
+    };
+    const applyPatch = {
+      name: "apply_patch",
+      description: "Edit files.",
+      strict: false,
+      custom: true,
+      grammar: { syntax: "lark" as const, definition: "start: /.+/" },
+    };
+    const { events } = await collect(
+      native,
+      request("patch it", { tools: { tools: [applyPatch], choice: { type: "auto" }, parallel: true } }),
+    );
+    await native.close();
+    expect(upstream.requests.at(-1)!.body.tools).toEqual([
+      {
+        type: "function",
+        function: {
+          name: "apply_patch",
+          description:
+            "Edit files.\n\nPut the raw input in `input`. Its input must match this lark grammar exactly:\nstart: /.+/",
+          parameters: {
+            type: "object",
+            properties: {
+              input: { type: "string", description: "The tool's raw input, exactly as its grammar asks." },
+            },
+            required: ["input"],
+            additionalProperties: false,
+          },
+        },
+      },
+    ]);
+    expect(events.find((e) => e.type === "tool-call")).toMatchObject({
+      arguments: '{"input":"*** Begin Patch"}',
+    });
+  });
+
   it("sends tools, tool_choice and parallel_tool_calls as they are, and maps the streamed tool_calls", async () => {
     const native = createOpenAICompatibleBackend({
       baseUrl: upstream.url,

@@ -53,13 +53,14 @@ const options = (maxBlockBytes?: number): SentinelParserOptions => ({
   ...(maxBlockBytes === undefined ? {} : { maxBlockBytes }),
 });
 
-const repeatTo = (unit: string, size: number) => unit.repeat(Math.ceil(size / unit.length)).slice(0, size);
+export const repeatTo = (unit: string, size: number) =>
+  unit.repeat(Math.ceil(size / unit.length)).slice(0, size);
 
-const PROSE =
+export const PROSE =
   "The quick brown fox jumps over the lazy dog; déjà vu 😀 — a list:\n- item one\n- item two\n\n```ts\nconst a = b < c;\n```\n";
-const NEAR_MISS = "a<b <tool_cal <tool_calls> << <use_too x</tool_call> <t<u ";
+export const NEAR_MISS = "a<b <tool_cal <tool_calls> << <use_too x</tool_call> <t<u ";
 
-function toolHeavy(size: number): string {
+export function toolHeavy(size: number): string {
   const content = repeatTo('line with "quotes", <tags>, {braces} and \\ slashes\n', 2000);
   const calls = [
     `Let me write that.\n<tool_call>{"name":"write_file","arguments":${JSON.stringify(JSON.stringify({ path: "a.md", content }))}}</tool_call>\n`,

@@ -3,24 +3,27 @@ import { readFileSync } from "node:fs";
 import {
   createArgumentsValidator,
   createSentinelParser,
-  decodeToolPolicy,
+  findToolPolicyProblem,
   JSON_TOOL_CALL_FORMAT,
   renderToolManifest,
+  type ToolPolicy,
 } from "@proxy/core";
 import { expect, it } from "vitest";
 
-// 1. Decode the client's tools (either OpenAI shape) into one policy; bad input throws a 400-ready error.
-const policy = decodeToolPolicy({
+// 1. Your surface decodes its own wire tools into one canonical policy; core checks it (names,
+//    duplicates, a forced tool that is not offered) and you word any problem in your error shape.
+const policy: ToolPolicy = {
   tools: [
     {
-      type: "function",
-      function: {
-        name: "get_weather",
-        parameters: { type: "object", properties: { city: { type: "string" } } },
-      },
+      name: "get_weather",
+      parameters: { type: "object", properties: { city: { type: "string" } } },
+      strict: false,
     },
   ],
-});
+  choice: { type: "auto" },
+  parallel: true,
+};
+if (findToolPolicyProblem(policy)) throw new Error("bad tools");
 // 2. Teach your text-only model the sentinel format: put this in its system prompt.
 const manifest = renderToolManifest(policy, JSON_TOOL_CALL_FORMAT);
 // 3. Feed the model's streamed text through the parser, chunk by chunk, in any chunking.

@@ -1,11 +1,17 @@
 import { existsSync } from "node:fs";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { Agent } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { resolveCodexCommand, sealedThreadParams, writeSealedCatalog } from "@proxy/adapter-codex-appserver";
+import {
+  resolveCodexCommand,
+  sealedAppServerArgs,
+  sealedEnvironment,
+  sealedThreadParams,
+  writeSealedCatalog,
+} from "@proxy/adapter-codex-appserver";
 import {
   makeCodexHome,
   startDirectDriver,
@@ -74,7 +80,13 @@ export const runCodexGateway = async (o: CodexOptions) => {
   const gateway = await startServerChild("gateway-codex", { env });
   const gatewayColdStartMs = performance.now() - t;
   t = performance.now();
-  const direct = await startDirectDriver(command, env);
+  // Like for like: the driver's app-server gets the gateway's sealed flags and environment.
+  await mkdir(join(scratch, "empty-path"));
+  const direct = await startDirectDriver(
+    command,
+    sealedEnvironment(env, [], join(scratch, "empty-path")),
+    sealedAppServerArgs(),
+  );
   const directColdStartMs = performance.now() - t;
   const agent = new Agent({ keepAlive: true, maxSockets: Number.POSITIVE_INFINITY });
   let gatewayRequests = 0;
@@ -84,6 +96,7 @@ export const runCodexGateway = async (o: CodexOptions) => {
       model: "scripted-model",
       baseInstructions: INSTRUCTIONS,
     };
+    /** Resolves with the time to the first text delta (ms). */
     const viaGateway = async (text: string) => {
       const body = {
         model: "scripted-model",
@@ -98,10 +111,12 @@ export const runCodexGateway = async (o: CodexOptions) => {
       const answer = r.deltas.map((d) => d.text).join("");
       if (r.status !== 200 || answer !== ANSWER)
         throw new Error(`codex via gateway: ${r.status} "${answer}"`);
+      return r.firstTextMs;
     };
     const viaDirect = async (text: string) => {
-      const answer = await direct.turn(threadParams, text);
-      if (answer !== ANSWER) throw new Error(`codex direct: "${answer}"`);
+      const t = await direct.timedTurn(threadParams, text);
+      if (t.answer !== ANSWER) throw new Error(`codex direct: "${t.answer}"`);
+      return t.firstDeltaMs;
     };
     const sampleRss = async (target: number) => {
       await sleep(6_000); // thread_unload_delay_secs=5: let finished threads be freed first
@@ -131,11 +146,16 @@ export const runCodexGateway = async (o: CodexOptions) => {
 
     o.log("codex: latency, alternating gateway / direct");
     const latency = { gateway: [] as number[], direct: [] as number[] };
+    const ttft = { gateway: [] as number[], direct: [] as number[] };
     for (let i = 0; i < o.latencyTurns; i++) {
       const timed = async (side: "gateway" | "direct") => {
+        // Turns 20 ms apart: the previous turn's background work (an unsubscribe, the gateway
+        // starting its next warm thread) is not charged to the next one.
+        await sleep(20);
         const s = performance.now();
-        await (side === "gateway" ? viaGateway(`latency ${i}`) : viaDirect(`latency ${i}`));
+        const first = await (side === "gateway" ? viaGateway(`latency ${i}`) : viaDirect(`latency ${i}`));
         latency[side].push(performance.now() - s);
+        ttft[side].push(first);
       };
       for (const side of i % 2 === 0 ? (["gateway", "direct"] as const) : (["direct", "gateway"] as const))
         await timed(side);
@@ -177,6 +197,13 @@ export const runCodexGateway = async (o: CodexOptions) => {
         gateway: { p50: median(latency.gateway), p90: quantile(latency.gateway, 0.9) },
         direct: { p50: median(latency.direct), p90: quantile(latency.direct, 0.9) },
         ratioOfMedians: ratio(median(latency.gateway), median(latency.direct)),
+      },
+      /** Request sent → first text delta: through the gateway's HTTP SSE, or as the driver's first `item/agentMessage/delta`. */
+      ttftMs: {
+        turns: o.latencyTurns,
+        gateway: { p50: median(ttft.gateway), p90: quantile(ttft.gateway, 0.9) },
+        direct: { p50: median(ttft.direct), p90: quantile(ttft.direct, 0.9) },
+        ratioOfMedians: ratio(median(ttft.gateway), median(ttft.direct)),
       },
       throughput,
       rss,

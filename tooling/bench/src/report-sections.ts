@@ -63,7 +63,7 @@ ${table(
 
 ${
   cg
-    ? `Gateway (own process, its app-server below it) vs a minimal direct JSON-RPC driver on its own app-server, same codex binary, CODEX_HOME and scripted Responses provider (7 text deltas per turn). Cold start: gateway ${f(cg.coldStartMs.gateway, 0)} ms (process start, sealed catalog, app-server handshake), direct driver ${f(cg.coldStartMs.direct, 0)} ms (spawn to \`initialize\`).
+    ? `Gateway (own process, its app-server below it) vs a minimal direct JSON-RPC driver on its own app-server, same codex binary, sealed app-server flags and environment, CODEX_HOME and scripted Responses provider (7 text deltas per turn). Cold start: gateway ${f(cg.coldStartMs.gateway, 0)} ms (process start, sealed catalog, app-server handshake), direct driver ${f(cg.coldStartMs.direct, 0)} ms (spawn to \`initialize\`).
 
 ${table(
   ["per-turn latency (ms)", "p50", "p90"],
@@ -73,7 +73,22 @@ ${table(
     ["ratio of medians", f(cg.latencyMs.ratioOfMedians, 3), ""],
   ],
 )}
+${
+  cg.ttftMs
+    ? `
+${table(
+  ["time to first token, gateway vs direct driver (ms)", "p50", "p90"],
+  [
+    ["via gateway (HTTP SSE, first text delta)", f(cg.ttftMs.gateway.p50, 1), f(cg.ttftMs.gateway.p90, 1)],
+    ["direct JSON-RPC (first agentMessage delta)", f(cg.ttftMs.direct.p50, 1), f(cg.ttftMs.direct.p90, 1)],
+    ["ratio of medians", f(cg.ttftMs.ratioOfMedians, 3), ""],
+  ],
+)}
 
+The gateway starts each turn on a codex thread it started ahead of time for the same config (\`PROXY_CODEX_WARM_THREADS\`, default 1); the driver makes its own \`thread/start\` per turn. Turns are 20 ms apart.
+`
+    : ""
+}
 ${table(
   ["concurrency", "turns/s gateway", "turns/s direct", "ratio", "median turn ms gateway / direct"],
   cg.throughput.map((t) => [

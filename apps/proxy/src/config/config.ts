@@ -20,6 +20,7 @@ export const GatewayConfig = Schema.Struct({
   codexBin: Schema.String,
   codexPassEnv: Schema.Array(Schema.String.check(Schema.isPattern(/^[A-Za-z_][A-Za-z0-9_]*$/))),
   codexPoolSize: PositiveInt,
+  codexWarmThreads: Schema.Number.check(Schema.isInt(), Schema.isBetween({ minimum: 0, maximum: 8 })),
   maxInFlight: PositiveInt,
   maxQueue: NonNegativeInt,
   bodyLimitBytes: PositiveInt,

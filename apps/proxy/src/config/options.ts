@@ -92,6 +92,13 @@ export const OPTIONS: ReadonlyArray<OptionSpec> = [
     "1",
     "Number of long-lived codex app-server processes.",
   ),
+  opt(
+    "codexWarmThreads",
+    "PROXY_CODEX_WARM_THREADS",
+    "int",
+    "1",
+    "Codex threads started ahead of time per thread config (model, system prompt, tools) and app-server, for the 8 configs used last (from a config's second request on); a request with such a config skips codex's `thread/start`. Each thread serves one request (0 = off).",
+  ),
   opt("maxInFlight", "PROXY_MAX_IN_FLIGHT", "int", "16", "Backend turns running at once."),
   opt(
     "maxQueue",

@@ -1,14 +1,12 @@
-import { execFile } from "node:child_process";
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { createRequire } from "node:module";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runCodexExec } from "./codex-exec-client.js";
 import { lastUserText, type RecordedRequest, startE2E, toolCallText } from "./e2e-gateway.js";
 
 // codex exec is the client here (it runs the tool on ITS side, in its own temp dir); the gateway's
 // backend is a second, sealed codex app-server talking to the scripted model.
-const CODEX_JS = createRequire(import.meta.url).resolve("@openai/codex/bin/codex.js");
 
 const model = (request: RecordedRequest) =>
   /\[function_call_output call_id="call_\w+" output="[^\]]*Process exited with code 0/.test(
@@ -16,46 +14,6 @@ const model = (request: RecordedRequest) =>
   )
     ? { chunks: ["Marker ", "written."] }
     : { chunks: ["Creating it. ", toolCallText("exec_command", { cmd: "echo from-gateway > marker.txt" })] };
-
-/** Runs the real `codex exec` in `work` against the gateway at `url`; it runs its tools on its own side. */
-const runCodexExec = async (url: string, work: string, dirs: string[]) => {
-  const home = await mkdtemp(join(tmpdir(), "exec-home-"));
-  dirs.push(home);
-  const config = [
-    'model = "fake-model"',
-    'model_provider = "gateway"',
-    "[model_providers.gateway]",
-    'name = "gateway"',
-    `base_url = "${url}/v1"`,
-    'wire_api = "responses"',
-    'env_key = "PROXY_KEY"',
-    "request_max_retries = 0",
-    "stream_max_retries = 0",
-  ];
-  await writeFile(join(home, "config.toml"), `${config.join("\n")}\n`);
-  const run = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-    const child = execFile(
-      process.execPath,
-      [
-        CODEX_JS,
-        "exec",
-        "--skip-git-repo-check",
-        "--ephemeral",
-        "-s",
-        "workspace-write",
-        "create the marker file",
-      ],
-      {
-        cwd: work,
-        env: { PATH: process.env.PATH ?? "", HOME: home, CODEX_HOME: home, PROXY_KEY: "sk-exec" },
-        timeout: 150_000,
-      },
-      (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
-    );
-    child.stdin?.end();
-  });
-  return run;
-};
 
 describe("codex exec → gateway /v1/responses → real codex app-server", { timeout: 180_000 }, () => {
   let e2e: Awaited<ReturnType<typeof startE2E>>;

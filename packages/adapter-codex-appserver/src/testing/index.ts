@@ -1,4 +1,4 @@
-export { type DirectDriver, startDirectDriver } from "./direct-driver.js";
+export { type DirectDriver, startDirectDriver, type TimedDirectTurn } from "./direct-driver.js";
 export {
   hasProcfs,
   type ProcessTreeReport,

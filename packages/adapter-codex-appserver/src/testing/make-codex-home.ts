@@ -41,5 +41,8 @@ export const makeCodexHome = async (
     "",
   ].join("\n");
   await writeFile(join(path, "config.toml"), toml);
-  return { path, providerId, cleanup: () => rm(path, { recursive: true, force: true }) };
+  // Retried: an app-server whose parent was just killed may still be writing here (its system
+  // skills under skills/.system) until it notices its stdin closed.
+  const cleanup = () => rm(path, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 });
+  return { path, providerId, cleanup };
 };

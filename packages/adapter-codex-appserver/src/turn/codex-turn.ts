@@ -3,6 +3,7 @@ import type { Logger } from "../logger.js";
 import { mapRpcError } from "../map-codex-error.js";
 import type { Admission } from "../pool/admission.js";
 import type { ProcessPool } from "../pool/process-pool.js";
+import type { ThreadSource } from "../pool/warm-threads.js";
 import type { ExitInfo } from "../transport/app-server-process.js";
 import { describe } from "../transport/app-server-process.js";
 import { JsonRpcError } from "../transport/rpc-errors.js";
@@ -14,6 +15,8 @@ import { createTurnMapper } from "./turn-mapper.js";
 
 export interface TurnContext {
   readonly pool: ProcessPool;
+  /** Where a turn's thread comes from: pre-started for its exact config, or started now. */
+  readonly threads: ThreadSource;
   readonly admission: Admission;
   readonly logger: Logger;
   /** The sealed `thread/start` params (waits for the sealed catalog on first use). */
@@ -41,10 +44,6 @@ type Signal =
   | { readonly kind: "timeout" }
   | { readonly kind: "overflow" };
 
-interface ThreadStartResult {
-  readonly thread: { readonly id: string };
-  readonly model?: string;
-}
 interface TurnStartResult {
   readonly turn: { readonly id: string };
 }
@@ -121,16 +120,13 @@ export async function* runCodexTurn(
 
     // Not cancelled by the signal either: a thread codex creates after we stopped waiting would
     // stay loaded, so a late answer is unsubscribed instead.
-    const threadStart = rpc.request<ThreadStartResult>(
-      "thread/start",
-      {
-        ...sealed,
-        ...(request.model ? { model: request.model } : {}),
-        baseInstructions: request.instructions,
-        ...(request.tools && names ? nativeThreadParams(request.tools, names) : {}),
-      },
-      { timeoutMs: ctx.requestTimeoutMs },
-    );
+    const opened = ctx.threads.open(proc, {
+      ...sealed,
+      ...(request.model ? { model: request.model } : {}),
+      baseInstructions: request.instructions,
+      ...(request.tools && names ? nativeThreadParams(request.tools, names) : {}),
+    });
+    const threadStart = opened.started;
     const started = await unlessAborted(threadStart, signal);
     if (started === undefined) {
       threadStart
@@ -141,6 +137,8 @@ export async function* runCodexTurn(
       return;
     }
     const threadId = started.thread.id;
+    // This config worked: the next turn with it finds a thread ready (started after this turn).
+    cleanups.push(opened.refill);
     // Native turns: codex asks for each tool result and waits. The client runs the tools and sends
     // the results in its next request (a new thread), so these are held only until the turn is
     // interrupted below, then answered (codex ignores answers to a cancelled call).

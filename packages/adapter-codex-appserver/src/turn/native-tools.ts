@@ -1,4 +1,4 @@
-import type { BackendRequest, ToolPolicy } from "@proxy/core";
+import { asNativeFunction, type BackendRequest, type ToolPolicy } from "@proxy/core";
 import { createToolNames, type ToolNames } from "./tool-names.js";
 
 /** The tool names of a native turn (offered tools, then those named in history); none for a prompt turn. */
@@ -27,10 +27,14 @@ export const nativeThreadParams = (policy: ToolPolicy, names: ToolNames) => ({
   dynamicTools:
     policy.choice.type === "none"
       ? []
-      : policy.tools.map((tool) => ({
-          type: "function",
-          name: names.toCodex(tool.name),
-          description: tool.description ?? "",
-          inputSchema: tool.parameters ?? { type: "object", properties: {} },
-        })),
+      : policy.tools.map((tool) => {
+          // A custom tool is a function of one string `input`; its call comes back as `{"input": …}`.
+          const fn = asNativeFunction(tool);
+          return {
+            type: "function",
+            name: names.toCodex(fn.name),
+            description: fn.description ?? "",
+            inputSchema: fn.parameters,
+          };
+        }),
 });

@@ -1,15 +1,16 @@
 import {
+  findToolPolicyProblem,
+  type GatewayError,
   invalidRequest,
   TOOL_NAME_PATTERN,
   type ToolChoice,
   type ToolPolicy,
+  type ToolPolicyProblem,
   type ToolSpec,
 } from "@proxy/core";
 import type { ToolChoiceParam, ToolParam } from "./request-schema.js";
 
 export interface MessagesToolPolicy extends ToolPolicy {
-  /** Server tools (web search, code execution, …): accepted, never offered to the model. */
-  readonly ignoredToolTypes: ReadonlyArray<string>;
   /** Deferred tools not yet loaded by a `tool_reference`, so not offered this turn. */
   readonly deferredTools: ReadonlyArray<string>;
 }
@@ -42,22 +43,10 @@ export const decodeMessagesTools = (
 ): MessagesToolPolicy => {
   const offered: ToolSpec[] = [];
   const deferredTools: string[] = [];
-  const ignoredToolTypes: string[] = [];
-  const seen = new Set<string>();
   (tools ?? []).forEach((tool, i) => {
     const at = `tools[${i}]`;
-    if (!TOOL_NAME_PATTERN.test(tool.name))
-      throw invalidRequest(
-        `Invalid value for '${at}.name': tool names must match ${TOOL_NAME_PATTERN.source}.`,
-        `${at}.name`,
-      );
-    if (seen.has(tool.name))
-      throw invalidRequest(`Duplicate tool name '${tool.name}' in '${at}.name'.`, `${at}.name`);
-    seen.add(tool.name);
-    if (!isClientTool(tool)) {
-      ignoredToolTypes.push(tool.type ?? "");
-      return;
-    }
+    // Server tools (web search, code execution, …) are accepted and never offered to the model.
+    if (!isClientTool(tool)) return;
     if (tool.input_schema === undefined)
       throw invalidRequest(`Missing required parameter: '${at}.input_schema'.`, `${at}.input_schema`);
     if (tool.defer_loading === true && !referenced.has(tool.name)) {
@@ -73,21 +62,50 @@ export const decodeMessagesTools = (
   });
 
   const canonical = choiceOf(choice);
-  if (canonical.type === "tool" && !offered.some((t) => t.name === canonical.name)) {
-    const why = deferredTools.includes(canonical.name)
-      ? "is deferred and has not been loaded"
-      : "is not one of the provided tools";
-    throw invalidRequest(
-      `Invalid value for 'tool_choice.name': the tool '${canonical.name}' ${why}.`,
-      "tool_choice.name",
-    );
-  }
-  if (canonical.type === "required" && offered.length === 0)
-    throw invalidRequest("Invalid value for 'tool_choice': 'any' needs at least one tool.", "tool_choice");
+  // Names are checked over every tool (server tools too, as Anthropic does); the choice over those offered.
+  const named: ToolSpec[] = (tools ?? []).map((t) => ({ name: t.name, strict: false }));
+  const problem = findToolPolicyProblem({
+    tools: named,
+    choice: canonical,
+    parallel: true,
+    allowed: offered.map((t) => t.name),
+  });
+  if (problem !== undefined) throw messagesToolError(problem, deferredTools);
   const parallel = !(
     choice !== undefined &&
     "disable_parallel_tool_use" in choice &&
     choice.disable_parallel_tool_use
   );
-  return { tools: offered, choice: canonical, parallel, ignoredToolTypes, deferredTools };
+  return { tools: offered, choice: canonical, parallel, deferredTools };
+};
+
+/** Core's canonical policy problem in Anthropic's words. */
+const messagesToolError = (
+  problem: ToolPolicyProblem,
+  deferredTools: ReadonlyArray<string>,
+): GatewayError => {
+  switch (problem.kind) {
+    case "invalid-name": {
+      const param = `tools[${problem.index}].name`;
+      return invalidRequest(
+        `Invalid value for '${param}': tool names must match ${TOOL_NAME_PATTERN.source}.`,
+        param,
+      );
+    }
+    case "duplicate-name": {
+      const param = `tools[${problem.index}].name`;
+      return invalidRequest(`Duplicate tool name '${problem.name}' in '${param}'.`, param);
+    }
+    case "forced-tool-not-offered": {
+      const why = deferredTools.includes(problem.name)
+        ? "is deferred and has not been loaded"
+        : "is not one of the provided tools";
+      return invalidRequest(
+        `Invalid value for 'tool_choice.name': the tool '${problem.name}' ${why}.`,
+        "tool_choice.name",
+      );
+    }
+    case "required-without-tools":
+      return invalidRequest("Invalid value for 'tool_choice': 'any' needs at least one tool.", "tool_choice");
+  }
 };

@@ -52,6 +52,7 @@ export const handleCreateResponse = async (c: Context, deps: ResolvedDeps): Prom
     clock: deps.clock,
     outputMode: session.settings.outputMode,
     namespaces: parsed.namespaces,
+    customTools: parsed.customTools,
   });
   const run = createResponseRun({
     encoder,

@@ -1,8 +1,8 @@
 import type { ToolPolicy, TurnRequest } from "@proxy/core";
-import { decodeToolPolicy, invalidRequest, issueToGatewayError } from "@proxy/core";
+import { invalidRequest, issueToGatewayError } from "@proxy/core";
 import { Result, SchemaParser } from "effect";
-import { collectFunctionTools, normalizeToolChoice } from "./collect-tools.js";
 import { decodeInput, type ItemResolver } from "./decode-input.js";
+import { decodeResponsesTools } from "./decode-tools.js";
 import type { Input, InputItem } from "./input-schema.js";
 import { mapInput } from "./map-input.js";
 import { ResponsesRequest, type TextFormat } from "./request-schema.js";
@@ -20,6 +20,8 @@ export interface ParsedResponsesRequest {
   readonly tools: ToolPolicy;
   /** Tool name → namespace for tools exposed from `namespace` tools (set on function_call items). */
   readonly namespaces: ReadonlyMap<string, string>;
+  /** Names of the custom (freeform) tools offered: their calls go out as `custom_tool_call` items. */
+  readonly customTools: ReadonlySet<string>;
   readonly stream: boolean;
   readonly purpose: TurnPurpose;
 }
@@ -99,16 +101,17 @@ export const decodeResponsesRequest = (
 
   // Compaction answers must be text: a tool call there makes codex loop.
   if (purpose === "compaction" || codexCompaction)
-    return { body, turn, tools: NO_TOOLS, namespaces: new Map(), stream: body.stream === true, purpose };
+    return {
+      body,
+      turn,
+      tools: NO_TOOLS,
+      namespaces: new Map(),
+      customTools: new Set(),
+      stream: body.stream === true,
+      purpose,
+    };
 
-  const toolChoice = normalizeToolChoice(body.tool_choice);
-  const collected = collectFunctionTools(body.tools, input.additionalTools);
-  const policy = decodeToolPolicy({
-    tools: collected.raw,
-    toolPaths: collected.paths,
-    tool_choice: toolChoice,
-    parallel_tool_calls: body.parallel_tool_calls,
-  });
+  const { policy, namespaces } = decodeResponsesTools(body, input.additionalTools);
   const tools: ToolPolicy =
     body.max_tool_calls === undefined || body.max_tool_calls === null
       ? policy
@@ -117,7 +120,8 @@ export const decodeResponsesRequest = (
     body,
     turn,
     tools,
-    namespaces: collected.namespaces,
+    namespaces,
+    customTools: new Set(policy.tools.flatMap((t) => (t.custom === true ? [t.name] : []))),
     stream: body.stream === true,
     purpose,
   };

@@ -1,5 +1,5 @@
 import type { ContentPart, ConversationItem } from "@proxy/core";
-import { invalidRequest } from "@proxy/core";
+import { customCallArguments, invalidRequest } from "@proxy/core";
 import type { Input, InputItem, MessageContentPart } from "./input-schema.js";
 
 /** Tools carried inside the input (codex `additional_tools`), with the path they came from. */
@@ -102,7 +102,8 @@ export const mapInput = (input: Input | undefined): MappedInput => {
           type: "tool-call",
           callId: item.call_id,
           name: item.name,
-          arguments: JSON.stringify({ input: item.input }),
+          arguments: customCallArguments(item.input),
+          custom: true,
         });
         return;
       case "function_call_output":

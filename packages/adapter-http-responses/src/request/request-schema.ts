@@ -28,8 +28,8 @@ export const ReasoningConfig = Schema.Struct({
 const PositiveInt = Schema.Int.check(Schema.isGreaterThan(0));
 
 /**
- * `POST /v1/responses`. `tools` and `tool_choice` stay raw here: function tools in both wire
- * shapes are decoded by core's `decodeToolPolicy` after hosted/custom tools are set aside.
+ * `POST /v1/responses`. `tools` and `tool_choice` stay raw here: `decode-tools.ts` decodes
+ * function and custom tools (naming their paths) and sets hosted tools aside.
  * Fields we accept but cannot honour are typed loosely and ignored (see docs/responses.md).
  */
 export const ResponsesRequest = Schema.Struct({

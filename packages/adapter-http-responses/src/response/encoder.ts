@@ -13,7 +13,7 @@ import {
   type OutputItem,
   outputText,
   summaryText,
-  toFunctionCallItem,
+  toCallItem,
   toMessageItem,
   toReasoningItem,
 } from "./output-items.js";
@@ -39,6 +39,8 @@ export interface EncoderOptions {
   readonly outputMode: OutputMode;
   /** Tool name → namespace (codex namespaced tools): set on the function_call item. */
   readonly namespaces?: ReadonlyMap<string, string> | undefined;
+  /** Names of the request's custom (freeform) tools: their calls are `custom_tool_call` items. */
+  readonly customTools?: ReadonlySet<string> | undefined;
 }
 
 type OpenItem =
@@ -50,6 +52,7 @@ type OpenItem =
       readonly index: number;
       readonly callId: string;
       readonly name: string;
+      readonly custom: boolean;
       args: string;
     };
 
@@ -119,13 +122,14 @@ export const createResponsesEncoder = (options: EncoderOptions) => {
   };
 
   const callItem = (item: Extract<OpenItem, { kind: "call" }>, status: ItemStatus) =>
-    toFunctionCallItem({
+    toCallItem({
       id: item.id,
       callId: item.callId,
       name: item.name,
       arguments: item.args,
       status,
       namespace: options.namespaces?.get(item.name),
+      custom: item.custom,
     });
 
   const appendText = (delta: string): void => {
@@ -217,6 +221,7 @@ export const createResponsesEncoder = (options: EncoderOptions) => {
             index: output.length,
             callId: event.callId,
             name: event.name,
+            custom: options.customTools?.has(event.name) === true,
             args: "",
           };
           open = item;
@@ -229,7 +234,9 @@ export const createResponsesEncoder = (options: EncoderOptions) => {
         case "tool-call-delta":
           if (open?.kind === "call") {
             open.args += event.delta;
-            emit("response.function_call_arguments.delta", { ...scope(open), delta: event.delta });
+            // A custom call's deltas are JSON of `{"input": …}`; its raw input goes out at the end.
+            if (!open.custom)
+              emit("response.function_call_arguments.delta", { ...scope(open), delta: event.delta });
           }
           break;
         case "tool-call-end":
@@ -237,13 +244,18 @@ export const createResponsesEncoder = (options: EncoderOptions) => {
             const item = open;
             open = undefined;
             item.args = event.arguments;
-            // Only documented fields here; the call_id travels on the item.
-            emit("response.function_call_arguments.done", {
-              ...scope(item),
-              name: item.name,
-              arguments: item.args,
-            });
             const done = callItem(item, "completed");
+            if (done.type === "custom_tool_call") {
+              emit("response.custom_tool_call_input.delta", { ...scope(item), delta: done.input });
+              emit("response.custom_tool_call_input.done", { ...scope(item), input: done.input });
+            } else {
+              // Only documented fields here; the call_id travels on the item.
+              emit("response.function_call_arguments.done", {
+                ...scope(item),
+                name: item.name,
+                arguments: item.args,
+              });
+            }
             output.push(done);
             emit("response.output_item.done", { output_index: item.index, item: done });
             if (options.outputMode === "obsidian-xml")

@@ -1,3 +1,5 @@
+import { customCallInput } from "@proxy/core";
+
 /**
  * The Responses output items we emit, each rendered by exactly one function used by both the
  * streaming and the non-streaming paths.
@@ -30,6 +32,17 @@ export interface FunctionCallOutputItem {
   readonly namespace?: string;
 }
 
+/** A call to a custom (freeform) tool: `input` is the raw text, not JSON. */
+export interface CustomToolCallOutputItem {
+  readonly type: "custom_tool_call";
+  readonly id: string;
+  readonly call_id: string;
+  readonly name: string;
+  readonly input: string;
+  readonly status: ItemStatus;
+  readonly namespace?: string;
+}
+
 export interface SummaryText {
   readonly type: "summary_text";
   readonly text: string;
@@ -50,6 +63,7 @@ export interface CompactionOutputItem {
 export type OutputItem =
   | MessageOutputItem
   | FunctionCallOutputItem
+  | CustomToolCallOutputItem
   | ReasoningOutputItem
   | CompactionOutputItem;
 
@@ -72,23 +86,44 @@ export const toMessageItem = (
   content: text === undefined ? [] : [outputText(text)],
 });
 
-/** `id` (fc_…) and `call_id` (call_…) always both present; `arguments` always a JSON string. */
-export const toFunctionCallItem = (call: {
+/** A call as the encoder holds it; `arguments` is core's JSON string (`{"input": …}` for a custom call). */
+export interface CallFields {
   readonly id: string;
   readonly callId: string;
   readonly name: string;
   readonly arguments: string;
   readonly status: ItemStatus;
   readonly namespace?: string | undefined;
-}): FunctionCallOutputItem => ({
-  type: "function_call",
+}
+
+const itemFields = (call: CallFields) => ({
   id: call.id,
   call_id: call.callId,
   name: call.name,
+});
+
+/** `id` (fc_…) and `call_id` (call_…) always both present; `arguments` always a JSON string. */
+export const toFunctionCallItem = (call: CallFields): FunctionCallOutputItem => ({
+  type: "function_call",
+  ...itemFields(call),
   arguments: call.arguments,
   status: call.status,
   ...(call.namespace === undefined ? {} : { namespace: call.namespace }),
 });
+
+/** A call item of either kind: `custom_tool_call` (raw `input`) for a custom tool, else `function_call`. */
+export const toCallItem = (
+  call: CallFields & { readonly custom: boolean },
+): FunctionCallOutputItem | CustomToolCallOutputItem =>
+  call.custom
+    ? {
+        type: "custom_tool_call",
+        ...itemFields(call),
+        input: customCallInput(call.arguments),
+        status: call.status,
+        ...(call.namespace === undefined ? {} : { namespace: call.namespace }),
+      }
+    : toFunctionCallItem(call);
 
 export const summaryText = (text: string): SummaryText => ({ type: "summary_text", text });
 

@@ -49,6 +49,7 @@ export const startBackgroundResponse = async (
     clock: deps.clock,
     outputMode: session.useModel(body.model).outputMode,
     namespaces: parsed.namespaces,
+    customTools: parsed.customTools,
   });
   const now = deps.clock.now();
   await store.createResponse({

@@ -1,3 +1,4 @@
+import { customCallArguments } from "../model/custom-call.js";
 import type { BlockFormat, OpenBlock } from "../parser/block-format.js";
 import { openBufferedBlock } from "../parser/buffered-block.js";
 import type { AfterBlock, BlockContext } from "../parser/call-stream.js";
@@ -42,7 +43,7 @@ function decideRawBlock(ctx: BlockContext, content: string, raw: string): AfterB
   }
   const input = inputOf(content);
   // A function tool written in this form: its input has to be the JSON arguments object.
-  const args = tool.custom ? JSON.stringify({ input }) : parseObject(input) && input;
+  const args = tool.custom ? customCallArguments(input) : parseObject(input) && input;
   const problem =
     args === undefined
       ? "the input is not a JSON arguments object"

@@ -1,9 +1,12 @@
+import type { ToolSpec } from "../model/tool-spec.js";
 import type { OpenBlock } from "../parser/block-format.js";
 import type { AfterBlock, BlockContext, CallStream } from "../parser/call-stream.js";
 import { createCallStream, rejectBlock, schemaProblem } from "../parser/call-stream.js";
-import { nextOf, utf8Width } from "../parser/chars.js";
+import { utf8Width } from "../parser/chars.js";
+import { createStringRun, scanStringRun } from "../parser/json-string-run.js";
 import { createTextBuffer } from "../parser/text-buffer.js";
 import { customToolInput, decideJsonCall } from "./json-call-decision.js";
+import type { ToolCallTokenizer } from "./tool-call-tokenizer.js";
 import { createToolCallTokenizer, TOOL_CALL_CLOSE } from "./tool-call-tokenizer.js";
 
 export const TOOL_CALL_OPEN = "<tool_call>";
@@ -15,144 +18,121 @@ export { TOOL_CALL_CLOSE };
  * The close tag ends the block anywhere except inside a string of the arguments, so a model
  * may write `</tool_call>` inside an argument value.
  */
-export function openJsonBlock(ctx: BlockContext): OpenBlock {
-  const raw = createTextBuffer(false);
-  let bytes = 0;
-  let status: "open" | "closed" | "too-large" = "open";
-  let closeMatched = 0;
-  let call: CallStream | undefined;
-  const toolOf = (name: string | undefined) => (name === undefined ? undefined : ctx.tools.get(name));
-  const streamable = (name: string | undefined) => {
-    const tool = toolOf(name);
-    return tool !== undefined && !tool.strict && tool.custom !== true;
-  };
-  const tokens = createToolCallTokenizer(streamable);
+export const openJsonBlock = (ctx: BlockContext): OpenBlock => new JsonBlockReader(ctx);
 
-  const replayCloseMatch = () => {
-    const k = closeMatched;
-    closeMatched = 0;
-    for (let j = 0; j < k; j += 1) tokens.token(TOOL_CALL_CLOSE[j] as string, TOOL_CALL_CLOSE.charCodeAt(j));
-  };
+/** A known soft tool that is not custom: its arguments stream while the block is read. */
+const streamable = (tools: ReadonlyMap<string, ToolSpec>, name: string | undefined): boolean => {
+  const tool = name === undefined ? undefined : tools.get(name);
+  return tool !== undefined && !tool.strict && tool.custom !== true;
+};
+
+/** A class, not closures: one per block (closure creation is not free, more so with keepNames). */
+class JsonBlockReader implements OpenBlock {
+  private readonly ctx: BlockContext;
+  private readonly raw = createTextBuffer(false);
+  private bytes = 0;
+  private status: "open" | "closed" | "too-large" = "open";
+  private closeMatched = 0;
+  private call: CallStream | undefined;
+  private readonly tokens: ToolCallTokenizer;
+  /** Whether the named tool's arguments stream (decided once, when the name is known). */
+  private streams: boolean | undefined;
+  private readonly run = createStringRun();
+
+  constructor(ctx: BlockContext) {
+    this.ctx = ctx;
+    this.tokens = createToolCallTokenizer((name) => streamable(ctx.tools, name));
+  }
+
+  private toolOf(name: string | undefined): ToolSpec | undefined {
+    return name === undefined ? undefined : this.ctx.tools.get(name);
+  }
+
+  private replayCloseMatch(): void {
+    const k = this.closeMatched;
+    this.closeMatched = 0;
+    for (let j = 0; j < k; j += 1)
+      this.tokens.token(TOOL_CALL_CLOSE[j] as string, TOOL_CALL_CLOSE.charCodeAt(j));
+  }
 
   /** Streams whatever became committed, once the name is known to be a soft tool. */
-  const pump = () => {
-    const name = tokens.name();
-    if (name === undefined || !streamable(name)) return;
-    const fragment = tokens.takeCommitted();
+  private pump(): void {
+    if (this.streams === undefined) {
+      const name = this.tokens.name();
+      if (name === undefined) return;
+      this.streams = streamable(this.ctx.tools, name);
+    }
+    if (!this.streams) return;
+    const fragment = this.tokens.takeCommitted();
     if (fragment.length === 0) return;
-    call ??= createCallStream(ctx, name);
-    call.delta(fragment);
-  };
+    this.call ??= createCallStream(this.ctx, this.tokens.name() as string, this.tokens.argumentsText());
+    this.call.delta(fragment);
+  }
 
-  /**
-   * End of the plain string run at `from`: the next `"`, `\\` or control character, or the byte
-   * budget. Positions of those characters (and of non-ASCII ones, which only cost more bytes) are
-   * found with `indexOf` and one native regex scan, cached until passed, so a run costs O(1) calls.
-   */
-  let quoteAt = -1;
-  let slashAt = -1;
-  let specialAt = -1;
-  let runEndBytes = 0;
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what ends a plain run
-  const special = /[\u0000-\u001f\u0080-\uffff]/g;
-  const plainRunEnd = (s: string, from: number): number => {
-    if (quoteAt < from) quoteAt = nextOf(s, '"', from);
-    if (slashAt < from) slashAt = nextOf(s, "\\", from);
-    const end = Math.min(quoteAt, slashAt);
-    let j = from;
-    let runBytes = bytes;
-    // Short runs (small chunks) are cheaper to check in place than to hand to the regex engine.
-    if (end - j < 64) {
-      for (; j < end; j += 1) {
-        const c = s.charCodeAt(j);
-        if (c < 0x20) break;
-        const width = c < 0x80 ? 1 : utf8Width(c);
-        if (runBytes + width > ctx.maxBlockBytes) break;
-        runBytes += width;
-      }
-      runEndBytes = runBytes;
-      return j;
-    }
-    while (j < end) {
-      if (specialAt < j) {
-        special.lastIndex = j;
-        specialAt = special.exec(s)?.index ?? s.length;
-      }
-      const ascii = Math.min(specialAt, end) - j;
-      if (runBytes + ascii > ctx.maxBlockBytes) {
-        j += ctx.maxBlockBytes - runBytes;
-        runBytes = ctx.maxBlockBytes;
-        break;
-      }
-      j += ascii;
-      runBytes += ascii;
-      if (j === end) break;
-      const c = s.charCodeAt(j);
-      const width = utf8Width(c);
-      if (c < 0x20 || runBytes + width > ctx.maxBlockBytes) break;
-      runBytes += width;
-      j += 1;
-    }
-    runEndBytes = runBytes;
-    return j;
-  };
-
-  const feed = (s: string, start: number): number => {
-    quoteAt = -1;
-    slashAt = -1;
-    specialAt = -1;
+  feed(s: string, start: number): number {
+    const tokens = this.tokens;
+    const run = this.run;
+    const max = this.ctx.maxBlockBytes;
     let i = start;
     for (; i < s.length; i += 1) {
-      // Fast path: long argument strings (file contents) are appended run by run. Inside an
-      // argument string the close tag cannot occur, so only quotes, escapes and control
-      // characters (and the byte budget) end a run.
-      const target = closeMatched === 0 ? tokens.plainStringTarget() : undefined;
+      // Fast path: string content (file contents) is appended run by run, escapes included.
+      // Inside a string the close tag cannot occur, so only quotes, control characters, cut-off
+      // escapes and the byte budget end a run; those take the path below, one character each.
+      const target = this.closeMatched === 0 ? tokens.plainStringTarget() : undefined;
       if (target) {
-        const j = plainRunEnd(s, i);
-        if (j > i) {
-          target.feedPlainRun(s, i, j);
-          bytes = runEndBytes;
-          i = j - 1;
+        scanStringRun(s, i, max - this.bytes, tokens.argumentsEncoded(), run);
+        if (run.end > i) {
+          target.feedStringRun(run.text, run.openSurrogates);
+          this.bytes += run.bytes;
+          i = run.end - 1;
           continue;
         }
       }
       const c = s.charCodeAt(i);
-      bytes += utf8Width(c);
-      if (bytes > ctx.maxBlockBytes) {
-        status = "too-large";
+      this.bytes += utf8Width(c);
+      if (this.bytes > max) {
+        this.status = "too-large";
         break;
       }
-      if (closeMatched > 0 || (c === 60 && tokens.closeTagPossible())) {
-        if (c === TOOL_CALL_CLOSE.charCodeAt(closeMatched)) {
-          closeMatched += 1;
-          if (closeMatched === TOOL_CALL_CLOSE.length) {
-            status = "closed";
+      if (this.closeMatched > 0 || (c === 60 && tokens.closeTagPossible())) {
+        if (c === TOOL_CALL_CLOSE.charCodeAt(this.closeMatched)) {
+          this.closeMatched += 1;
+          if (this.closeMatched === TOOL_CALL_CLOSE.length) {
+            this.status = "closed";
             i += 1;
             break;
           }
           continue;
         }
-        replayCloseMatch();
+        this.replayCloseMatch();
         if (c === 60 && tokens.closeTagPossible()) {
-          closeMatched = 1;
+          this.closeMatched = 1;
           continue;
         }
       }
       if (!tokens.failed()) tokens.token(s[i] as string, c);
     }
-    raw.append(s.slice(start, i));
-    pump();
+    this.raw.append(start === 0 && i === s.length ? s : s.slice(start, i));
+    this.pump();
     return i;
-  };
+  }
 
-  const finish = (): AfterBlock => {
-    if (status === "open") replayCloseMatch();
-    pump();
-    const written = raw.toString();
+  state(): "open" | "closed" | "too-large" {
+    return this.status;
+  }
+
+  finish(): AfterBlock {
+    const ctx = this.ctx;
+    const tokens = this.tokens;
+    const call = this.call;
+    const status = this.status;
+    if (status === "open") this.replayCloseMatch();
+    this.pump();
+    const written = this.raw.toString();
     const body = status === "closed" ? written.slice(0, -TOOL_CALL_CLOSE.length) : written;
     const blockRaw = TOOL_CALL_OPEN + written;
     const name = tokens.name();
-    const strict = toolOf(name)?.strict === true;
+    const strict = this.toolOf(name)?.strict === true;
     if (status === "too-large") {
       const detail = `the block exceeds ${ctx.maxBlockBytes} bytes`;
       if (call) call.abandon("block-too-large", detail, blockRaw);
@@ -172,6 +152,7 @@ export function openJsonBlock(ctx: BlockContext): OpenBlock {
       const decision = decideJsonCall(snapshot, true);
       call.finish({
         arguments: decision.ok ? decision.arguments : "",
+        extendsStreamed: decision.ok && decision.fromStreamedText === true,
         repaired: !decision.ok || decision.repaired,
         raw: blockRaw,
         format: "json",
@@ -179,7 +160,8 @@ export function openJsonBlock(ctx: BlockContext): OpenBlock {
       return "drop-whitespace";
     }
     // A custom tool's raw input may come as `{"name": …, "input": "…"}` (models fall back to it).
-    const input = name !== undefined && toolOf(name)?.custom ? customToolInput(body, !strict) : undefined;
+    const input =
+      name !== undefined && this.toolOf(name)?.custom ? customToolInput(body, !strict) : undefined;
     if (name !== undefined && input !== undefined) {
       const args = JSON.stringify({ input });
       createCallStream(ctx, name).finish({ arguments: args, repaired: false, raw: blockRaw, format: "json" });
@@ -212,7 +194,5 @@ export function openJsonBlock(ctx: BlockContext): OpenBlock {
       format: "json",
     });
     return "drop-whitespace";
-  };
-
-  return { feed, state: () => status, finish };
+  }
 }

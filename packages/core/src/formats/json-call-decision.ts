@@ -25,7 +25,14 @@ export interface ArgumentsSnapshot {
 }
 
 export type CallDecision =
-  | { readonly ok: true; readonly name: string; readonly arguments: string; readonly repaired: boolean }
+  | {
+      readonly ok: true;
+      readonly name: string;
+      readonly arguments: string;
+      readonly repaired: boolean;
+      /** The arguments are the streamed argument text's value: they extend any streamed prefix. */
+      readonly fromStreamedText?: boolean;
+    }
   | { readonly ok: false; readonly name: string | undefined; readonly detail: string };
 
 const EMPTY_ARGS = "{}";
@@ -77,7 +84,8 @@ export function decideJsonCall(s: JsonBlockSnapshot, allowRepair: boolean): Call
   const clean = cleanArguments(s);
   if (name !== undefined && clean) {
     const repaired = clean.sanitized || !s.outerComplete;
-    if (!repaired || allowRepair) return { ok: true, name, arguments: clean.text, repaired };
+    if (!repaired || allowRepair)
+      return { ok: true, name, arguments: clean.text, repaired, fromStreamedText: true };
   }
   if (!allowRepair) {
     return { ok: false, name, detail: describeFailure(s) };

@@ -22,11 +22,15 @@ export interface ToolCallTokenizer {
   failed(): boolean;
   /** Whether `<` here may begin the close tag: everywhere except inside an argument string. */
   closeTagPossible(): boolean;
-  /** The validator that may take a run of plain string characters at once, if any. */
+  /** The validator that may take a run of string content at once (`scanStringRun`), if any. */
   plainStringTarget(): JsonSyntaxValidator | undefined;
+  /** The arguments are a JSON string: a run's raw text is JSON-encoded once more. */
+  argumentsEncoded(): boolean;
   name(): string | undefined;
   /** Argument text committed since the last call (requires `streamable` to have said yes). */
   takeCommitted(): string;
+  /** All argument text so far (what `takeCommitted` hands out pieces of, from its start). */
+  argumentsText(): TextBuffer | undefined;
   snapshot(body: string): JsonBlockSnapshot;
 }
 
@@ -47,158 +51,177 @@ const O_FAIL = 12;
 
 const isJsonWs = (c: number) => c === 32 || c === 10 || c === 13 || c === 9;
 
-/** `streamable(name)` says whether the arguments of this tool will be streamed (else no tail is kept). */
-export function createToolCallTokenizer(
-  streamable: (name: string | undefined) => boolean,
-): ToolCallTokenizer {
-  let outer = O_START;
-  const decoder = createJsonStringDecoder();
-  let key = "";
-  let nameText = "";
-  let name: string | undefined;
-  let argumentsKind: JsonBlockSnapshot["argumentsKind"] = "missing";
-  let args: JsonSyntaxValidator | undefined;
-  let argsText: TextBuffer | undefined;
-  let argsClosed = false;
-  let skip: JsonSyntaxValidator | undefined;
+/** A class, not closures: one per block (closure creation is not free, more so with keepNames). */
+class OuterObjectTokenizer implements ToolCallTokenizer {
+  private outer = O_START;
+  private readonly decoder = createJsonStringDecoder();
+  private key = "";
+  private nameText = "";
+  private resolved: string | undefined;
+  private argumentsKind: JsonBlockSnapshot["argumentsKind"] = "missing";
+  private args: JsonSyntaxValidator | undefined;
+  private argsText: TextBuffer | undefined;
+  private argsClosed = false;
+  private skip: JsonSyntaxValidator | undefined;
+  private readonly streamable: (name: string | undefined) => boolean;
 
-  const startArguments = (kind: "string" | "object") => {
-    argumentsKind = kind;
-    argsText = createTextBuffer(name === undefined || streamable(name));
-    args = createJsonSyntaxValidator({ text: argsText, trailing: kind === "string" ? "absorb" : "reject" });
-  };
-  const resolveName = () => {
-    name = nameText.trim();
-    if (!streamable(name)) argsText?.dropTail();
-  };
-  const startSkip = (ch: string, c: number) => {
-    skip = createJsonSyntaxValidator({ trailing: "reject" });
-    outer = O_SKIP;
-    delegate(skip, ch, c);
-  };
-  const delegate = (v: JsonSyntaxValidator, ch: string, c: number) => {
+  constructor(streamable: (name: string | undefined) => boolean) {
+    this.streamable = streamable;
+  }
+
+  private startArguments(kind: "string" | "object"): void {
+    this.argumentsKind = kind;
+    this.argsText = createTextBuffer(this.resolved === undefined || this.streamable(this.resolved));
+    this.args = createJsonSyntaxValidator({
+      text: this.argsText,
+      trailing: kind === "string" ? "absorb" : "reject",
+    });
+  }
+  private resolveName(): void {
+    this.resolved = this.nameText.trim();
+    if (!this.streamable(this.resolved)) this.argsText?.dropTail();
+  }
+  private startSkip(ch: string, c: number): void {
+    this.skip = createJsonSyntaxValidator({ trailing: "reject" });
+    this.outer = O_SKIP;
+    this.delegate(this.skip, ch, c);
+  }
+  private delegate(v: JsonSyntaxValidator, ch: string, c: number): void {
     if (!v.feed(ch, c)) {
-      outer = O_AFTER;
-      token(ch, c);
-    } else if (v.status() === "failed") outer = O_FAIL;
-  };
+      this.outer = O_AFTER;
+      this.token(ch, c);
+    } else if (v.status() === "failed") this.outer = O_FAIL;
+  }
 
-  const token = (ch: string, c: number): void => {
-    switch (outer) {
+  token(ch: string, c: number): void {
+    switch (this.outer) {
       case O_START:
-        if (c === 123) outer = O_KEY_OR_END;
-        else if (!isJsonWs(c)) outer = O_FAIL;
+        if (c === 123) this.outer = O_KEY_OR_END;
+        else if (!isJsonWs(c)) this.outer = O_FAIL;
         return;
       case O_KEY_OR_END:
       case O_KEY:
         if (c === 34) {
-          outer = O_KEY_STRING;
-          key = "";
-        } else if (c === 125 && outer === O_KEY_OR_END) outer = O_DONE;
-        else if (!isJsonWs(c)) outer = O_FAIL;
+          this.outer = O_KEY_STRING;
+          this.key = "";
+        } else if (c === 125 && this.outer === O_KEY_OR_END) this.outer = O_DONE;
+        else if (!isJsonWs(c)) this.outer = O_FAIL;
         return;
       case O_KEY_STRING:
       case O_NAME: {
-        const r = decoder.decode(c);
+        const r = this.decoder.decode(c);
         if (r === STRING_PENDING) return;
-        if (r === STRING_ERROR) outer = O_FAIL;
+        if (r === STRING_ERROR) this.outer = O_FAIL;
         else if (r !== STRING_END) {
-          if (outer === O_KEY_STRING) key += String.fromCharCode(r);
-          else nameText += String.fromCharCode(r);
-        } else if (outer === O_KEY_STRING) outer = O_COLON;
+          if (this.outer === O_KEY_STRING) this.key += String.fromCharCode(r);
+          else this.nameText += String.fromCharCode(r);
+        } else if (this.outer === O_KEY_STRING) this.outer = O_COLON;
         else {
-          resolveName();
-          outer = O_AFTER;
+          this.resolveName();
+          this.outer = O_AFTER;
         }
         return;
       }
       case O_COLON:
-        if (c === 58) outer = O_VALUE;
-        else if (!isJsonWs(c)) outer = O_FAIL;
+        if (c === 58) this.outer = O_VALUE;
+        else if (!isJsonWs(c)) this.outer = O_FAIL;
         return;
-      case O_VALUE:
+      case O_VALUE: {
         if (isJsonWs(c)) return;
-        if (key === "name" && name === undefined && c === 34) outer = O_NAME;
-        else if (key === "arguments" && argumentsKind === "missing" && c === 34) {
-          startArguments("string");
-          outer = O_ARGS_STRING;
-        } else if (key === "arguments" && argumentsKind === "missing" && c === 123) {
-          startArguments("object");
-          outer = O_ARGS_OBJECT;
-          delegate(args as JsonSyntaxValidator, ch, c);
+        const missing = this.key === "arguments" && this.argumentsKind === "missing";
+        if (this.key === "name" && this.resolved === undefined && c === 34) this.outer = O_NAME;
+        else if (missing && c === 34) {
+          this.startArguments("string");
+          this.outer = O_ARGS_STRING;
+        } else if (missing && c === 123) {
+          this.startArguments("object");
+          this.outer = O_ARGS_OBJECT;
+          this.delegate(this.args as JsonSyntaxValidator, ch, c);
         } else {
-          if (key === "arguments" && argumentsKind === "missing")
-            argumentsKind = c === 110 ? "null" : "other";
-          startSkip(ch, c);
+          if (missing) this.argumentsKind = c === 110 ? "null" : "other";
+          this.startSkip(ch, c);
         }
         return;
+      }
       case O_ARGS_STRING: {
-        const r = decoder.decode(c);
+        const r = this.decoder.decode(c);
         if (r === STRING_END) {
-          argsClosed = true;
-          outer = O_AFTER;
-        } else if (r === STRING_ERROR) outer = O_FAIL;
+          this.argsClosed = true;
+          this.outer = O_AFTER;
+        } else if (r === STRING_ERROR) this.outer = O_FAIL;
         else if (r !== STRING_PENDING)
-          (args as JsonSyntaxValidator).feed(r === c ? ch : String.fromCharCode(r), r);
+          (this.args as JsonSyntaxValidator).feed(r === c ? ch : String.fromCharCode(r), r);
         return;
       }
       case O_ARGS_OBJECT:
-        delegate(args as JsonSyntaxValidator, ch, c);
+        this.delegate(this.args as JsonSyntaxValidator, ch, c);
         return;
       case O_SKIP:
-        delegate(skip as JsonSyntaxValidator, ch, c);
+        this.delegate(this.skip as JsonSyntaxValidator, ch, c);
         return;
       case O_AFTER:
-        if (c === 44) outer = O_KEY;
-        else if (c === 125) outer = O_DONE;
-        else if (!isJsonWs(c)) outer = O_FAIL;
+        if (c === 44) this.outer = O_KEY;
+        else if (c === 125) this.outer = O_DONE;
+        else if (!isJsonWs(c)) this.outer = O_FAIL;
         return;
       case O_DONE:
-        if (!isJsonWs(c)) outer = O_FAIL;
+        if (!isJsonWs(c)) this.outer = O_FAIL;
         return;
     }
-  };
+  }
 
-  const closeTagPossible = () => {
-    if (outer === O_ARGS_STRING) return !(args?.status() === "pending" && args.inString());
-    if (outer === O_ARGS_OBJECT) return !args?.inString();
-    if (outer === O_SKIP) return !skip?.inString();
+  failed(): boolean {
+    return this.outer === O_FAIL;
+  }
+  closeTagPossible(): boolean {
+    if (this.outer === O_ARGS_STRING) return !(this.args?.status() === "pending" && this.args.inString());
+    if (this.outer === O_ARGS_OBJECT) return !this.args?.inString();
+    if (this.outer === O_SKIP) return !this.skip?.inString();
     return true;
-  };
-
-  const plainStringTarget = (): JsonSyntaxValidator | undefined => {
-    if (outer === O_ARGS_OBJECT) return args?.inPlainString() ? args : undefined;
-    if (outer === O_ARGS_STRING) return decoder.idle() && args?.inPlainString() ? args : undefined;
-    if (outer === O_SKIP) return skip?.inPlainString() ? skip : undefined;
+  }
+  plainStringTarget(): JsonSyntaxValidator | undefined {
+    if (this.outer === O_ARGS_OBJECT) return this.args?.inPlainString() ? this.args : undefined;
+    if (this.outer === O_ARGS_STRING)
+      return this.decoder.idle() && this.args?.inPlainString() ? this.args : undefined;
+    if (this.outer === O_SKIP) return this.skip?.inPlainString() ? this.skip : undefined;
     return undefined;
-  };
-
-  const snapshot = (body: string): JsonBlockSnapshot => ({
-    body,
-    outerComplete: outer === O_DONE,
-    name,
-    argumentsKind,
-    arguments:
-      args && argsText
-        ? {
-            text: argsText.toString(),
-            status: args.status(),
-            isObject: args.isObject(),
-            isEmptyObject: args.isEmptyObject(),
-            sanitized: args.sanitized(),
-            valueEnd: args.valueEnd(),
-            closed: argsClosed,
-          }
-        : undefined,
-  });
-
-  return {
-    token,
-    failed: () => outer === O_FAIL,
-    closeTagPossible,
-    plainStringTarget,
-    name: () => name,
-    takeCommitted: () => (args && argsText ? argsText.take(args.commitEnd()) : ""),
-    snapshot,
-  };
+  }
+  argumentsEncoded(): boolean {
+    return this.outer === O_ARGS_STRING;
+  }
+  name(): string | undefined {
+    return this.resolved;
+  }
+  takeCommitted(): string {
+    return this.args && this.argsText ? this.argsText.take(this.args.commitEnd()) : "";
+  }
+  argumentsText(): TextBuffer | undefined {
+    return this.argsText;
+  }
+  snapshot(body: string): JsonBlockSnapshot {
+    const args = this.args;
+    return {
+      body,
+      outerComplete: this.outer === O_DONE,
+      name: this.resolved,
+      argumentsKind: this.argumentsKind,
+      arguments:
+        args && this.argsText
+          ? {
+              text: this.argsText.toString(),
+              status: args.status(),
+              isObject: args.isObject(),
+              isEmptyObject: args.isEmptyObject(),
+              sanitized: args.sanitized(),
+              valueEnd: args.valueEnd(),
+              closed: this.argsClosed,
+            }
+          : undefined,
+    };
+  }
 }
+
+/** `streamable(name)` says whether the arguments of this tool will be streamed (else no tail is kept). */
+export const createToolCallTokenizer = (
+  streamable: (name: string | undefined) => boolean,
+): ToolCallTokenizer => new OuterObjectTokenizer(streamable);

@@ -18,7 +18,14 @@ export type MessageRole = "system" | "developer" | "user" | "assistant";
 export type ConversationItem =
   | { readonly type: "message"; readonly role: MessageRole; readonly content: ReadonlyArray<ContentPart> }
   /** An earlier assistant tool call (Chat `tool_calls`, Responses echoed `function_call`). */
-  | { readonly type: "tool-call"; readonly callId: string; readonly name: string; readonly arguments: string }
+  | {
+      readonly type: "tool-call";
+      readonly callId: string;
+      readonly name: string;
+      readonly arguments: string;
+      /** A call to a custom (freeform) tool: `arguments` is `{"input": "<raw>"}`. */
+      readonly custom?: boolean | undefined;
+    }
   /** A tool result (Chat `role:"tool"`, Responses `function_call_output`). */
   | {
       readonly type: "tool-result";

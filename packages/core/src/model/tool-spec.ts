@@ -13,6 +13,13 @@ export interface ToolSpec {
    * as the arguments `{"input": "<raw string>"}`.
    */
   readonly custom?: boolean | undefined;
+  /** A custom tool's input grammar, shown verbatim to the model (nothing here enforces it). */
+  readonly grammar?: CustomToolGrammar | undefined;
+}
+
+export interface CustomToolGrammar {
+  readonly syntax: "lark" | "regex";
+  readonly definition: string;
 }
 
 export type ToolChoice =

@@ -1,6 +1,7 @@
 import type { ToolSpec } from "../model/tool-spec.js";
 import { closeJsonPrefix } from "./json-syntax-validator.js";
 import type { ArgumentsValidator, ParserEvent, RejectReason } from "./parser-types.js";
+import type { TextBuffer } from "./text-buffer.js";
 import { createTextBuffer } from "./text-buffer.js";
 
 /** What a block handler needs from the parser around it. */
@@ -23,6 +24,11 @@ export type AfterBlock =
 
 export interface FinishedCall {
   readonly arguments: string;
+  /**
+   * The arguments are the value of the very text the deltas were taken from (see
+   * `createCallStream`'s `streamed`), so they extend every streamed prefix: no comparison needed.
+   */
+  readonly extendsStreamed?: boolean | undefined;
   readonly repaired: boolean;
   readonly raw: string;
   readonly format: string;
@@ -46,51 +52,78 @@ export interface CallStream {
   abandon(reason: RejectReason, detail: string, raw: string): void;
 }
 
-export function createCallStream(ctx: BlockContext, name: string): CallStream {
-  let index = -1;
-  const sent = createTextBuffer(false);
-  const start = () => {
-    if (index >= 0) return;
-    index = ctx.nextIndex();
-    ctx.emit({ type: "call-start", index, name });
-  };
-  const delta = (fragment: string) => {
+/**
+ * `streamed`: the text every delta is the next piece of, from its start (a block's argument
+ * text); the stream then keeps only a length instead of a second copy of what it sent.
+ */
+export const createCallStream = (ctx: BlockContext, name: string, streamed?: TextBuffer): CallStream =>
+  new CallEvents(ctx, name, streamed);
+
+/** A class, not closures: one per call. */
+class CallEvents implements CallStream {
+  private readonly ctx: BlockContext;
+  private readonly name: string;
+  private readonly streamed: TextBuffer | undefined;
+  private readonly sent: TextBuffer | undefined;
+  private index = -1;
+  private sentLength = 0;
+
+  constructor(ctx: BlockContext, name: string, streamed: TextBuffer | undefined) {
+    this.ctx = ctx;
+    this.name = name;
+    this.streamed = streamed;
+    this.sent = streamed === undefined ? createTextBuffer(false) : undefined;
+  }
+
+  started(): boolean {
+    return this.index >= 0;
+  }
+
+  begin(): void {
+    if (this.index >= 0) return;
+    this.index = this.ctx.nextIndex();
+    this.ctx.emit({ type: "call-start", index: this.index, name: this.name });
+  }
+
+  delta(fragment: string): void {
     if (fragment.length === 0) return;
-    start();
-    sent.append(fragment);
-    ctx.emit({ type: "call-delta", index, delta: fragment });
-  };
-  return {
-    started: () => index >= 0,
-    begin: start,
-    delta,
-    finish(call) {
-      const prefix = sent.toString();
-      let args = call.arguments;
-      let repaired = call.repaired;
+    this.begin();
+    this.sent?.append(fragment);
+    this.sentLength += fragment.length;
+    this.ctx.emit({ type: "call-delta", index: this.index, delta: fragment });
+  }
+
+  finish(call: FinishedCall): void {
+    let args = call.arguments;
+    let repaired = call.repaired;
+    if (this.sentLength > 0 && call.extendsStreamed !== true) {
+      const prefix =
+        this.sent?.toString() ?? (this.streamed as TextBuffer).toString().slice(0, this.sentLength);
       if (!args.startsWith(prefix)) {
         args = closeJsonPrefix(prefix);
         repaired = true;
       }
-      start();
-      delta(args.slice(prefix.length));
-      const schemaWarning = schemaProblem(ctx, name, args);
-      ctx.emit({
-        type: "call-end",
-        index,
-        name,
-        arguments: args,
-        format: call.format,
-        repaired,
-        raw: call.raw,
-        ...(schemaWarning === undefined ? {} : { schemaWarning }),
-      });
-    },
-    abandon(reason, detail, raw) {
-      ctx.emit({ type: "call-rejected", reason, strict: false, detail, raw, name, index });
-      ctx.emit({ type: "text", text: raw });
-    },
-  };
+    }
+    this.begin();
+    this.delta(args.slice(this.sentLength));
+    const schemaWarning = schemaProblem(this.ctx, this.name, args);
+    this.ctx.emit({
+      type: "call-end",
+      index: this.index,
+      name: this.name,
+      arguments: args,
+      format: call.format,
+      repaired,
+      raw: call.raw,
+      ...(schemaWarning === undefined ? {} : { schemaWarning }),
+    });
+  }
+
+  abandon(reason: RejectReason, detail: string, raw: string): void {
+    const { ctx, name, index } = this;
+    ctx.emit({ type: "call-rejected", reason, strict: false, detail, raw, name, index });
+    ctx.emit({ type: "text", text: raw });
+  }
 }
 
 /** The validator's complaint about final arguments, if any (undefined when they conform). */

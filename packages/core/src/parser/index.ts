@@ -1,7 +1,9 @@
 export {
   BLOCK_FORMATS,
   blockFormatFor,
+  blockFormatsFor,
   CUSTOM_TOOL_RAW_FORMAT,
+  callFormatFor,
   JSON_TOOL_CALL_FORMAT,
   USE_TOOL_XML_FORMAT,
 } from "../formats/index.js";

@@ -13,13 +13,15 @@ import type { TextBuffer } from "./text-buffer.js";
 export interface JsonSyntaxValidator {
   /** Feeds one UTF-16 code unit; false when the value already ended before it (caller owns it). */
   feed(ch: string, code: number): boolean;
-  /** Inside a string, not inside an escape: `feedPlainRun` may be used. */
+  /** Inside a string, not inside an escape: `feedStringRun` may be used. */
   inPlainString(): boolean;
   /**
-   * Fast path for a run of ordinary string characters (no `"`, `\`, or control character),
-   * valid only while `inPlainString()`: one append instead of one per character.
+   * Fast path for string content that leaves the state as it was: ordinary characters and
+   * complete escapes, no `"` or control character (see `scanStringRun`), valid only while
+   * `inPlainString()`. One append instead of one per character, same text and commit point
+   * (`openSurrogates`: high surrogates ending the run, after which there is none).
    */
-  feedPlainRun(s: string, from: number, to: number): void;
+  feedStringRun(text: string, openSurrogates: number): void;
   status(): "pending" | "complete" | "failed";
   inString(): boolean;
   /** Text length of the last commit point (0 until the top-level object has content). */
@@ -69,232 +71,253 @@ const CONTROL_ESCAPES: Readonly<Record<number, string>> = {
   12: "\\f",
   13: "\\r",
 };
+const isSimpleEscape = (c: number) =>
+  c === 34 || c === 92 || c === 47 || c === 98 || c === 102 || c === 110 || c === 114 || c === 116;
 const escapeControl = (c: number) => CONTROL_ESCAPES[c] ?? `\\u${c.toString(16).padStart(4, "0")}`;
 
-export function createJsonSyntaxValidator(options: JsonSyntaxValidatorOptions): JsonSyntaxValidator {
-  const out = options.text;
-  const stack: number[] = [];
-  let state = S_START;
-  let arrayJustOpened = false;
-  let escapeState = 0; // 0 none, 1 after backslash, 2..5 inside \uXXXX
-  let num = N_INT;
-  let literal = "";
-  let literalPos = 0;
-  let commit = 0;
-  let isObject = false;
-  let members = 0;
-  let end = -1;
-  let sanitized = false;
+/** A class, not closures: one or two per block, and each closure would cost an object. */
+class JsonSyntaxChecker implements JsonSyntaxValidator {
+  private readonly out: TextBuffer | undefined;
+  private readonly rejectTrailing: boolean;
+  private readonly stack: number[] = [];
+  private state = S_START;
+  private arrayJustOpened = false;
+  private escapeState = 0; // 0 none, 1 after backslash, 2..5 inside \uXXXX
+  private num = N_INT;
+  private literal = "";
+  private literalPos = 0;
+  private commit = 0;
+  private objectValue = false;
+  private members = 0;
+  private end = -1;
+  private wasSanitized = false;
 
-  const emit = (s: string) => out?.append(s);
-  const markCommit = () => {
-    if (isObject && out) commit = out.length;
-  };
-  const fail = (ch: string) => {
-    state = S_FAIL;
-    emit(ch);
+  constructor(options: JsonSyntaxValidatorOptions) {
+    this.out = options.text;
+    this.rejectTrailing = options.trailing === "reject";
+  }
+
+  private emit(s: string): void {
+    this.out?.append(s);
+  }
+  private markCommit(): void {
+    if (this.objectValue && this.out) this.commit = this.out.length;
+  }
+  private fail(ch: string): boolean {
+    this.state = S_FAIL;
+    this.emit(ch);
     return true;
-  };
-  const valueDone = () => {
-    if (stack.length === 0) {
-      state = S_DONE;
-      end = out ? out.length : 0;
+  }
+  private valueDone(): void {
+    if (this.stack.length === 0) {
+      this.state = S_DONE;
+      this.end = this.out ? this.out.length : 0;
     } else {
-      state = S_AFTER;
-      markCommit();
+      this.state = S_AFTER;
+      this.markCommit();
     }
-  };
-  const open = (ch: string, c: number) => {
-    emit(ch);
-    stack.push(c);
-    if (c === OPEN_OBJECT) state = S_OBJ_FIRST;
+  }
+  private open(ch: string, c: number): void {
+    this.emit(ch);
+    this.stack.push(c);
+    if (c === OPEN_OBJECT) this.state = S_OBJ_FIRST;
     else {
-      state = S_VALUE;
-      arrayJustOpened = true;
+      this.state = S_VALUE;
+      this.arrayJustOpened = true;
     }
-    if (stack.length >= 2) markCommit();
-  };
-  const close = (ch: string) => {
-    emit(ch);
-    stack.pop();
-    valueDone();
-  };
-  const startValue = (ch: string, c: number): boolean => {
-    if (c === OPEN_OBJECT || c === OPEN_ARRAY) open(ch, c);
+    if (this.stack.length >= 2) this.markCommit();
+  }
+  private close(ch: string): void {
+    this.emit(ch);
+    this.stack.pop();
+    this.valueDone();
+  }
+  private startValue(ch: string, c: number): boolean {
+    if (c === OPEN_OBJECT || c === OPEN_ARRAY) this.open(ch, c);
     else if (c === 34) {
-      emit(ch);
-      state = S_STR;
-      markCommit();
+      this.emit(ch);
+      this.state = S_STR;
+      this.markCommit();
     } else if (c === 45 || isDigit(c)) {
-      emit(ch);
-      state = S_NUM;
-      num = c === 45 ? N_MINUS : c === 48 ? N_ZERO : N_INT;
+      this.emit(ch);
+      this.state = S_NUM;
+      this.num = c === 45 ? N_MINUS : c === 48 ? N_ZERO : N_INT;
     } else if (c === 116 || c === 102 || c === 110) {
-      emit(ch);
-      state = S_LIT;
-      literal = c === 116 ? "true" : c === 102 ? "false" : "null";
-      literalPos = 1;
-    } else return fail(ch);
+      this.emit(ch);
+      this.state = S_LIT;
+      this.literal = c === 116 ? "true" : c === 102 ? "false" : "null";
+      this.literalPos = 1;
+    } else return this.fail(ch);
     return true;
-  };
-  const stringChar = (ch: string, c: number, isKey: boolean): boolean => {
-    if (escapeState === 0) {
+  }
+  private stringChar(ch: string, c: number, isKey: boolean): boolean {
+    if (this.escapeState === 0) {
       if (c === 34) {
-        emit(ch);
-        if (isKey) state = S_COLON;
-        else valueDone();
+        this.emit(ch);
+        if (isKey) this.state = S_COLON;
+        else this.valueDone();
         return true;
       }
       if (c === 92) {
-        emit(ch);
-        escapeState = 1;
+        this.emit(ch);
+        this.escapeState = 1;
         return true;
       }
       if (c < 0x20) {
-        emit(escapeControl(c));
-        sanitized = true;
-      } else emit(ch);
-      if (!isKey && !isHighSurrogate(c)) markCommit();
+        this.emit(escapeControl(c));
+        this.wasSanitized = true;
+      } else this.emit(ch);
+      if (!isKey && !isHighSurrogate(c)) this.markCommit();
       return true;
     }
-    if (escapeState === 1) {
-      if (c === 117) escapeState = 2;
-      else if (
-        c === 34 ||
-        c === 92 ||
-        c === 47 ||
-        c === 98 ||
-        c === 102 ||
-        c === 110 ||
-        c === 114 ||
-        c === 116
-      )
-        escapeState = 0;
-      else return fail(ch);
-    } else if (isHex(c)) escapeState = escapeState === 5 ? 0 : escapeState + 1;
-    else return fail(ch);
-    emit(ch);
-    if (escapeState === 0 && !isKey) markCommit();
+    if (this.escapeState === 1) {
+      if (c === 117) this.escapeState = 2;
+      else if (isSimpleEscape(c)) this.escapeState = 0;
+      else return this.fail(ch);
+    } else if (isHex(c)) this.escapeState = this.escapeState === 5 ? 0 : this.escapeState + 1;
+    else return this.fail(ch);
+    this.emit(ch);
+    if (this.escapeState === 0 && !isKey) this.markCommit();
     return true;
-  };
-  const numberChar = (ch: string, c: number): boolean | undefined => {
-    const next = nextNumberState(num, c);
+  }
+  /** Undefined when the number ended before `c`: the delimiter still has to be processed. */
+  private numberChar(ch: string, c: number): boolean | undefined {
+    const next = nextNumberState(this.num, c);
     if (next >= 0) {
-      num = next;
-      emit(ch);
+      this.num = next;
+      this.emit(ch);
       return true;
     }
-    if (!numberMayEnd(num)) return fail(ch);
-    valueDone();
-    return undefined; // the delimiter still has to be processed in the new state
-  };
+    if (!numberMayEnd(this.num)) return this.fail(ch);
+    this.valueDone();
+    return undefined;
+  }
 
-  const feed = (ch: string, c: number): boolean => {
-    switch (state) {
+  feed(ch: string, c: number): boolean {
+    switch (this.state) {
       case S_STR:
-        return stringChar(ch, c, false);
+        return this.stringChar(ch, c, false);
       case S_KEY:
-        return stringChar(ch, c, true);
+        return this.stringChar(ch, c, true);
       case S_NUM: {
-        const r = numberChar(ch, c);
-        return r === undefined ? feed(ch, c) : r;
+        const r = this.numberChar(ch, c);
+        return r === undefined ? this.feed(ch, c) : r;
       }
       case S_LIT:
-        if (c !== literal.charCodeAt(literalPos)) return fail(ch);
-        emit(ch);
-        literalPos += 1;
-        if (literalPos === literal.length) valueDone();
+        if (c !== this.literal.charCodeAt(this.literalPos)) return this.fail(ch);
+        this.emit(ch);
+        this.literalPos += 1;
+        if (this.literalPos === this.literal.length) this.valueDone();
         return true;
       case S_START:
         if (isJsonWs(c)) return true;
-        isObject = c === OPEN_OBJECT;
-        return startValue(ch, c);
+        this.objectValue = c === OPEN_OBJECT;
+        return this.startValue(ch, c);
       case S_FAIL:
-        emit(ch);
+        this.emit(ch);
         return true;
       case S_DONE:
-        if (options.trailing === "reject") return false;
-        if (!isJsonWs(c)) return fail(ch);
-        emit(ch);
+        if (this.rejectTrailing) return false;
+        if (!isJsonWs(c)) return this.fail(ch);
+        this.emit(ch);
         return true;
     }
     if (isJsonWs(c)) {
-      emit(ch);
+      this.emit(ch);
       return true;
     }
-    switch (state) {
+    switch (this.state) {
       case S_VALUE:
-        if (c === 93 && arrayJustOpened) {
-          close(ch);
+        if (c === 93 && this.arrayJustOpened) {
+          this.close(ch);
           return true;
         }
-        arrayJustOpened = false;
-        return startValue(ch, c);
+        this.arrayJustOpened = false;
+        return this.startValue(ch, c);
       case S_OBJ_FIRST:
       case S_OBJ_KEY:
         if (c === 34) {
-          emit(ch);
-          state = S_KEY;
-          if (stack.length === 1) members += 1;
+          this.emit(ch);
+          this.state = S_KEY;
+          if (this.stack.length === 1) this.members += 1;
           return true;
         }
-        if (c === 125 && state === S_OBJ_FIRST) {
-          close(ch);
+        if (c === 125 && this.state === S_OBJ_FIRST) {
+          this.close(ch);
           return true;
         }
-        return fail(ch);
+        return this.fail(ch);
       case S_COLON:
-        if (c !== 58) return fail(ch);
-        emit(ch);
-        state = S_VALUE;
-        arrayJustOpened = false;
+        if (c !== 58) return this.fail(ch);
+        this.emit(ch);
+        this.state = S_VALUE;
+        this.arrayJustOpened = false;
         return true;
       default: {
         // S_AFTER
-        const top = stack[stack.length - 1];
+        const top = this.stack[this.stack.length - 1];
         if (c === 44) {
-          emit(ch);
-          state = top === OPEN_OBJECT ? S_OBJ_KEY : S_VALUE;
-          arrayJustOpened = false;
+          this.emit(ch);
+          this.state = top === OPEN_OBJECT ? S_OBJ_KEY : S_VALUE;
+          this.arrayJustOpened = false;
           return true;
         }
         if ((c === 125 && top === OPEN_OBJECT) || (c === 93 && top === OPEN_ARRAY)) {
-          close(ch);
+          this.close(ch);
           return true;
         }
-        return fail(ch);
+        return this.fail(ch);
       }
     }
-  };
+  }
 
-  return {
-    feed,
-    inPlainString: () => (state === S_STR || state === S_KEY) && escapeState === 0,
-    feedPlainRun(s, from, to) {
-      emit(s.slice(from, to));
-      if (state === S_STR && !isHighSurrogate(s.charCodeAt(to - 1))) markCommit();
-    },
-    status: () => (state === S_FAIL ? "failed" : state === S_DONE ? "complete" : "pending"),
-    inString: () => state === S_STR || state === S_KEY,
-    commitEnd: () => commit,
-    isObject: () => isObject,
-    isEmptyObject: () => isObject && state === S_DONE && members === 0,
-    valueEnd: () => end,
-    sanitized: () => sanitized,
-    closers() {
-      let s = "";
-      if (state === S_FAIL || state === S_START || escapeState !== 0) return undefined;
-      if (state === S_STR) s = '"';
-      else if (state === S_KEY) s = '":null';
-      else if (state === S_COLON) s = ":null";
-      else if (state === S_LIT) s = literal.slice(literalPos);
-      else if (state === S_NUM && !numberMayEnd(num)) return undefined;
-      else if (state === S_OBJ_KEY || (state === S_VALUE && !arrayJustOpened)) return undefined;
-      for (let i = stack.length - 1; i >= 0; i -= 1) s += stack[i] === OPEN_OBJECT ? "}" : "]";
-      return s;
-    },
-  };
+  inPlainString(): boolean {
+    return (this.state === S_STR || this.state === S_KEY) && this.escapeState === 0;
+  }
+  feedStringRun(text: string, openSurrogates: number): void {
+    this.emit(text);
+    // Every character commits except a high surrogate (its pair is not complete yet).
+    if (this.state === S_STR && this.objectValue && this.out && openSurrogates < text.length)
+      this.commit = this.out.length - openSurrogates;
+  }
+  status(): "pending" | "complete" | "failed" {
+    return this.state === S_FAIL ? "failed" : this.state === S_DONE ? "complete" : "pending";
+  }
+  inString(): boolean {
+    return this.state === S_STR || this.state === S_KEY;
+  }
+  commitEnd(): number {
+    return this.commit;
+  }
+  isObject(): boolean {
+    return this.objectValue;
+  }
+  isEmptyObject(): boolean {
+    return this.objectValue && this.state === S_DONE && this.members === 0;
+  }
+  valueEnd(): number {
+    return this.end;
+  }
+  sanitized(): boolean {
+    return this.wasSanitized;
+  }
+  closers(): string | undefined {
+    const state = this.state;
+    let s = "";
+    if (state === S_FAIL || state === S_START || this.escapeState !== 0) return undefined;
+    if (state === S_STR) s = '"';
+    else if (state === S_KEY) s = '":null';
+    else if (state === S_COLON) s = ":null";
+    else if (state === S_LIT) s = this.literal.slice(this.literalPos);
+    else if (state === S_NUM && !numberMayEnd(this.num)) return undefined;
+    else if (state === S_OBJ_KEY || (state === S_VALUE && !this.arrayJustOpened)) return undefined;
+    for (let i = this.stack.length - 1; i >= 0; i -= 1) s += this.stack[i] === OPEN_OBJECT ? "}" : "]";
+    return s;
+  }
 }
+
+export const createJsonSyntaxValidator = (options: JsonSyntaxValidatorOptions): JsonSyntaxValidator =>
+  new JsonSyntaxChecker(options);
 
 /** Closes a committed argument prefix with the fewest characters (for a call whose rest went bad). */
 export function closeJsonPrefix(prefix: string): string {

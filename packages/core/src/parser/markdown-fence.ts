@@ -20,10 +20,17 @@ export interface MarkdownFence {
   skippedLines(): void;
   /** A sentinel block was consumed: the current line is no longer at its start. */
   midLine(): void;
+  /**
+   * Feeds the line break at `from` and what follows while the line is at its start (indent and
+   * a possible fence run), stopping before a `<` (the caller decides whether it opens a block).
+   * Returns the index of the first character not fed. Same state as feeding them one by one.
+   */
+  feedLineStart(s: string, from: number): number;
 }
 
 const BACKTICK = 96;
 const TILDE = 126;
+const LT = 60;
 
 export function createMarkdownFence(): MarkdownFence {
   let atLineStart = true;
@@ -46,28 +53,30 @@ export function createMarkdownFence(): MarkdownFence {
     runLength = 0;
   };
 
+  const feed = (c: number) => {
+    if (c === 10) {
+      if (atLineStart) endRun();
+      atLineStart = true;
+      indent = 0;
+      runLength = 0;
+      onFenceLine = false;
+      return;
+    }
+    if (!atLineStart) return;
+    if (c === 32 && runLength === 0 && indent < 3) {
+      indent += 1;
+      return;
+    }
+    if ((c === BACKTICK || c === TILDE) && (runLength === 0 || c === runChar)) {
+      runChar = c;
+      runLength += 1;
+      return;
+    }
+    endRun();
+  };
+
   return {
-    feed(c) {
-      if (c === 10) {
-        if (atLineStart) endRun();
-        atLineStart = true;
-        indent = 0;
-        runLength = 0;
-        onFenceLine = false;
-        return;
-      }
-      if (!atLineStart) return;
-      if (c === 32 && runLength === 0 && indent < 3) {
-        indent += 1;
-        return;
-      }
-      if ((c === BACKTICK || c === TILDE) && (runLength === 0 || c === runChar)) {
-        runChar = c;
-        runLength += 1;
-        return;
-      }
-      endRun();
-    },
+    feed,
     atLineStart: () => atLineStart,
     blocksAllowed: () => fenceChar === 0 && !onFenceLine,
     skippedLines() {
@@ -79,6 +88,14 @@ export function createMarkdownFence(): MarkdownFence {
     midLine() {
       atLineStart = false;
       runLength = 0;
+    },
+    feedLineStart(s, from) {
+      let i = from;
+      do {
+        feed(s.charCodeAt(i));
+        i += 1;
+      } while (i < s.length && atLineStart && s.charCodeAt(i) !== LT);
+      return i;
     },
   };
 }

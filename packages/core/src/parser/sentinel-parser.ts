@@ -9,6 +9,9 @@ import type { ParserEvent, SentinelParser, SentinelParserOptions } from "./parse
 export const DEFAULT_MAX_BLOCK_BYTES = 1024 * 1024;
 
 const LT = 60;
+const SPACE = 32;
+const BACKTICK = 96;
+const TILDE = 126;
 
 /** Returned by a push that produced nothing (most pushes inside a block): no allocation. */
 const NO_EVENTS: ParserEvent[] = Object.freeze([]) as unknown as ParserEvent[];
@@ -31,6 +34,13 @@ export function createSentinelParser(options: SentinelParserOptions): SentinelPa
   const formats = options.formats ?? BLOCK_FORMATS;
   let events: ParserEvent[] = [];
   let text = "";
+  /** The last character added to `text` is a high surrogate (read from the piece, not the rope). */
+  let textEndsHigh = false;
+  const addText = (piece: string) => {
+    if (piece.length === 0) return;
+    text += piece;
+    textEndsHigh = isHighSurrogate(piece.charCodeAt(piece.length - 1));
+  };
   let callCount = 0;
 
   const flushText = () => {
@@ -44,7 +54,7 @@ export function createSentinelParser(options: SentinelParserOptions): SentinelPa
     maxBlockBytes: options.maxBlockBytes ?? DEFAULT_MAX_BLOCK_BYTES,
     emit(event) {
       if (event.type === "text") {
-        text += event.text;
+        addText(event.text);
         return;
       }
       flushText();
@@ -65,29 +75,10 @@ export function createSentinelParser(options: SentinelParserOptions): SentinelPa
   let block: OpenBlock | undefined;
   let blockClose = "";
   let skipMatched = 0;
-  /** Next `<` and line break at or after the scan position in the current chunk (cached: linear). */
-  let ltAt = -1;
-  let nlAt = -1;
-  let fenceAt = -1;
-  /**
-   * The next line break followed by at most 3 spaces and a backtick or tilde (a possible fence
-   * line), or one whose line start the chunk cuts off; `s.length` if none.
-   */
-  const nextFenceLine = (s: string, from: number): number => {
-    for (let at = s.indexOf("\n", from); at >= 0; at = s.indexOf("\n", at + 1)) {
-      let j = at + 1;
-      while (j < s.length && j <= at + 3 && s.charCodeAt(j) === 32) j += 1;
-      if (j >= s.length) return at;
-      const c = s.charCodeAt(j);
-      if (c === 96 || c === 126) return at;
-    }
-    return s.length;
-  };
-
   const heldText = () => (candidate === undefined ? "<" : candidate.open.slice(0, held));
 
   const releaseHeld = () => {
-    text += heldText();
+    addText(heldText());
     held = 0;
     candidate = undefined;
     dropWhitespace = false;
@@ -107,23 +98,98 @@ export function createSentinelParser(options: SentinelParserOptions): SentinelPa
     return undefined;
   };
 
+  /** Next `<` and line break in the current chunk at or after the scan position (cached: linear). */
+  let ltAt = -1;
+  let nlAt = -1;
+
+  /**
+   * Skips plain text from `from`: stops at a `<` or at a line break that may start a fence line
+   * (at most 3 spaces, then a backtick or tilde, or the chunk ends first); other lines only reset
+   * the fence's per-line state. Each `<` and line break of a chunk is found once, by `indexOf`.
+   */
+  const skipPlain = (s: string, from: number): number => {
+    if (ltAt < from) ltAt = nextOf(s, "<", from);
+    if (nlAt < from) nlAt = nextOf(s, "\n", from);
+    let sawLine = false;
+    let end = ltAt;
+    while (nlAt < ltAt) {
+      const at = nlAt;
+      let k = at + 1;
+      while (k < s.length && k <= at + 3 && s.charCodeAt(k) === SPACE) k += 1;
+      const d = k < s.length ? s.charCodeAt(k) : BACKTICK;
+      if (d === BACKTICK || d === TILDE) {
+        end = at;
+        break;
+      }
+      sawLine = true;
+      nlAt = nextOf(s, "\n", at + 1);
+    }
+    if (sawLine) fence.skippedLines();
+    return end;
+  };
+
+  /**
+   * Skips plain text mid-line from `from`, through fence lines and `<`s that cannot open a block
+   * (inside a fence). Stops at a `<` that may open one (mid-line), at a line start the fence is
+   * still reading when a `<` follows (the caller feeds it), or at the end of the chunk.
+   */
+  const skipText = (s: string, from: number): number => {
+    let i = from;
+    for (;;) {
+      i = skipPlain(s, i);
+      if (i >= s.length) return i;
+      if (s.charCodeAt(i) === LT) {
+        if (fence.blocksAllowed()) return i;
+        i += 1;
+        continue;
+      }
+      i = fence.feedLineStart(s, i);
+      if (i >= s.length || fence.atLineStart()) return i;
+    }
+  };
+
+  /**
+   * At a `<` where a block may start: the format whose opening tag follows in full (the block
+   * starts), or one whose tag the rest of the chunk is a prefix of (held back), else text.
+   * Compares against the rest of the chunk directly, no per-character state.
+   */
+  const matchTag = (s: string, at: number): number => {
+    let partial: BlockFormat | undefined;
+    for (let f = 0; f < formats.length; f += 1) {
+      const format = formats[f] as BlockFormat;
+      const tag = format.open;
+      let k = 1;
+      while (k < tag.length && at + k < s.length && s.charCodeAt(at + k) === tag.charCodeAt(k)) k += 1;
+      if (k === tag.length) {
+        startBlock(format);
+        return at + k;
+      }
+      if (at + k === s.length) partial = format;
+    }
+    if (partial === undefined) return -1;
+    held = s.length - at;
+    candidate = partial;
+    return s.length;
+  };
+
   /** Text mode: emits runs of text, returns where a block began (or s.length). */
   const scanText = (s: string, from: number): number => {
     let run = from;
     let i = from;
     while (i < s.length) {
       if (held === 0 && !dropWhitespace && !fence.atLineStart()) {
-        // Skip to the next `<` or the next line that may open or close a fence; lines in
-        // between only reset the fence's per-line state.
-        if (ltAt < i) ltAt = nextOf(s, "<", i);
-        if (fenceAt < i) fenceAt = nextFenceLine(s, i);
-        const next = Math.min(ltAt, fenceAt);
-        if (next > i) {
-          if (nlAt < i) nlAt = nextOf(s, "\n", i);
-          if (nlAt < next) fence.skippedLines();
-          i = next;
-        }
+        i = skipText(s, i);
         if (i >= s.length) break;
+        if (!fence.atLineStart()) {
+          // A `<` mid-line where blocks are allowed (feeding it to the fence changes nothing).
+          const end = matchTag(s, i);
+          if (end >= 0) {
+            addText(s.slice(run, i));
+            return end;
+          }
+          i += 1;
+          continue;
+        }
       }
       const c = s.charCodeAt(i);
       fence.feed(c);
@@ -144,7 +210,7 @@ export function createSentinelParser(options: SentinelParserOptions): SentinelPa
         run = i;
       }
       if (c === LT && fence.blocksAllowed()) {
-        text += s.slice(run, i);
+        addText(s.slice(run, i));
         held = 1;
         run = i + 1;
       } else if (dropWhitespace) {
@@ -153,7 +219,7 @@ export function createSentinelParser(options: SentinelParserOptions): SentinelPa
       }
       i += 1;
     }
-    if (run < s.length) text += s.slice(run);
+    if (run < s.length) addText(s.slice(run));
     return s.length;
   };
 
@@ -187,7 +253,7 @@ export function createSentinelParser(options: SentinelParserOptions): SentinelPa
       closed = skipMatched === blockClose.length;
       i += 1;
     }
-    if (mode === PASSTHROUGH) text += s.slice(from, i);
+    if (mode === PASSTHROUGH) addText(s.slice(from, i));
     if (closed) endBlock(mode === PASSTHROUGH ? "text" : "drop-whitespace");
     return i;
   };
@@ -195,7 +261,7 @@ export function createSentinelParser(options: SentinelParserOptions): SentinelPa
   const takeEvents = (final: boolean): ParserEvent[] => {
     // Never end a text event between the two halves of a surrogate pair.
     let carry = "";
-    if (!final && text.length > 0 && isHighSurrogate(text.charCodeAt(text.length - 1))) {
+    if (!final && text.length > 0 && textEndsHigh) {
       carry = text.slice(-1);
       text = text.slice(0, -1);
     }
@@ -212,7 +278,13 @@ export function createSentinelParser(options: SentinelParserOptions): SentinelPa
       let i = 0;
       ltAt = -1;
       nlAt = -1;
-      fenceAt = -1;
+      if (mode === TEXT && held === 0 && !dropWhitespace && text.length === 0 && !fence.atLineStart()) {
+        // Mid-line plain text with nothing pending: a chunk where no block may start is one event.
+        i = skipText(chunk, 0);
+        if (i === chunk.length && i > 0 && !isHighSurrogate(chunk.charCodeAt(i - 1)))
+          return [{ type: "text", text: chunk }];
+        addText(chunk.slice(0, i));
+      }
       while (i < chunk.length) {
         if (mode === TEXT) i = scanText(chunk, i);
         else if (mode === BLOCK && block) {

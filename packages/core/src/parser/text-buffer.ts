@@ -17,54 +17,65 @@ export interface TextBuffer {
 const JOIN_PIECES = 512;
 const JOIN_CHARS = 8192;
 
-export function createTextBuffer(trackTail: boolean): TextBuffer {
-  const parts: string[] = [];
-  const pending: string[] = [];
-  let pendingChars = 0;
-  let length = 0;
-  let tracking = trackTail;
+/** A class, not closures: a block creates a few of these, and closures cost an object each. */
+class ChunkedText implements TextBuffer {
+  private readonly parts: string[] = [];
+  private readonly pending: string[] = [];
+  private pendingChars = 0;
+  private total = 0;
   /** Appended since the last `take` (short: it is taken at every push). */
-  let tail = "";
-  let tailStart = 0;
+  private tail = "";
+  private tailStart = 0;
+  private tracking: boolean;
 
-  const seal = () => {
+  constructor(tracking: boolean) {
+    this.tracking = tracking;
+  }
+
+  private seal(): void {
+    const pending = this.pending;
     if (pending.length === 0) return;
-    parts.push(pending.length === 1 ? (pending[0] as string) : pending.join(""));
+    this.parts.push(pending.length === 1 ? (pending[0] as string) : pending.join(""));
     pending.length = 0;
-    pendingChars = 0;
-  };
+    this.pendingChars = 0;
+  }
 
-  return {
-    append(s) {
-      pending.push(s);
-      pendingChars += s.length;
-      length += s.length;
-      if (pending.length >= JOIN_PIECES || pendingChars >= JOIN_CHARS) seal();
-      if (tracking) tail += s;
-    },
-    get length() {
-      return length;
-    },
-    take(upTo) {
-      const n = upTo - tailStart;
-      if (!tracking || n <= 0) return "";
-      const text = tail;
-      tail = text.length > n ? text.slice(n) : "";
-      tailStart = upTo;
-      return text.length > n ? text.slice(0, n) : text;
-    },
-    dropTail() {
-      tracking = false;
-      tail = "";
-    },
-    toString() {
-      seal();
-      if (parts.length > 1) {
-        const joined = parts.join("");
-        parts.length = 0;
-        parts.push(joined);
-      }
-      return parts[0] ?? "";
-    },
-  };
+  append(s: string): void {
+    this.pending.push(s);
+    this.pendingChars += s.length;
+    this.total += s.length;
+    if (this.pending.length >= JOIN_PIECES || this.pendingChars >= JOIN_CHARS) this.seal();
+    if (this.tracking) this.tail += s;
+  }
+
+  get length(): number {
+    return this.total;
+  }
+
+  take(upTo: number): string {
+    const n = upTo - this.tailStart;
+    if (!this.tracking || n <= 0) return "";
+    const text = this.tail;
+    this.tail = text.length > n ? text.slice(n) : "";
+    this.tailStart = upTo;
+    return text.length > n ? text.slice(0, n) : text;
+  }
+
+  dropTail(): void {
+    this.tracking = false;
+    this.tail = "";
+  }
+
+  toString(): string {
+    this.seal();
+    const parts = this.parts;
+    if (parts.length > 1) {
+      const joined = parts.join("");
+      parts.length = 0;
+      parts.push(joined);
+    }
+    return parts[0] ?? "";
+  }
 }
+
+export const createTextBuffer = (trackTail: boolean): TextBuffer => new ChunkedText(trackTail);

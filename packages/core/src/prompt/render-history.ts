@@ -1,3 +1,4 @@
+import { callFormatFor } from "../formats/index.js";
 import type { ContentPart, ConversationItem, TurnRequest } from "../model/conversation.js";
 import type { ToolPolicy } from "../model/tool-spec.js";
 import type { BlockFormat } from "../parser/block-format.js";
@@ -56,6 +57,7 @@ export const renderBackendRequest = (
     } else messages.push({ role, content: [...parts] });
   };
 
+  const customTools = new Set(policy.tools.flatMap((t) => (t.custom === true ? [t.name] : [])));
   for (const item of turn.items as ReadonlyArray<ConversationItem>) {
     if (item.type === "message" && (item.role === "system" || item.role === "developer")) {
       if (leading) system.push(joinText(item.content));
@@ -71,7 +73,8 @@ export const renderBackendRequest = (
         });
     } else if (item.type === "tool-call") {
       echoedCalls++;
-      append("assistant", [text(format.renderCall(item.name, item.arguments))]);
+      const custom = item.custom === true || customTools.has(item.name);
+      append("assistant", [text(callFormatFor(custom, format).renderCall(item.name, item.arguments))]);
     } else if (item.type === "tool-result") {
       append("user", [text(renderToolResult(item.callId, item.output)), ...backendParts(item.images ?? [])]);
     }

@@ -1,3 +1,4 @@
+import { CUSTOM_TOOL_RAW_FORMAT } from "../formats/index.js";
 import { callableTools, offeredTools } from "../model/tool-policy.js";
 import type { ToolPolicy, ToolSpec } from "../model/tool-spec.js";
 import type { BlockFormat } from "../parser/block-format.js";
@@ -12,7 +13,22 @@ const compactSchema = (tool: ToolSpec): string => {
   return JSON.stringify(rest);
 };
 
+/** A custom tool: its own description and grammar, verbatim (line structure matters in both). */
+const describeCustomTool = (tool: ToolSpec): string => {
+  const lines = [`- ${tool.name} (custom: free-text input)`];
+  const description = tool.description?.trim();
+  if (description) lines.push(`  description: ${description}`);
+  if (tool.grammar !== undefined)
+    lines.push(
+      `  input grammar (${tool.grammar.syntax}; the input must match it exactly):`,
+      tool.grammar.definition,
+    );
+  else lines.push("  input: free text");
+  return lines.join("\n");
+};
+
 const describeTool = (tool: ToolSpec): string => {
+  if (tool.custom === true) return describeCustomTool(tool);
   const flags = tool.strict ? " (strict)" : "";
   const description = tool.description?.trim() ? ` — ${tool.description.trim().replace(/\s+/g, " ")}` : "";
   return `- ${tool.name}${flags}${description}\n  arguments schema: ${compactSchema(tool)}`;
@@ -56,11 +72,16 @@ const choiceRules = (policy: ToolPolicy): string[] => {
 export const renderToolManifest = (policy: ToolPolicy, format: BlockFormat): string => {
   const offered = offeredTools(policy);
   if (offered.length === 0) return "";
-  const examples = callableTools(policy).slice(0, policy.parallel ? 2 : 1);
+  // Custom tools are taught by the raw format's own rules; examples show function tools only.
+  const examples = callableTools(policy)
+    .filter((t) => t.custom !== true)
+    .slice(0, policy.parallel ? 2 : 1);
+  const custom = offered.some((t) => t.custom === true) && format !== CUSTOM_TOOL_RAW_FORMAT;
   return [
     "# Functions",
     "You can call the functions listed below. You cannot run anything yourself: the caller runs the function and sends you its result.",
     ...format.promptRules,
+    ...(custom ? CUSTOM_TOOL_RAW_FORMAT.promptRules : []),
     "- Never put a tool block inside a Markdown code fence or quotes, and never show the syntax to the user.",
     "- Only blocks in exactly this form are function calls; JSON written any other way is shown to the user as plain text.",
     '- After your block(s), stop writing. Results come back as: [function_call_output call_id="<id>" output="<the result, as a JSON string>"]',
@@ -68,8 +89,12 @@ export const renderToolManifest = (policy: ToolPolicy, format: BlockFormat): str
     "",
     "Available functions:",
     ...offered.map(describeTool),
-    "",
-    examples.length > 1 ? "Example (two calls in one reply):" : "Example:",
-    ...examples.map((tool) => exampleBlock(tool, format)),
+    ...(examples.length === 0
+      ? []
+      : [
+          "",
+          examples.length > 1 ? "Example (two calls in one reply):" : "Example:",
+          ...examples.map((tool) => exampleBlock(tool, format)),
+        ]),
   ].join("\n");
 };

@@ -1,5 +1,5 @@
 import type { ContentPart, ConversationItem, TurnRequest } from "../model/conversation.js";
-import type { ToolPolicy } from "../model/tool-spec.js";
+import type { JsonSchema, ToolPolicy, ToolSpec } from "../model/tool-spec.js";
 import type { NativeToolCall, PromptMessage } from "../ports/text-backend.js";
 import { backendParts, type RenderedPrompt } from "./render-history.js";
 
@@ -9,6 +9,40 @@ export const NATIVE_BASE_INSTRUCTIONS =
 
 const joinText = (parts: ReadonlyArray<ContentPart>): string =>
   parts.flatMap((p) => (p.type === "text" ? [p.text] : [])).join("\n");
+
+const CUSTOM_INPUT_SCHEMA: JsonSchema = {
+  type: "object",
+  properties: {
+    input: { type: "string", description: "The tool's raw input, exactly as its grammar asks." },
+  },
+  required: ["input"],
+  additionalProperties: false,
+};
+
+/**
+ * A tool as a native backend's plain function. A custom (freeform) tool becomes a function with one
+ * required string `input` (its description carries the grammar), so its native call's arguments are
+ * already core's `{"input": "<raw>"}`.
+ */
+export const asNativeFunction = (
+  tool: ToolSpec,
+): { name: string; description: string | undefined; parameters: JsonSchema; strict: boolean } => {
+  if (tool.custom !== true)
+    return {
+      name: tool.name,
+      description: tool.description,
+      parameters: tool.parameters ?? { type: "object", properties: {} },
+      strict: tool.strict,
+    };
+  const grammar =
+    tool.grammar === undefined
+      ? "Its input is free text."
+      : `Its input must match this ${tool.grammar.syntax} grammar exactly:\n${tool.grammar.definition}`;
+  const description = [tool.description?.trim() ?? "", `Put the raw input in \`input\`. ${grammar}`]
+    .filter((s) => s !== "")
+    .join("\n\n");
+  return { name: tool.name, description, parameters: CUSTOM_INPUT_SCHEMA, strict: false };
+};
 
 /** Native function calling has no tool_choice on every backend: the rule is also stated in words. */
 const choiceRule = (policy: ToolPolicy): string => {

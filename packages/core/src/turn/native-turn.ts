@@ -1,7 +1,7 @@
 import { GatewayError } from "../errors/gateway-error.js";
 import type { TurnRequest } from "../model/conversation.js";
 import type { ToolPolicy, ToolSpec } from "../model/tool-spec.js";
-import { blockFormatFor, createSentinelParser } from "../parser/index.js";
+import { blockFormatFor, blockFormatsFor, createSentinelParser } from "../parser/index.js";
 import type { ArgumentsValidator } from "../parser/parser-types.js";
 import type { BackendRequest, PromptMessage, TextBackend } from "../ports/text-backend.js";
 import { type RenderedPrompt, renderBackendRequest } from "../prompt/render-history.js";
@@ -57,7 +57,12 @@ export const createEventReader = (
   settings: TurnSettings,
 ): EventReader => {
   if (mode === "native") return createNativeCallReader({ tools, validator });
-  const parser = createSentinelParser({ tools, validator, maxBlockBytes: settings.maxBlockBytes });
+  const parser = createSentinelParser({
+    tools,
+    validator,
+    maxBlockBytes: settings.maxBlockBytes,
+    formats: blockFormatsFor(tools.values()),
+  });
   return {
     push: (event) => (event.type === "text-delta" ? parser.push(event.delta) : []),
     flush: () => parser.flush(),

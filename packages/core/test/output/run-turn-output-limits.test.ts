@@ -4,18 +4,17 @@ import {
   countTokens,
   createCountingIdGenerator,
   DEFAULT_TURN_SETTINGS,
-  decodeToolPolicy,
   runTurn,
+  type ToolSpec,
   type TurnRequest,
 } from "../../src/index.js";
 import { createScriptedBackend, type Script } from "../../src/testing/index.js";
+import { policyOf } from "../support/tool-policy.js";
 
-const weatherTool = {
-  type: "function",
-  function: {
-    name: "get_weather",
-    parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
-  },
+const weatherTool: ToolSpec = {
+  name: "get_weather",
+  parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
+  strict: false,
 };
 const block = (args: object) =>
   `<tool_call>${JSON.stringify({ name: "get_weather", arguments: JSON.stringify(args) })}</tool_call>`;
@@ -30,7 +29,7 @@ const run = async (script: Script, limits: Pick<TurnRequest, "stopSequences" | "
         items: [{ type: "message", role: "user", content: [{ type: "text", text: "Weather?" }] }],
         ...limits,
       },
-      tools: decodeToolPolicy({ tools: [weatherTool] }),
+      tools: policyOf([weatherTool]),
       settings: { ...DEFAULT_TURN_SETTINGS, stopGraceMs: 0 },
       signal: new AbortController().signal,
     },

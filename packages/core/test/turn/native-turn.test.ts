@@ -7,37 +7,33 @@ import {
   createCountingIdGenerator,
   createNativeCallReader,
   DEFAULT_TURN_SETTINGS,
-  decodeToolPolicy,
   type ParserEvent,
   runTurn,
   type ToolMode,
   type ToolPolicy,
+  type ToolSpec,
   type TurnSettings,
 } from "../../src/index.js";
 import { createScriptedBackend, type Script, type ScriptedToolCall } from "../../src/testing/index.js";
+import { policyOf } from "../support/tool-policy.js";
 
-const weatherTool = {
-  type: "function",
-  function: {
-    name: "get_weather",
-    description: "Current weather",
-    parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
+const weatherTool: ToolSpec = {
+  name: "get_weather",
+  description: "Current weather",
+  parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
+  strict: false,
+};
+const strictTool: ToolSpec = {
+  name: "book",
+  strict: true,
+  parameters: {
+    type: "object",
+    properties: { seat: { type: "string" } },
+    required: ["seat"],
+    additionalProperties: false,
   },
 };
-const strictTool = {
-  type: "function",
-  function: {
-    name: "book",
-    strict: true,
-    parameters: {
-      type: "object",
-      properties: { seat: { type: "string" } },
-      required: ["seat"],
-      additionalProperties: false,
-    },
-  },
-};
-const policy = (extra: object = {}) => decodeToolPolicy({ tools: [weatherTool, strictTool], ...extra });
+const policy = (extra: Partial<ToolPolicy> = {}) => policyOf([weatherTool, strictTool], extra);
 const ask: ConversationItem = {
   type: "message",
   role: "user",
@@ -91,7 +87,7 @@ describe("tool mode choice", () => {
     expect(promptOnly.backend.requests[0]?.tools).toBeUndefined();
     expect(promptOnly.backend.requests[0]?.instructions).toContain("<tool_call>");
 
-    const noTools = await run([{ chunks: "hi" }], decodeToolPolicy({}));
+    const noTools = await run([{ chunks: "hi" }], policyOf([]));
     expect(noTools.telemetry.toolMode).toBe("prompt");
   });
 
@@ -159,7 +155,7 @@ describe("native calls through the gate", () => {
     const three = [weather("c1", "A"), weather("c2", "B"), weather("c3", "C")];
     const { events, telemetry } = await run(
       [{ chunks: [], toolCalls: three }],
-      policy({ parallel_tool_calls: false }),
+      policy({ parallel: false, parallelDefaulted: false }),
     );
     expect(ends(events).map((e) => e.callId)).toEqual(["c1"]);
     expect(telemetry.truncated).toBe(true);
@@ -168,7 +164,7 @@ describe("native calls through the gate", () => {
   it("tool_choice none drops calls the model makes anyway", async () => {
     const { events, backend } = await run(
       [{ chunks: "No tools.", toolCalls: [weather("c1", "A")] }],
-      policy({ tool_choice: "none" }),
+      policy({ choice: { type: "none" } }),
     );
     expect(ends(events)).toEqual([]);
     expect(text(events)).toBe("No tools.");
@@ -179,7 +175,7 @@ describe("native calls through the gate", () => {
   it("required: an answer without calls gets one corrective turn, then the call", async () => {
     const { events, backend, telemetry } = await run(
       [{ chunks: "Just text." }, { chunks: [], toolCalls: [weather("c9", "Rome")] }],
-      policy({ tool_choice: "required" }),
+      policy({ choice: { type: "required" } }),
     );
     expect(telemetry.retries).toBe(1);
     expect(text(events)).toBe("");
@@ -191,7 +187,7 @@ describe("native calls through the gate", () => {
   });
 
   it("forced: only the forced tool is offered; calling another is a violation", async () => {
-    const forced = policy({ tool_choice: { type: "function", function: { name: "book" } } });
+    const forced = policy({ choice: { type: "tool", name: "book" } });
     const { events, backend } = await run(
       [
         { chunks: [], toolCalls: [weather("c1", "A")] },

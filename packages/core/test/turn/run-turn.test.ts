@@ -3,24 +3,24 @@ import {
   type AssistantEvent,
   createCountingIdGenerator,
   DEFAULT_TURN_SETTINGS,
-  decodeToolPolicy,
   GatewayError,
   runTurn,
   type ToolPolicy,
+  type ToolSpec,
   type TurnSettings,
 } from "../../src/index.js";
 import { createScriptedBackend, type Script } from "../../src/testing/index.js";
+import { policyOf } from "../support/tool-policy.js";
 
-const weatherTool = {
-  type: "function",
-  function: {
-    name: "get_weather",
-    parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
-  },
+const weatherTool: ToolSpec = {
+  name: "get_weather",
+  parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
+  strict: false,
 };
-const timeTool = {
-  type: "function",
-  function: { name: "get_time", parameters: { type: "object", properties: {} } },
+const timeTool: ToolSpec = {
+  name: "get_time",
+  parameters: { type: "object", properties: {} },
+  strict: false,
 };
 const call = (name: string, args: string) =>
   `<tool_call>${JSON.stringify({ name, arguments: args })}</tool_call>`;
@@ -48,7 +48,7 @@ const text = (events: AssistantEvent[]) =>
   events.flatMap((e) => (e.type === "text-delta" ? [e.delta] : [])).join("");
 const calls = (events: AssistantEvent[]) => events.flatMap((e) => (e.type === "tool-call-end" ? [e] : []));
 const finish = (events: AssistantEvent[]) => events.filter((e) => e.type === "finish");
-const policy = (extra: object = {}) => decodeToolPolicy({ tools: [weatherTool, timeTool], ...extra });
+const policy = (extra: Partial<ToolPolicy> = {}) => policyOf([weatherTool, timeTool], extra);
 
 describe("runTurn", () => {
   it("passes plain text through and finishes with stop", async () => {
@@ -103,7 +103,10 @@ describe("runTurn", () => {
 
   it("parallel_tool_calls:false emits at most one call", async () => {
     const chunks = [call("get_weather", '{"city":"A"}'), call("get_time", "{}")];
-    const { events, telemetry } = await run([{ chunks }], policy({ parallel_tool_calls: false }));
+    const { events, telemetry } = await run(
+      [{ chunks }],
+      policy({ parallel: false, parallelDefaulted: false }),
+    );
     expect(calls(events)).toHaveLength(1);
     expect(telemetry.truncated).toBe(true);
   });
@@ -122,7 +125,7 @@ describe("runTurn", () => {
   it("tool_choice none never emits calls", async () => {
     const { events } = await run(
       [{ chunks: ["Sure. ", call("get_time", "{}")] }],
-      policy({ tool_choice: "none" }),
+      policy({ choice: { type: "none" } }),
     );
     expect(calls(events)).toHaveLength(0);
     expect(finish(events)[0]).toMatchObject({ finish: { reason: "stop" } });
@@ -131,7 +134,7 @@ describe("runTurn", () => {
   it("tool_choice required: a text-only answer gets one corrective turn, held text is dropped", async () => {
     const { events, backend, telemetry } = await run(
       [{ chunks: ["I think it is sunny."] }, { chunks: [call("get_weather", '{"city":"Paris"}')] }],
-      policy({ tool_choice: "required" }),
+      policy({ choice: { type: "required" } }),
     );
     expect(text(events)).toBe("");
     expect(calls(events)).toHaveLength(1);
@@ -147,16 +150,14 @@ describe("runTurn", () => {
   it("forced tool_choice still unmet after the retry is a tool_choice_not_satisfied error", async () => {
     const { events } = await run(
       [{ chunks: [call("get_time", "{}")] }],
-      policy({ tool_choice: { type: "function", function: { name: "get_weather" } } }),
+      policy({ choice: { type: "tool", name: "get_weather" } }),
     );
     expect(events.at(-1)).toMatchObject({ type: "error", error: { kind: "tool_choice_not_satisfied" } });
     expect(calls(events)).toHaveLength(0);
   });
 
   it("a strict call failing its schema is retried, then emitted when valid", async () => {
-    const strict = decodeToolPolicy({
-      tools: [{ ...weatherTool, function: { ...weatherTool.function, strict: true } }],
-    });
+    const strict = policyOf([{ ...weatherTool, strict: true }]);
     const { events, telemetry } = await run(
       [
         { chunks: [call("get_weather", '{"town":"Paris"}')] },
@@ -169,9 +170,7 @@ describe("runTurn", () => {
   });
 
   it("a corrective attempt does not resend text the client already has", async () => {
-    const strict = decodeToolPolicy({
-      tools: [{ ...weatherTool, function: { ...weatherTool.function, strict: true } }],
-    });
+    const strict = policyOf([{ ...weatherTool, strict: true }]);
     const { events } = await run(
       [
         { chunks: ["Checking the ", "weather. ", call("get_weather", "{}")] },
@@ -184,18 +183,9 @@ describe("runTurn", () => {
   });
 
   it("refuses a strict tool whose schema cannot be compiled, before calling the backend", async () => {
-    const broken = decodeToolPolicy({
-      tools: [
-        {
-          type: "function",
-          function: {
-            name: "f",
-            strict: true,
-            parameters: { type: "object", properties: { a: { type: "nonsense" } } },
-          },
-        },
-      ],
-    });
+    const broken = policyOf([
+      { name: "f", strict: true, parameters: { type: "object", properties: { a: { type: "nonsense" } } } },
+    ]);
     const { events, backend } = await run([{ chunks: ["x"] }], broken);
     expect(events).toEqual([
       { type: "error", error: expect.objectContaining({ kind: "invalid_request", param: "tools" }) },

@@ -28,7 +28,9 @@ const main = async () => {
       gateway = createGatewayBackend(scriptedBackend());
       return gatewayApp(gateway);
     }
-    const codex = createCodexBackend({ env: process.env });
+    // The gateway's own setting, so a run can compare with warm threads off.
+    const warm = process.env.PROXY_CODEX_WARM_THREADS;
+    const codex = createCodexBackend({ env: process.env, ...(warm ? { warmThreads: Number(warm) } : {}) });
     await codex.warmup();
     closeBackend = () => codex.close();
     gateway = createGatewayBackend(codex);

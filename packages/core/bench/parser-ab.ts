@@ -1,0 +1,96 @@
+/**
+ * Before/after throughput of the sentinel parser in one process, alternating the two builds so
+ * both see the same machine load. Not part of the test suite; run with
+ *   git archive <commit> packages/core | tar -x -C /tmp/parser-old
+ *   ln -s "$PWD/packages/core/node_modules" /tmp/parser-old/packages/core/node_modules
+ *   pnpm tsx packages/core/bench/parser-ab.ts /tmp/parser-old/packages/core [rounds]
+ * Same inputs and chunk sizes as parser-bench.ts; MB/s of CPU time, median of the rounds, each
+ * round the best of 3 runs per side (the side that goes first alternates).
+ */
+import { loadavg } from "node:os";
+import { resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import type { ToolSpec } from "../src/model/tool-spec.js";
+import type { SentinelParser, SentinelParserOptions } from "../src/parser/index.js";
+import * as current from "../src/parser/index.js";
+import { createArgumentsValidator } from "../src/tools/index.js";
+import { NEAR_MISS, PROSE, repeatTo, toolHeavy } from "./parser-bench.js";
+
+type Create = (options: SentinelParserOptions) => SentinelParser;
+
+const TOOLS: ReadonlyArray<ToolSpec> = [
+  { name: "write_file", strict: false },
+  { name: "search", strict: false, parameters: { type: "object", properties: { q: { type: "string" } } } },
+];
+
+function feed(create: Create, options: SentinelParserOptions, input: string, chunk: number): number {
+  const parser = create(options);
+  let events = 0;
+  const start = process.cpuUsage();
+  for (let i = 0; i < input.length; i += chunk) events += parser.push(input.slice(i, i + chunk)).length;
+  events += parser.flush().length;
+  const used = process.cpuUsage(start);
+  if (events === 0) throw new Error("the parser produced no events");
+  return (used.user + used.system) / 1000;
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
+
+async function main() {
+  const oldDir = process.argv[2];
+  if (oldDir === undefined) throw new Error("usage: parser-ab.ts <old packages/core dir> [rounds]");
+  const rounds = Number(process.argv[3] ?? 5);
+  const oldParser = (await import(
+    pathToFileURL(resolve(oldDir, "src/parser/index.ts")).href
+  )) as typeof current;
+  const oldTools = (await import(pathToFileURL(resolve(oldDir, "src/tools/index.ts")).href)) as {
+    createArgumentsValidator: typeof createArgumentsValidator;
+  };
+  const sides = [
+    {
+      name: "old",
+      create: oldParser.createSentinelParser as Create,
+      validator: oldTools.createArgumentsValidator,
+    },
+    { name: "new", create: current.createSentinelParser as Create, validator: createArgumentsValidator },
+  ].map((side) => ({
+    ...side,
+    options: { tools: new Map(TOOLS.map((t) => [t.name, t])), validator: side.validator(TOOLS) },
+  }));
+  const MB = 1_000_000;
+  const scenarios = [
+    { name: "plainText (16-char chunks)", input: repeatTo(PROSE, 4 * MB), chunk: 16 },
+    { name: "plainText4KiBChunks", input: repeatTo(PROSE, 4 * MB), chunk: 4096 },
+    { name: "toolHeavy (16)", input: toolHeavy(4 * MB), chunk: 16 },
+    { name: "nearMissLtEverywhere (16)", input: repeatTo(NEAR_MISS, 4 * MB), chunk: 16 },
+    { name: "toolHeavy (1-char chunks, 1 MB)", input: toolHeavy(MB), chunk: 1 },
+  ];
+  console.log(
+    `load average at start: ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(" ")}`,
+  );
+  for (const side of sides) feed(side.create, side.options, scenarios[2]?.input ?? "", 16); // warm-up
+  for (const sc of scenarios) {
+    const mbps: Record<string, number[]> = { old: [], new: [] };
+    for (let r = 0; r < rounds; r += 1) {
+      for (const side of r % 2 === 0 ? sides : [...sides].reverse()) {
+        let ms = Number.POSITIVE_INFINITY;
+        for (let k = 0; k < 3; k += 1) ms = Math.min(ms, feed(side.create, side.options, sc.input, sc.chunk));
+        mbps[side.name]?.push(sc.input.length / 1e6 / (ms / 1000));
+      }
+    }
+    const o = median(mbps.old ?? []);
+    const n = median(mbps.new ?? []);
+    console.log(
+      `${sc.name.padEnd(34)} old ${o.toFixed(1).padStart(7)} MB/s  new ${n.toFixed(1).padStart(7)} MB/s  × ${(n / o).toFixed(2)}`,
+    );
+  }
+  console.log(
+    `load average at end: ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(" ")}`,
+  );
+}
+
+main();
