@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
   type BackendReadiness,
+  batchedEvents,
   createAdmissionGate,
   GatewayError,
   type ModelInfo,
@@ -196,22 +197,24 @@ export const createCodexBackend = (options: CodexBackendOptions = {}): CodexBack
       return { nativeTools };
     },
     stream(request, { signal }) {
-      return runCodexTurn(
-        {
-          pool,
-          threads,
-          admission,
-          logger,
-          sealedParams: () => sealed.catch(unavailable),
-          allowRemoteImages: options.allowRemoteImages ?? false,
-          requestTimeoutMs,
-          startWaitMs: startTimeoutMs,
-          turnTimeoutMs: options.turnTimeoutMs ?? 0,
-          pendingToolRequests,
-          maxPendingNotifications: options.maxPendingNotifications ?? 20_000,
-        },
-        request,
-        signal,
+      return batchedEvents(() =>
+        runCodexTurn(
+          {
+            pool,
+            threads,
+            admission,
+            logger,
+            sealedParams: () => sealed.catch(unavailable),
+            allowRemoteImages: options.allowRemoteImages ?? false,
+            requestTimeoutMs,
+            startWaitMs: startTimeoutMs,
+            turnTimeoutMs: options.turnTimeoutMs ?? 0,
+            pendingToolRequests,
+            maxPendingNotifications: options.maxPendingNotifications ?? 20_000,
+          },
+          request,
+          signal,
+        ),
       );
     },
     async listModels() {

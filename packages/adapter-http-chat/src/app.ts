@@ -58,7 +58,7 @@ export const createChatCompletionsApp = (input: ChatCompletionsDeps): Hono => {
     const turn: ChatTurn = {
       plan,
       session,
-      events: started.events,
+      batches: started.batches,
       meta: {
         id: deps.ids.next("chatcmpl").replace(/^chatcmpl_/, "chatcmpl-"),
         created: unixSeconds(deps.clock),

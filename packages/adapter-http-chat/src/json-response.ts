@@ -21,12 +21,13 @@ export const completeChatCompletion = async (c: Context, turn: ChatTurn): Promis
   let finish: Finish | undefined;
   let usage: Usage | undefined;
   let error: GatewayError | undefined;
-  for await (const event of turn.events) {
-    if (event.type === "finish") finish = event.finish;
-    else if (event.type === "usage") usage = event.usage;
-    else if (event.type === "error") error = event.error;
-    else for (const delta of encoder.encode(event)) message.add(delta);
-  }
+  for await (const batch of turn.batches)
+    for (const event of batch) {
+      if (event.type === "finish") finish = event.finish;
+      else if (event.type === "usage") usage = event.usage;
+      else if (event.type === "error") error = event.error;
+      else for (const delta of encoder.encode(event)) message.add(delta);
+    }
   setToolCallHeaders(c, session.telemetry());
   if (error !== undefined || finish === undefined) return session.fail(error ?? unfinishedTurn());
   return session.json({

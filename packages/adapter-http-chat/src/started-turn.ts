@@ -1,4 +1,4 @@
-import type { AssistantEvent, TurnSettings, TurnTelemetry } from "@proxy/core";
+import type { AssistantBatch, TurnSettings, TurnTelemetry } from "@proxy/core";
 import type { TurnSession } from "@proxy/http-surface";
 import type { ResponseMeta } from "./chat-shapes.js";
 import type { ChatTurnPlan } from "./decode-request.js";
@@ -8,8 +8,8 @@ export interface ChatTurn {
   readonly plan: ChatTurnPlan;
   readonly session: TurnSession;
   readonly meta: ResponseMeta;
-  /** The turn's events after `stream-start`, ending in exactly one `finish` or `error`. */
-  readonly events: AsyncIterable<AssistantEvent>;
+  /** The turn's events after `stream-start` in batches, ending in exactly one `finish` or `error`. */
+  readonly batches: AsyncIterable<AssistantBatch>;
 }
 
 /** The payload of the SSE comment that ends every stream. */

@@ -19,27 +19,32 @@ export const streamChatCompletion = (turn: ChatTurn): Response =>
       legacyFunctions: plan.legacyFunctions,
       customTools: plan.customTools,
     });
-    const send = (data: unknown) => sink.send(JSON.stringify(data));
+    const queue = (data: unknown) => sink.queue(JSON.stringify(data));
 
-    await send(chunk(meta, { role: "assistant", content: "" }, null, plan.includeUsage));
+    // The role chunk goes out with the first batch: one write per batch of events.
+    queue(chunk(meta, { role: "assistant", content: "" }, null, plan.includeUsage));
     let finish: Finish | undefined;
     let usage: Usage | undefined;
     let error: GatewayError | undefined;
-    for await (const event of turn.events) {
+    for await (const batch of turn.batches) {
       if (sink.aborted) return;
-      if (event.type === "finish") finish = event.finish;
-      else if (event.type === "usage") usage = event.usage;
-      else if (event.type === "error") error = event.error;
-      else for (const delta of encoder.encode(event)) await send(chunk(meta, delta, null, plan.includeUsage));
+      for (const event of batch) {
+        if (event.type === "finish") finish = event.finish;
+        else if (event.type === "usage") usage = event.usage;
+        else if (event.type === "error") error = event.error;
+        else for (const delta of encoder.encode(event)) queue(chunk(meta, delta, null, plan.includeUsage));
+      }
+      // The batch that ends the turn goes out with the closing frames below.
+      if (finish === undefined && error === undefined) await sink.flush();
     }
     if (sink.aborted) return;
     if (error !== undefined || finish === undefined) {
-      await send({ error: openAIError(error ?? unfinishedTurn()) });
+      queue({ error: openAIError(error ?? unfinishedTurn()) });
       await sink.write(telemetryComment(session.telemetry(), settings));
       return;
     }
-    await send(chunk(meta, {}, chatFinishReason(finish.reason, plan.legacyFunctions), plan.includeUsage));
-    if (plan.includeUsage && usage !== undefined) await send(usageChunk(meta, usage));
-    await sink.write(telemetryComment(session.telemetry(), settings));
+    queue(chunk(meta, {}, chatFinishReason(finish.reason, plan.legacyFunctions), plan.includeUsage));
+    if (plan.includeUsage && usage !== undefined) queue(usageChunk(meta, usage));
+    sink.queueText(telemetryComment(session.telemetry(), settings));
     await sink.send("[DONE]");
   });

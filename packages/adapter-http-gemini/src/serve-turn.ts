@@ -29,47 +29,52 @@ export const serveTurn = async (
 
   if (delivery === "sse")
     return session.stream(async (sink) => {
-      const send = (chunk: unknown) => sink.send(JSON.stringify(chunk));
+      const queue = (chunk: unknown) => sink.queue(JSON.stringify(chunk));
       // Kept only when the answer is wanted whole (a stored conversation).
       const sent: GeminiResponse[] = [];
-      // The session ends `events` with exactly one finish or error.
-      for await (const event of started.events) {
+      // The session ends the batches with exactly one finish or error; each batch is one write.
+      for await (const batch of started.batches) {
         if (sink.aborted) return;
-        if (event.type === "finish" || event.type === "error") {
-          const last = encoder.end(event);
-          if (onAnswer !== undefined && event.type === "finish" && last !== undefined) {
-            const kept = await onAnswer(foldChunks(meta, [...sent, last])).then(
-              () => undefined,
-              (error: unknown) => error,
-            );
-            if (kept !== undefined) return send(toHttpError(kept, geminiErrorBody).body);
-          }
-          await sendEnd(event, last, send, session);
-        } else
-          for (const chunk of encoder.push(event)) {
-            if (onAnswer !== undefined) sent.push(chunk);
-            await send(chunk);
-          }
+        for (const event of batch) {
+          if (event.type === "finish" || event.type === "error") {
+            const last = encoder.end(event);
+            if (onAnswer !== undefined && event.type === "finish" && last !== undefined) {
+              const kept = await onAnswer(foldChunks(meta, [...sent, last])).then(
+                () => undefined,
+                (error: unknown) => error,
+              );
+              if (kept !== undefined)
+                return sink.send(JSON.stringify(toHttpError(kept, geminiErrorBody).body));
+            }
+            queueEnd(event, last, queue, session);
+          } else
+            for (const chunk of encoder.push(event)) {
+              if (onAnswer !== undefined) sent.push(chunk);
+              queue(chunk);
+            }
+        }
+        await sink.flush();
       }
     });
 
   const chunks: GeminiResponse[] = [];
   let failure: GatewayError | undefined = unfinishedTurn();
   let finishedWithError = false;
-  for await (const event of started.events) {
-    if (event.type === "finish" || event.type === "error") {
-      const last = encoder.end(event);
-      if (last === undefined) failure = event.type === "error" ? event.error : unfinishedTurn();
-      else {
-        failure = undefined;
-        chunks.push(last);
-        if (event.type === "error") {
-          session.recordError(event.error);
-          finishedWithError = true;
+  for await (const batch of started.batches)
+    for (const event of batch) {
+      if (event.type === "finish" || event.type === "error") {
+        const last = encoder.end(event);
+        if (last === undefined) failure = event.type === "error" ? event.error : unfinishedTurn();
+        else {
+          failure = undefined;
+          chunks.push(last);
+          if (event.type === "error") {
+            session.recordError(event.error);
+            finishedWithError = true;
+          }
         }
-      }
-    } else chunks.push(...encoder.push(event));
-  }
+      } else for (const chunk of encoder.push(event)) chunks.push(chunk);
+    }
   if (failure !== undefined) return session.fail(failure);
   const answer = foldChunks(meta, chunks);
   if (onAnswer !== undefined && !finishedWithError) await onAnswer(answer);
@@ -77,17 +82,17 @@ export const serveTurn = async (
 };
 
 /** A stream's end: the closing chunk, or Google's error object as one `data:` line. */
-const sendEnd = async (
+const queueEnd = (
   event: Extract<AssistantEvent, { type: "finish" | "error" }>,
   last: GeminiResponse | undefined,
-  send: (chunk: unknown) => Promise<void>,
+  queue: (chunk: unknown) => void,
   session: TurnSession,
-): Promise<void> => {
+): void => {
   if (last !== undefined) {
     if (event.type === "error") session.recordError(event.error);
-    await send(last);
+    queue(last);
     return;
   }
   const error = event.type === "error" ? event.error : unfinishedTurn();
-  await send(toHttpError(error, geminiErrorBody).body);
+  queue(toHttpError(error, geminiErrorBody).body);
 };

@@ -84,8 +84,8 @@ export const createMessagesApp = (input: MessagesDeps): Hono => {
     if (!started.accepted) return started.response;
     const meta = { id: deps.ids.next("msg"), model: plan.request.model, stopSequences: plan.stopSequences };
     return plan.stream
-      ? streamMessage(session, meta, started.events)
-      : completeMessage(session, meta, started.events);
+      ? streamMessage(session, meta, started.batches)
+      : completeMessage(session, meta, started.batches);
   });
 
   app.onError((err, c) => {

@@ -1,4 +1,4 @@
-import type { BackendReadiness, ModelInfo, TextBackend } from "@proxy/core";
+import { type BackendReadiness, batchedEvents, type ModelInfo, type TextBackend } from "@proxy/core";
 import { Agent, request as httpRequest } from "undici";
 import { isUnreachable } from "./map-upstream-error.js";
 import { streamTurn, type TurnContext } from "./stream-turn.js";
@@ -118,16 +118,14 @@ export const createOpenAICompatibleBackend = (
     name: `openai-compatible:${route}`,
     capabilities: { nativeTools: options.nativeTools === true },
     stream(request, { signal }) {
-      return {
-        async *[Symbol.asyncIterator]() {
-          active++;
-          try {
-            yield* streamTurn(context, request, signal);
-          } finally {
-            active--;
-          }
-        },
-      };
+      return batchedEvents(async function* () {
+        active++;
+        try {
+          yield* streamTurn(context, request, signal);
+        } finally {
+          active--;
+        }
+      });
     },
     async listModels() {
       const models = await getModels().catch(() => undefined);

@@ -1,4 +1,5 @@
 import {
+  type BackendBatch,
   type BackendEvent,
   type BackendRequest,
   countTokens,
@@ -53,12 +54,13 @@ const chunkError = (route: string, error: unknown): GatewayError => {
  * One prompt-mode turn against `POST {base}/chat/completions`, streamed. Failures before the
  * upstream accepts the turn are thrown (they become HTTP statuses); after `stream-start` they are
  * `error` events. Aborting `signal` cancels the upstream request and ends the iterable quietly.
+ * Yields batches: the events of everything one network chunk carried, mapped in one pass.
  */
 export async function* streamTurn(
   ctx: TurnContext,
   request: BackendRequest,
   signal: AbortSignal,
-): AsyncGenerator<BackendEvent> {
+): AsyncGenerator<BackendBatch> {
   const body = toChatBody(request);
   let response: Dispatcher.ResponseData;
   try {
@@ -96,7 +98,7 @@ export async function* streamTurn(
         `answered HTTP ${statusCode} with '${contentType}' instead of an event stream`,
       );
 
-    yield { type: "stream-start", model: request.model };
+    yield [{ type: "stream-start", model: request.model }];
 
     const data: string[] = [];
     const parser = createParser({ onEvent: (event) => void data.push(event.data) });
@@ -104,11 +106,12 @@ export async function* streamTurn(
     const splitter = createThinkSplitter();
     // Native turns only: the model's own calls, keyed by index; ids the server omits are minted here.
     const calls = createToolCallAccumulator(() => `call_${crypto.randomUUID().replaceAll("-", "")}`);
-    // Kept only to estimate usage if the upstream reports none (pushing a string copies nothing).
-    const output: string[] = [];
+    // Only to estimate usage if the upstream reports none; a long answer is counted as it goes.
+    const output = createOutputCounter();
     let usage: Usage | undefined;
     let finish: Finish | undefined;
     let done = false;
+    let batch: BackendEvent[] = [];
 
     const segmentEvent = (s: ThinkSegment): BackendEvent =>
       s.kind === "text" ? { type: "text-delta", delta: s.text } : { type: "reasoning-delta", delta: s.text };
@@ -116,6 +119,7 @@ export async function* streamTurn(
     try {
       for await (const bytes of stream) {
         parser.feed(decoder.decode(bytes as Buffer, { stream: true }));
+        batch = [];
         for (const payload of data) {
           // Read on to the end after [DONE] so the connection goes back to the keep-alive pool.
           if (done) break;
@@ -125,14 +129,16 @@ export async function* streamTurn(
           }
           const chunk = decodeChatChunk(payload);
           if (chunk === undefined) {
-            yield {
+            batch.push({
               type: "error",
               error: badResponse(ctx.route, "sent a chunk that is not a chat.completion.chunk"),
-            };
+            });
+            yield batch;
             return;
           }
           if (chunk.error !== undefined) {
-            yield { type: "error", error: chunkError(ctx.route, chunk.error) };
+            batch.push({ type: "error", error: chunkError(ctx.route, chunk.error) });
+            yield batch;
             return;
           }
           if (chunk.usage) usage = toUsage(chunk.usage);
@@ -140,53 +146,79 @@ export async function* streamTurn(
           if (!choice) continue;
           const reasoning = choice.delta?.reasoning_content ?? choice.delta?.reasoning;
           if (reasoning) {
-            output.push(reasoning);
-            yield { type: "reasoning-delta", delta: reasoning };
+            output.add(reasoning);
+            batch.push({ type: "reasoning-delta", delta: reasoning });
           }
           const content = choice.delta?.content;
           if (content) {
-            output.push(content);
-            for (const segment of splitter.push(content)) yield segmentEvent(segment);
+            output.add(content);
+            for (const segment of splitter.push(content)) batch.push(segmentEvent(segment));
           }
           const toolCalls = choice.delta?.tool_calls;
           if (toolCalls) {
-            for (const d of toolCalls) if (d.function?.arguments) output.push(d.function.arguments);
-            for (const event of calls.push(toolCalls)) yield event;
+            for (const d of toolCalls) if (d.function?.arguments) output.add(d.function.arguments);
+            for (const event of calls.push(toolCalls)) batch.push(event);
           }
           if (choice.finish_reason) finish = mapFinishReason(choice.finish_reason);
         }
         data.length = 0;
+        if (batch.length > 0) yield batch;
       }
     } catch (error) {
       if (signal.aborted) return;
-      yield { type: "error", error: mapTransportError(ctx.route, error) };
+      yield [{ type: "error", error: mapTransportError(ctx.route, error) }];
       return;
     }
     if (signal.aborted) return;
-    for (const segment of splitter.flush()) yield segmentEvent(segment);
+    const tail: BackendEvent[] = [];
+    for (const segment of splitter.flush()) tail.push(segmentEvent(segment));
     if (!done && finish === undefined) {
-      yield {
+      tail.push({
         type: "error",
         error: new GatewayError(
           "backend_error",
           `route '${ctx.route}': the upstream model server closed the stream before the turn finished`,
           { code: "upstream_disconnected" },
         ),
-      };
+      });
+      yield tail;
       return;
     }
     // A call is complete only once the upstream finished; an interrupted stream yields none.
-    for (const event of calls.flush()) yield event;
-    yield { type: "usage", usage: usage ?? estimateUsage(body.messages, output) };
-    yield { type: "finish", finish: finish ?? { reason: "stop", raw: "done" } };
+    for (const event of calls.flush()) tail.push(event);
+    tail.push({ type: "usage", usage: usage ?? estimateUsage(body.messages, output) });
+    tail.push({ type: "finish", finish: finish ?? { reason: "stop", raw: "done" } });
+    yield tail;
   } finally {
     if (!stream.destroyed) stream.destroy();
   }
 }
 
 /** The gateway tokenizer's count, marked as an estimate, for upstreams that report no usage. */
-const estimateUsage = (messages: ReadonlyArray<ChatMessage>, output: ReadonlyArray<string>): Usage => {
+const estimateUsage = (messages: ReadonlyArray<ChatMessage>, output: OutputCounter): Usage => {
   const inputTokens = countTokens(promptText(messages));
-  const outputTokens = countTokens(output.join(""));
+  const outputTokens = output.tokens();
   return { inputTokens, outputTokens, totalTokens: inputTokens + outputTokens, estimated: true };
+};
+
+/** Output held whole for an exact count; past it, counted in pieces so a long answer is not kept. */
+const OUTPUT_HOLD_CHARS = 64 * 1024;
+
+type OutputCounter = ReturnType<typeof createOutputCounter>;
+
+const createOutputCounter = () => {
+  let held: string[] = [];
+  let heldChars = 0;
+  let counted = 0;
+  return {
+    add(text: string): void {
+      held.push(text);
+      heldChars += text.length;
+      if (heldChars < OUTPUT_HOLD_CHARS) return;
+      counted += countTokens(held.join(""));
+      held = [];
+      heldChars = 0;
+    },
+    tokens: (): number => counted + countTokens(held.join("")),
+  };
 };

@@ -14,6 +14,7 @@ export * from "./model/usage.js";
 export * from "./output/index.js";
 export * from "./parser/index.js";
 export type * from "./parser/parser-types.js";
+export * from "./ports/backend-batches.js";
 export * from "./ports/clock.js";
 export * from "./ports/id-generator.js";
 export * from "./ports/media-fetcher.js";

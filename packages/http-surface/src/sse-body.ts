@@ -68,6 +68,8 @@ export const createSseBody = (hooks: SseBodyHooks, bufferBytes = STREAM_BUFFER_B
 
   const write = (text: string): Promise<void> => {
     if (!open) return FLOWING;
+    // Nothing to send (an empty batch): only wait if an earlier write is still waiting.
+    if (text === "") return waiting ?? FLOWING;
     controller.enqueue(encoder.encode(text));
     if ((controller.desiredSize ?? 0) > 0) return FLOWING;
     if (waiting === undefined) {

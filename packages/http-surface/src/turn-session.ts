@@ -1,7 +1,9 @@
 import {
+  type AssistantBatch,
   type AssistantEvent,
   createTelemetry,
   type FinishReason,
+  flattenBatches,
   GatewayError,
   inlineRemoteImages,
   resolveOutputMode,
@@ -16,11 +18,14 @@ import {
 } from "@proxy/core";
 import type { Context } from "hono";
 import { type ErrorBodyShaper, type ErrorStatusOverride, errorResponse } from "./http-error.js";
-import { createKeepAlive } from "./keep-alive.js";
-import { createSseBody, SSE_HEADERS } from "./sse-body.js";
-import { createStallGuard } from "./stall-guard.js";
+import { SSE_HEADERS } from "./sse-body.js";
+import { createSseStream, type SseSink } from "./sse-sink.js";
 import type { SurfaceDeps } from "./surface-deps.js";
+import { terminatedBatches } from "./terminated-turn.js";
 import { setModeHeaders } from "./turn-headers.js";
+
+export type { SseSink } from "./sse-sink.js";
+export { unfinishedTurn } from "./terminated-turn.js";
 
 /** What makes one surface's session differ from another's. */
 export interface SurfaceProfile {
@@ -48,20 +53,17 @@ export interface TurnStart {
 }
 
 export type StartedTurn =
-  /** The backend accepted the turn: its events after `stream-start`, ending in exactly one `finish` or `error`. */
-  | { readonly accepted: true; readonly events: AsyncIterable<AssistantEvent> }
+  /**
+   * The backend accepted the turn: its events after `stream-start`, ending in exactly one `finish`
+   * or `error`, as batches (a surface encodes a batch and writes it once) or one by one; read one.
+   */
+  | {
+      readonly accepted: true;
+      readonly batches: AsyncIterable<AssistantBatch>;
+      readonly events: AsyncIterable<AssistantEvent>;
+    }
   /** Refused before the first byte: the surface's HTTP error, already reported. */
   | { readonly accepted: false; readonly response: Response };
-
-/** One SSE stream of a session; every write re-arms the keep-alive timer. */
-export interface SseSink {
-  /** One SSE event (`event:` line when named, then `data:`). */
-  send(data: string, event?: string): Promise<void>;
-  /** Raw SSE text, e.g. a comment. */
-  write(text: string): Promise<void>;
-  /** The client went away: nothing more can be delivered. */
-  readonly aborted: boolean;
-}
 
 export interface TurnSession {
   /**
@@ -87,10 +89,6 @@ export interface TurnSession {
   cancelled(): boolean;
   telemetry(): TurnTelemetry;
 }
-
-/** The one error for a turn that ended with neither a finish nor an error (a broken backend). */
-export const unfinishedTurn = (): GatewayError =>
-  new GatewayError("backend_error", "The turn ended without a finish.");
 
 /**
  * Closes the socket under a Node server (`@hono/node-server` puts the response in `c.env.outgoing`).
@@ -184,39 +182,14 @@ export const openTurnSession = (
     deps.observer?.onTurnEnd(summary);
   };
 
-  /** The turn's events after `stream-start`, ending in exactly one terminal event. */
-  async function* terminated(
-    iterator: AsyncIterator<AssistantEvent>,
-    head: AssistantEvent,
-  ): AsyncGenerator<AssistantEvent> {
-    let ended = false;
-    try {
-      let event: AssistantEvent | undefined = head.type === "stream-start" ? undefined : head;
-      for (;;) {
-        if (event !== undefined) {
-          if (event.type === "finish") finish = event.finish.reason;
-          else if (event.type === "error") error ??= event.error;
-          ended = event.type === "finish" || event.type === "error";
-          yield event;
-          if (ended) return;
-        }
-        const next = await iterator.next();
-        if (next.done === true) break;
-        event = next.value;
-      }
-    } catch (e) {
-      ended = true;
-      error ??= toGatewayError(e);
-      yield { type: "error", error };
-      return;
-    } finally {
-      await iterator.return?.();
-    }
-    if (!ended) {
-      error ??= unfinishedTurn();
-      yield { type: "error", error };
-    }
-  }
+  /** The session's error once the turn ends: an `error` event's, unless one was recorded first. */
+  const watcher = {
+    ended(event: AssistantEvent): GatewayError | undefined {
+      if (event.type === "finish") finish = event.finish.reason;
+      else if (event.type === "error") error ??= event.error;
+      return error;
+    },
+  };
 
   const session: TurnSession = {
     get settings() {
@@ -253,20 +226,28 @@ export const openTurnSession = (
         },
       );
       telemetry = handle.telemetry;
-      const iterator = handle.events[Symbol.asyncIterator]();
+      const iterator = handle.batches[Symbol.asyncIterator]();
       // The backend accepts or refuses the turn before the first byte: a refusal is an HTTP status.
-      const head = await iterator.next().then(
-        (r): AssistantEvent =>
+      const first = await iterator.next().then(
+        (r): AssistantBatch =>
           r.done === true
-            ? { type: "error", error: new GatewayError("backend_error", "The turn ended before it started.") }
+            ? [
+                {
+                  type: "error",
+                  error: new GatewayError("backend_error", "The turn ended before it started."),
+                },
+              ]
             : r.value,
-        (e: unknown): AssistantEvent => ({ type: "error", error: toGatewayError(e) }),
+        (e: unknown): AssistantBatch => [{ type: "error", error: toGatewayError(e) }],
       );
-      if (head.type === "error") {
+      const head = first[0];
+      if (head?.type === "error") {
         await iterator.return?.();
         return { accepted: false, response: session.fail(head.error) };
       }
-      return { accepted: true, events: { [Symbol.asyncIterator]: () => terminated(iterator, head) } };
+      const rest = head?.type === "stream-start" ? first.slice(1) : first;
+      const batches = { [Symbol.asyncIterator]: () => terminatedBatches(iterator, rest, watcher) };
+      return { accepted: true, batches, events: flattenBatches(batches) };
     },
     fail(failure) {
       error = toGatewayError(failure);
@@ -280,46 +261,29 @@ export const openTurnSession = (
       return c.json(body as object);
     },
     stream(write) {
-      const body = createSseBody({
+      const sse = createSseStream({
         onCancel: abort,
-        onBlocked: () => stallGuard.arm(),
-        onFlowing: () => stallGuard.disarm(),
+        onStall: (body) => {
+          // The client stopped reading: drop it, free the backend slot, interrupt the backend turn.
+          error = new GatewayError("timeout", "The client stopped reading the stream.");
+          stalled = true;
+          controller.abort();
+          if (dropConnection(c)) body.detach();
+          else body.abort(error);
+        },
+        stallDelay,
+        onWrite: markFirstByte,
+        signal: controller.signal,
+        keepAliveFrame: profile.keepAliveFrame,
+        keepAliveMs: deps.keepAliveMs,
       });
-      const keepAlive = createKeepAlive(profile.keepAliveFrame, deps.keepAliveMs, (frame) => {
-        if (!body.blocked()) void body.write(frame);
-      });
-      const stallGuard = createStallGuard(() => {
-        // The client stopped reading: drop it, free the backend slot, interrupt the backend turn.
-        error = new GatewayError("timeout", "The client stopped reading the stream.");
-        stalled = true;
-        controller.abort();
-        if (dropConnection(c)) body.detach();
-        else body.abort(error);
-      }, stallDelay);
-      const sink: SseSink = {
-        send(data, event) {
-          markFirstByte();
-          keepAlive.rearm();
-          return body.send(data, event);
-        },
-        write(text) {
-          markFirstByte();
-          keepAlive.rearm();
-          return body.write(text);
-        },
-        get aborted() {
-          return !body.open() || controller.signal.aborted;
-        },
-      };
-      void write(sink)
+      void write(sse.sink)
         .catch((e: unknown) => session.recordError(toGatewayError(e)))
         .finally(() => {
-          keepAlive.stop();
-          stallGuard.disarm();
-          body.close();
+          sse.close();
           report();
         });
-      return c.body(body.readable, 200, SSE_HEADERS);
+      return c.body(sse.body.readable, 200, SSE_HEADERS);
     },
     recordError(failure) {
       error ??= failure;

@@ -1,4 +1,10 @@
-import { type BackendEvent, GatewayError, type TextBackend } from "@proxy/core";
+import {
+  type BackendBatch,
+  backendBatches,
+  batchedEvents,
+  GatewayError,
+  type TextBackend,
+} from "@proxy/core";
 import type { RouteStatus } from "../routing/route-table.js";
 
 /**
@@ -44,7 +50,7 @@ export const createGatewayBackend = (
   async function* guarded(
     request: Parameters<TextBackend["stream"]>[0],
     signal: AbortSignal,
-  ): AsyncGenerator<BackendEvent> {
+  ): AsyncGenerator<BackendBatch> {
     if (draining)
       throw new GatewayError("backend_unavailable", "The gateway is shutting down.", {
         retryAfterSeconds: 5,
@@ -53,6 +59,7 @@ export const createGatewayBackend = (
     const forward = () => controller.abort();
     signal.addEventListener("abort", forward, { once: true });
     let stopWith: GatewayError | undefined;
+    let ended = false;
     // Stopping aborts the inner turn; backends must then end promptly (the TextBackend contract),
     // so the hot path needs no per-event race.
     const stop = (error: GatewayError) => {
@@ -62,15 +69,17 @@ export const createGatewayBackend = (
     active.add(stop);
     const routed = { ...request, model: routeModel(request.model, aliases, claudeOnDefault) };
     try {
-      for await (const event of inner.stream(routed, { signal: controller.signal })) {
+      for await (const batch of backendBatches(inner, routed, { signal: controller.signal })) {
         if (stopWith) break;
-        yield event;
+        yield batch;
       }
-      if (stopWith) yield { type: "error", error: stopWith };
+      ended = stopWith === undefined;
+      if (stopWith) yield [{ type: "error", error: stopWith }];
     } finally {
       signal.removeEventListener("abort", forward);
       active.delete(stop);
-      controller.abort();
+      // An inner turn that ended by itself needs no stop (an abort allocates a DOMException).
+      if (!ended) controller.abort();
       settle();
     }
   }
@@ -83,7 +92,7 @@ export const createGatewayBackend = (
       return inner.capabilities;
     },
     capabilitiesFor: (model) => inner.capabilitiesFor?.(routeModel(model, aliases, claudeOnDefault)),
-    stream: (request, { signal }) => guarded(request, signal),
+    stream: (request, { signal }) => batchedEvents(() => guarded(request, signal)),
     async listModels() {
       const models = await inner.listModels();
       const aliased = Object.entries(aliases).map(([id, target]) => ({

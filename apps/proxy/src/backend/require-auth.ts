@@ -1,4 +1,4 @@
-import { GatewayError, type TextBackend } from "@proxy/core";
+import { backendBatches, batchedEvents, GatewayError, type TextBackend } from "@proxy/core";
 
 export interface AuthCheck {
   readonly authenticated: boolean;
@@ -44,12 +44,10 @@ export const requireBackendAuth = (
       return backend.capabilities;
     },
     stream(request, options) {
-      return {
-        async *[Symbol.asyncIterator]() {
-          await ensure();
-          yield* backend.stream(request, options);
-        },
-      };
+      return batchedEvents(async function* () {
+        await ensure();
+        yield* backendBatches(backend, request, options);
+      });
     },
     listModels: () => backend.listModels(),
     readiness: () => backend.readiness(),

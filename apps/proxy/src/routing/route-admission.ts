@@ -1,4 +1,11 @@
-import { type BackendEvent, type BackendRequest, createAdmissionGate, type TextBackend } from "@proxy/core";
+import {
+  type BackendBatch,
+  type BackendRequest,
+  backendBatches,
+  batchedEvents,
+  createAdmissionGate,
+  type TextBackend,
+} from "@proxy/core";
 
 /**
  * A route's own concurrency limit in front of its backend: at most `maxInFlight` turns run, at
@@ -14,10 +21,10 @@ export const withRouteAdmission = (
     overloadedMessage: `route '${options.route}' is at capacity; retry shortly`,
   });
 
-  async function* admitted(request: BackendRequest, signal: AbortSignal): AsyncGenerator<BackendEvent> {
+  async function* admitted(request: BackendRequest, signal: AbortSignal): AsyncGenerator<BackendBatch> {
     const release = await gate.acquire(signal);
     try {
-      yield* inner.stream(request, { signal });
+      yield* backendBatches(inner, request, { signal });
     } finally {
       release();
     }
@@ -29,7 +36,7 @@ export const withRouteAdmission = (
     get capabilities() {
       return inner.capabilities;
     },
-    stream: (request, { signal }) => admitted(request, signal),
+    stream: (request, { signal }) => batchedEvents(() => admitted(request, signal)),
     listModels: () => inner.listModels(),
     readiness() {
       const r = inner.readiness();

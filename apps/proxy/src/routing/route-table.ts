@@ -1,6 +1,9 @@
 import {
+  type BackendBatch,
   type BackendReadiness,
   type BackendRequest,
+  backendBatches,
+  batchedEvents,
   GatewayError,
   type ModelInfo,
   type TextBackend,
@@ -55,9 +58,9 @@ export const createRoutedBackend = (routes: ReadonlyArray<Route>): RoutedBackend
     };
   };
 
-  async function* routed(request: BackendRequest, signal: AbortSignal) {
+  async function* routed(request: BackendRequest, signal: AbortSignal): AsyncGenerator<BackendBatch> {
     const picked = pick(request);
-    yield* picked.route.backend.stream(picked.request, { signal });
+    yield* backendBatches(picked.route.backend, picked.request, { signal });
   }
 
   const statuses = (): RouteStatus[] =>
@@ -76,7 +79,7 @@ export const createRoutedBackend = (routes: ReadonlyArray<Route>): RoutedBackend
       // `prompt` keeps a route in prompt mode whatever its backend can do.
       return route.config.toolMode === "prompt" ? { nativeTools: false } : route.backend.capabilities;
     },
-    stream: (request, options) => routed(request, options.signal),
+    stream: (request, options) => batchedEvents(() => routed(request, options.signal)),
     async listModels(): Promise<ReadonlyArray<ModelInfo>> {
       return routes.flatMap(({ config }) => [
         { id: config.id, ownedBy: config.backend },

@@ -3,6 +3,8 @@ export interface AsyncQueue<T> {
   push(item: T): void;
   /** Resolves with the next item, or `undefined` once ended and drained. */
   next(): Promise<T | undefined>;
+  /** The next item if one is waiting (the consumer takes everything buffered in one pass). */
+  shift(): T | undefined;
   end(): void;
   /** Items waiting for the consumer. */
   size(): number;
@@ -28,6 +30,7 @@ export const createAsyncQueue = <T>(): AsyncQueue<T> => {
       notify();
     },
     size: () => items.length,
+    shift: () => items.shift(),
     async next() {
       while (items.length === 0 && !ended) await new Promise<void>((resolve) => (wake = resolve));
       return items.shift();

@@ -1,4 +1,10 @@
-import { type AdmissionGate, type BackendEvent, type BackendRequest, GatewayError } from "@proxy/core";
+import {
+  type AdmissionGate,
+  type BackendBatch,
+  type BackendEvent,
+  type BackendRequest,
+  GatewayError,
+} from "@proxy/core";
 import type { Logger } from "../logger.js";
 import { mapRpcError } from "../map-codex-error.js";
 import type { ProcessPool } from "../pool/process-pool.js";
@@ -64,12 +70,13 @@ const unlessAborted = <T>(promise: Promise<T>, signal: AbortSignal): Promise<T |
  * `turn/start` → notifications until `turn/completed` → `thread/unsubscribe`. Aborting `signal`
  * sends `turn/interrupt` at once (from the abort listener, not when the consumer next pulls); the
  * iterable then yields only codex's usage and ends with the interrupted turn (within a second). Failures before `stream-start` are thrown, after it they are `error` events.
+ * Yields batches: every notification already queued when the consumer pulls, mapped in one pass.
  */
 export async function* runCodexTurn(
   ctx: TurnContext,
   request: BackendRequest,
   signal: AbortSignal,
-): AsyncGenerator<BackendEvent> {
+): AsyncGenerator<BackendBatch> {
   const names = nativeToolNames(request);
   const plan = toCodexTurnInput(request, {
     allowRemoteImages: ctx.allowRemoteImages,
@@ -88,6 +95,8 @@ export async function* runCodexTurn(
   let phase = "thread/start";
   let streamStarted = false;
   let completed = false;
+  /** The events mapped from what was queued, handed over together. */
+  let batch: BackendEvent[] = [];
   const onAbort = () => queue.push({ kind: "abort" });
   signal.addEventListener("abort", onAbort, { once: true });
   cleanups.push(() => signal.removeEventListener("abort", onAbort));
@@ -216,66 +225,79 @@ export async function* runCodexTurn(
     if (ack === undefined) return;
     turnId = ack.turn.id;
     streamStarted = true;
-    yield { type: "stream-start", model: started.model ?? request.model, turnId };
+    yield [{ type: "stream-start", model: started.model ?? request.model, turnId }];
 
     const historyCallIds = new Set(
       request.history.flatMap((m) => ("toolCalls" in m ? m.toolCalls.map((c) => c.callId) : [])),
     );
     const mapper = createTurnMapper(logger, names, historyCallIds);
     let draining = false;
-    for (;;) {
-      const next = await queue.next();
-      if (next === undefined) return;
+    /** Maps one queued signal into `batch`; true when the turn's stream ends with it. */
+    const take = (next: Signal): boolean => {
       if (next.kind === "abort") {
         // Stopped on purpose (stop-after-tools, a policy breach): the interrupt is on its way, and
         // codex's usage for what it already generated may still come with the interrupted turn's
         // end. Pass only that on, for a bounded moment; the consumer may stop reading sooner.
-        if (draining) continue;
+        if (draining) return false;
         draining = true;
         const timer = setTimeout(() => queue.push({ kind: "timeout" }), USAGE_DRAIN_MS);
         cleanups.push(() => clearTimeout(timer));
-        continue;
+        return false;
       }
       if (draining) {
-        if (next.kind !== "note") return;
-        for (const event of mapper.map(next.method, next.params)) if (event.type === "usage") yield event;
-        if (mapper.done()) {
-          completed = next.method === "turn/completed";
-          return;
-        }
-        continue;
+        if (next.kind !== "note") return true;
+        for (const event of mapper.map(next.method, next.params))
+          if (event.type === "usage") batch.push(event);
+        if (!mapper.done()) return false;
+        completed = next.method === "turn/completed";
+        return true;
       }
       if (next.kind === "exit") {
         const why = `codex app-server died mid-turn (${describe(next.info)})`;
-        yield {
+        batch.push({
           type: "error",
           error: new GatewayError("backend_unavailable", why, { retryAfterSeconds: 1 }),
-        };
-        return;
+        });
+        return true;
       }
       if (next.kind === "overflow") {
         const why = `the client stopped reading: more than ${ctx.maxPendingNotifications} backend events were waiting`;
-        yield { type: "error", error: new GatewayError("timeout", why) };
-        return;
+        batch.push({ type: "error", error: new GatewayError("timeout", why) });
+        return true;
       }
       if (next.kind === "timeout") {
         const why = `codex turn exceeded ${ctx.turnTimeoutMs} ms`;
-        yield { type: "error", error: new GatewayError("timeout", why) };
-        return;
+        batch.push({ type: "error", error: new GatewayError("timeout", why) });
+        return true;
       }
       const noteTurn = next.params.turnId ?? (next.params.turn as { id?: unknown } | undefined)?.id;
-      if (noteTurn !== undefined && noteTurn !== turnId) continue;
-      for (const event of mapper.map(next.method, next.params)) yield event;
-      if (mapper.done()) {
-        completed = next.method === "turn/completed"; // otherwise the closer interrupts it
-        return;
+      if (noteTurn !== undefined && noteTurn !== turnId) return false;
+      for (const event of mapper.map(next.method, next.params)) batch.push(event);
+      if (!mapper.done()) return false;
+      completed = next.method === "turn/completed"; // otherwise the closer interrupts it
+      return true;
+    };
+    for (;;) {
+      const next = await queue.next();
+      if (next === undefined) return;
+      let ended = take(next);
+      for (let more = ended ? undefined : queue.shift(); more !== undefined; more = queue.shift()) {
+        ended = take(more);
+        if (ended) break;
       }
+      if (batch.length > 0) {
+        const full = batch;
+        batch = [];
+        yield full;
+      }
+      if (ended) return;
     }
   } catch (e) {
     if (signal.aborted) return;
     const error = mapRpcError(e, phase);
     if (!streamStarted) throw error;
-    yield { type: "error", error };
+    batch.push({ type: "error", error });
+    yield batch;
   } finally {
     queue.end();
     for (const cleanup of cleanups.reverse()) cleanup();

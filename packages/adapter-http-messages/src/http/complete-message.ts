@@ -1,4 +1,4 @@
-import type { AssistantEvent, GatewayError } from "@proxy/core";
+import type { AssistantBatch, GatewayError } from "@proxy/core";
 import type { TurnSession } from "@proxy/http-surface";
 import { createMessageAccumulator } from "../response/message-accumulator.js";
 import { createMessageEncoder } from "../response/message-encoder.js";
@@ -12,16 +12,17 @@ import type { MessageMeta } from "../response/message-shapes.js";
 export const completeMessage = async (
   session: TurnSession,
   meta: MessageMeta,
-  events: AsyncIterable<AssistantEvent>,
+  batches: AsyncIterable<AssistantBatch>,
 ): Promise<Response> => {
   const encoder = createMessageEncoder(meta);
   const message = createMessageAccumulator();
   let error: GatewayError | undefined;
   for (const out of encoder.push({ type: "stream-start" })) message.add(out);
-  for await (const event of events) {
-    if (event.type === "error") error = event.error;
-    else for (const out of encoder.push(event)) message.add(out);
-  }
+  for await (const batch of batches)
+    for (const event of batch) {
+      if (event.type === "error") error = event.error;
+      else for (const out of encoder.push(event)) message.add(out);
+    }
   const body = message.message();
   return error !== undefined || body === undefined ? session.fail(error) : session.json(body);
 };

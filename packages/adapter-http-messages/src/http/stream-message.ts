@@ -1,4 +1,4 @@
-import type { AssistantEvent } from "@proxy/core";
+import type { AssistantBatch } from "@proxy/core";
 import type { TurnSession } from "@proxy/http-surface";
 import { createMessageEncoder } from "../response/message-encoder.js";
 import type { MessageMeta } from "../response/message-shapes.js";
@@ -13,13 +13,16 @@ import type { MessageMeta } from "../response/message-shapes.js";
 export const streamMessage = (
   session: TurnSession,
   meta: MessageMeta,
-  events: AsyncIterable<AssistantEvent>,
+  batches: AsyncIterable<AssistantBatch>,
 ): Response =>
   session.stream(async (sink) => {
     const encoder = createMessageEncoder(meta);
-    for (const out of encoder.push({ type: "stream-start" })) await sink.send(JSON.stringify(out), out.type);
-    for await (const event of events) {
+    // The opening frames go out with the first batch: one write per batch of events.
+    for (const out of encoder.push({ type: "stream-start" })) sink.queue(JSON.stringify(out), out.type);
+    for await (const batch of batches) {
       if (sink.aborted) return;
-      for (const out of encoder.push(event)) await sink.send(JSON.stringify(out), out.type);
+      for (const event of batch)
+        for (const out of encoder.push(event)) sink.queue(JSON.stringify(out), out.type);
+      await sink.flush();
     }
   });

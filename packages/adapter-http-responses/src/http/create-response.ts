@@ -54,7 +54,12 @@ export const handleCreateResponse = async (c: Context, deps: ResolvedDeps): Prom
     namespaces: parsed.namespaces,
     customTools: parsed.customTools,
   });
-  const run = createResponseRun({ encoder, events: started.events, purpose: parsed.purpose, ids: deps.ids });
+  const run = createResponseRun({
+    encoder,
+    batches: started.batches,
+    purpose: parsed.purpose,
+    ids: deps.ids,
+  });
   const recorder = deps.state && prepared ? createRecorder(deps.state, prepared, deps.clock) : undefined;
   const batches = recorder ? recorder.tap(run.batches()) : run.batches();
   const finalError = (): GatewayError | undefined =>
@@ -73,8 +78,10 @@ export const handleCreateResponse = async (c: Context, deps: ResolvedDeps): Prom
   if (stream) {
     return session.stream(async (sink) => {
       try {
-        for await (const batch of batches)
-          for (const event of batch) await sink.send(JSON.stringify(event), event.type);
+        for await (const batch of batches) {
+          for (const event of batch) sink.queue(JSON.stringify(event), event.type);
+          await sink.flush();
+        }
       } finally {
         done();
         // Stored before the stream closes, so the client's next turn can refer to it.

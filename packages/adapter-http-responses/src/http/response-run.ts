@@ -1,5 +1,5 @@
-import type { AssistantEvent, FinishReason, IdGenerator } from "@proxy/core";
-import { type GatewayError, toGatewayError } from "@proxy/core";
+import type { AssistantBatch, AssistantEvent, FinishReason, IdGenerator } from "@proxy/core";
+import { flattenBatches, type GatewayError, toGatewayError } from "@proxy/core";
 import { collectSummary } from "../compaction.js";
 import type { TurnPurpose } from "../request/decode-request.js";
 import type { ResponsesEncoder, ResponsesEvent } from "../response/encoder.js";
@@ -7,16 +7,17 @@ import { toCompactionItem } from "../response/output-items.js";
 
 /**
  * Drives one started turn through the encoder and remembers how it ended. Both the SSE writer
- * and the JSON responder consume `batches()`; only what they do with the events differs.
+ * and the JSON responder consume `batches()` (one per batch of the turn, written at once); only
+ * what they do with the events differs.
  */
 export const createResponseRun = (input: {
   readonly encoder: ResponsesEncoder;
-  /** The accepted turn's events, ending in exactly one `finish` or `error`. */
-  readonly events: AsyncIterable<AssistantEvent>;
+  /** The accepted turn's batches, ending in exactly one `finish` or `error`. */
+  readonly batches: AsyncIterable<AssistantBatch>;
   readonly purpose: TurnPurpose;
   readonly ids: IdGenerator;
 }) => {
-  const { encoder, events, purpose, ids } = input;
+  const { encoder, batches, purpose, ids } = input;
   let failure: GatewayError | undefined;
   let finish: FinishReason | undefined;
 
@@ -26,15 +27,19 @@ export const createResponseRun = (input: {
   };
 
   async function* answer(): AsyncGenerator<ResponsesEvent[]> {
-    for await (const event of events) {
-      observe(event);
-      yield encoder.push(event);
+    for await (const batch of batches) {
+      const out: ResponsesEvent[] = [];
+      for (const event of batch) {
+        observe(event);
+        for (const encoded of encoder.push(event)) out.push(encoded);
+      }
+      yield out;
     }
   }
 
   /** codex remote compaction v2: exactly one `compaction` item, then `response.completed`. */
   async function* compaction(): AsyncGenerator<ResponsesEvent[]> {
-    const outcome = await collectSummary(events);
+    const outcome = await collectSummary(flattenBatches(batches));
     if (!outcome.ok) {
       yield fail(outcome.error);
       return;

@@ -10,6 +10,7 @@ import type { ParsedResponsesRequest } from "../request/decode-request.js";
 import { createResponsesEncoder } from "../response/encoder.js";
 import { createEventLog } from "./event-log.js";
 import type { PreparedTurn } from "./prepare.js";
+import { sseFrames } from "./replay.js";
 import type { StoredState } from "./state.js";
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -118,7 +119,7 @@ export const startBackgroundResponse = async (
     }
     const run = createResponseRun({
       encoder,
-      events: started.events,
+      batches: started.batches,
       purpose: parsed.purpose,
       ids: deps.ids,
     });
@@ -175,9 +176,9 @@ export const startBackgroundResponse = async (
   if (!parsed.stream) return c.json(encoder.response());
   return streamSSE(c, async (sse) => {
     // Leaving stops the following, never the turn: it is resumed with GET ?stream=true&starting_after.
-    for await (const event of log.follow(-1)) {
+    for await (const batch of log.follow(-1)) {
       if (sse.aborted) return;
-      await sse.writeSSE({ event: event.type, data: JSON.stringify(event) });
+      await sse.write(sseFrames(batch));
     }
     // Closed once stored, so a retrieve right after the stream sees the final state.
     await done;

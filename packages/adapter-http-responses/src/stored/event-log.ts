@@ -5,8 +5,11 @@ export interface EventLog {
   readonly events: ResponsesEvent[];
   push(batch: ReadonlyArray<ResponsesEvent>): void;
   end(): void;
-  /** Events after sequence number `after`, live until the turn ends; a reader may stop at any time. */
-  follow(after: number): AsyncGenerator<ResponsesEvent>;
+  /**
+   * Events after sequence number `after`, live until the turn ends, as batches (everything appended
+   * since the reader last looked); a reader may stop at any time.
+   */
+  follow(after: number): AsyncGenerator<ReadonlyArray<ResponsesEvent>>;
 }
 
 export const createEventLog = (): EventLog => {
@@ -33,7 +36,12 @@ export const createEventLog = (): EventLog => {
       // sequence_number counts from 0 without gaps, so it is also the index in `events`.
       let next = after + 1;
       for (;;) {
-        while (next < events.length) yield events[next++] as ResponsesEvent;
+        if (next < events.length) {
+          const batch = events.slice(next);
+          next = events.length;
+          yield batch;
+          continue;
+        }
         if (ended) return;
         await new Promise<void>((resolve) => waiting.push(resolve));
       }

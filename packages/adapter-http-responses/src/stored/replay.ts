@@ -1,4 +1,5 @@
 import { isTerminalStatus } from "@proxy/core";
+import { sseFrame } from "@proxy/http-surface";
 import type { StoredState } from "./state.js";
 
 const TERMINAL_EVENTS = new Set(["response.completed", "response.failed", "response.incomplete"]);
@@ -10,30 +11,45 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 
 /**
  * The stored events of a response after `after`, then, while its turn still runs (in this process
- * or another replica), the ones that turn appends, until its terminal event.
+ * or another replica), the ones that turn appends, until its terminal event; one batch per read.
  */
 export async function* replayStoredEvents(
   state: StoredState,
   owner: string,
   id: string,
   after: number,
-): AsyncGenerator<unknown> {
+): AsyncGenerator<ReadonlyArray<unknown>> {
   let seq = after;
   for (;;) {
     const events = await state.store.readEvents(owner, id, seq);
+    const batch: unknown[] = [];
     for (const event of events) {
       seq = event.seq;
-      yield event.body;
-      if (TERMINAL_EVENTS.has(typeOf(event.body) as string)) return;
+      batch.push(event.body);
+      if (TERMINAL_EVENTS.has(typeOf(event.body) as string)) {
+        yield batch;
+        return;
+      }
     }
-    if (events.length > 0) continue;
+    if (events.length > 0) {
+      yield batch;
+      continue;
+    }
     const response = await state.store.getResponse(owner, id);
     if (response === undefined) return;
     if (isTerminalStatus(response.status)) {
       // The turn ended between the two reads: send what it appended last, then stop.
-      for (const event of await state.store.readEvents(owner, id, seq)) yield event.body;
+      const last = await state.store.readEvents(owner, id, seq);
+      if (last.length > 0) yield last.map((event) => event.body);
       return;
     }
     await sleep(state.pollMs);
   }
 }
+
+/** A batch of stored events as SSE frames (named by their `type`), for one write. */
+export const sseFrames = (batch: ReadonlyArray<unknown>): string => {
+  let text = "";
+  for (const event of batch) text += sseFrame(JSON.stringify(event), String(typeOf(event)));
+  return text;
+};

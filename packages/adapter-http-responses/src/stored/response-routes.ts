@@ -4,7 +4,7 @@ import type { Context, Hono } from "hono";
 import { streamSSE } from "hono/streaming";
 import type { ResolvedDeps } from "../http/deps.js";
 import { listBody, pageQueryOf } from "./paging.js";
-import { replayStoredEvents } from "./replay.js";
+import { replayStoredEvents, sseFrames } from "./replay.js";
 import { ownerOf, type StoredState } from "./state.js";
 
 const notFound = (id: string) =>
@@ -90,12 +90,9 @@ export const mountResponseRoutes = (app: Hono, deps: ResolvedDeps): void => {
         local !== undefined
           ? local.log.follow(after)
           : replayStoredEvents(state, ownerOf(c), response.id, after);
-      for await (const event of events) {
+      for await (const batch of events) {
         if (sse.aborted) return;
-        await sse.writeSSE({
-          event: String((event as { type?: unknown }).type),
-          data: JSON.stringify(event),
-        });
+        await sse.write(sseFrames(batch));
       }
       await local?.done;
     });

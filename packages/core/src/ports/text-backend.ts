@@ -74,10 +74,23 @@ export interface BackendCapabilities {
   readonly nativeTools: boolean;
 }
 
+/** Events a backend hands over in one synchronous pass: everything its transport had buffered. */
+export type BackendBatch = ReadonlyArray<BackendEvent>;
+
+/**
+ * A turn's events that can also be read in batches (never an empty one): `batches()` or iteration,
+ * once, not both. `batchedEvents` in `ports/backend-batches.ts` builds one from a batch generator.
+ */
+export interface BatchedEvents extends AsyncIterable<BackendEvent> {
+  batches(): AsyncIterable<BackendBatch>;
+}
+
 /**
  * The port every text-only backend implements (v1). `stream` yields events for one turn; pre-start
  * failures may be thrown or yielded as `error`. Aborting `signal` must stop the turn promptly and
- * end the iterable.
+ * end the iterable. A backend whose transport delivers several events at once returns
+ * `BatchedEvents` from `stream`; consumers read every backend through `backendBatches`, which
+ * takes the batches when there are some and the events one per batch otherwise.
  */
 export interface TextBackend {
   readonly specificationVersion: "v1";

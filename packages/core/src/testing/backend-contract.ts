@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { isGatewayError } from "../errors/gateway-error.js";
 import type { BackendEvent } from "../events/backend-event.js";
 import type { ToolSpec } from "../model/tool-spec.js";
+import { backendBatches } from "../ports/backend-batches.js";
 import type { BackendRequest, NativeToolCall, TextBackend } from "../ports/text-backend.js";
 
 /** A backend-agnostic description of what the model behind a backend should do for one turn. */
@@ -81,13 +82,23 @@ const expectCleanEnd = (events: ReadonlyArray<BackendEvent>) => {
   expect(events.at(-1)?.type).toBe("finish");
 };
 
+/** Reads a turn the way the core does (in batches); a batch is never empty. */
 const collect = async (backend: TextBackend, req: BackendRequest, signal = new AbortController().signal) => {
   const events: BackendEvent[] = [];
   try {
-    for await (const e of backend.stream(req, { signal })) events.push(e);
+    for await (const batch of backendBatches(backend, req, { signal })) {
+      expect(batch.length).toBeGreaterThan(0);
+      events.push(...batch);
+    }
   } catch (error) {
     events.push({ type: "error", error: isGatewayError(error) ? error : (error as never) });
   }
+  return events;
+};
+
+const collectOneByOne = async (backend: TextBackend, req: BackendRequest) => {
+  const events: BackendEvent[] = [];
+  for await (const e of backend.stream(req, { signal: new AbortController().signal })) events.push(e);
   return events;
 };
 
@@ -133,6 +144,17 @@ export const describeTextBackendContract = (
       expect(events.at(-1)).toEqual({ type: "finish", finish: expect.objectContaining({ reason: "stop" }) });
       const usage = events.find((e) => e.type === "usage");
       expect(usage).toMatchObject({ usage: { inputTokens: 42, outputTokens: 7, totalTokens: 49 } });
+    });
+
+    test("stream() yields the same events as the batches, one by one", async (h) => {
+      const turn = { text: "One, two, three.", chunks: ["One, ", "two, ", "three."], reasoning: "Counting." };
+      h.script(turn);
+      const batched = await collect(h.backend, request("count"));
+      h.script(turn);
+      const single = await collectOneByOne(h.backend, request("count"));
+      const shape = (events: ReadonlyArray<BackendEvent>) =>
+        events.map((e) => (e.type === "text-delta" || e.type === "reasoning-delta" ? e.delta : e.type));
+      expect(shape(single)).toEqual(shape(batched));
     });
 
     test("streams reasoning before the text", async (h) => {

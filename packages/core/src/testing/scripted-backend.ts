@@ -2,7 +2,13 @@ import type { GatewayError } from "../errors/gateway-error.js";
 import type { BackendEvent } from "../events/backend-event.js";
 import type { Finish } from "../model/finish-reason.js";
 import type { Usage } from "../model/usage.js";
-import type { BackendReadiness, BackendRequest, ModelInfo, TextBackend } from "../ports/text-backend.js";
+import type {
+  BackendBatch,
+  BackendReadiness,
+  BackendRequest,
+  ModelInfo,
+  TextBackend,
+} from "../ports/text-backend.js";
 
 /** A native function call the scripted model makes (needs `nativeTools` on the backend to be asked for). */
 export interface ScriptedToolCall {
@@ -84,46 +90,85 @@ export const createScriptedBackend = (
     return turn;
   };
 
-  async function* play(turn: ScriptedTurn, signal: AbortSignal): AsyncGenerator<BackendEvent> {
+  /**
+   * Plays a turn as a batching transport would: every event up to the next wait (a delay, a hang)
+   * goes out as one batch, so a script without delays is one batch.
+   */
+  async function* play(turn: ScriptedTurn, signal: AbortSignal): AsyncGenerator<BackendBatch> {
     if (turn.startError) throw turn.startError;
-    yield { type: "stream-start", model: "scripted", turnId: `turn_${turns}` };
-    for (const delta of turn.reasoning ?? []) yield { type: "reasoning-delta", delta };
+    let batch: BackendEvent[] = [{ type: "stream-start", model: "scripted", turnId: `turn_${turns}` }];
+    const take = (): BackendBatch => {
+      const full = batch;
+      batch = [];
+      return full;
+    };
+    const wait = async function* (ms: number): AsyncGenerator<BackendBatch> {
+      if (batch.length > 0) yield take();
+      await sleep(ms, signal);
+    };
+    for (const delta of turn.reasoning ?? []) batch.push({ type: "reasoning-delta", delta });
     const chunks = typeof turn.chunks === "string" ? [turn.chunks] : turn.chunks;
     let played = 0;
-    for (const delta of chunks) {
-      if (turn.hangAfterChunks === played) await sleep(2 ** 31 - 1, signal);
-      if (turn.delayMs) await sleep(turn.delayMs, signal);
-      if (signal.aborted) {
+    // Every event up to the end (or an error) lands in `batch`; what is left goes out last.
+    async function* fill(): AsyncGenerator<BackendBatch> {
+      for (const delta of chunks) {
+        if (turn.hangAfterChunks === played) yield* wait(2 ** 31 - 1);
+        if (turn.delayMs) yield* wait(turn.delayMs);
+        if (signal.aborted) {
+          aborts++;
+          return;
+        }
+        if (turn.error && turn.errorAfterChunks === played) {
+          batch.push({ type: "error", error: turn.error });
+          return;
+        }
+        batch.push({ type: "text-delta", delta });
+        played++;
+      }
+      // Stalling after the last chunk (or with no chunks at all) must stall too.
+      if (turn.hangAfterChunks === played) {
+        yield* wait(2 ** 31 - 1);
         aborts++;
         return;
       }
-      if (turn.error && turn.errorAfterChunks === played) {
-        yield { type: "error", error: turn.error };
+      if (turn.error && (turn.errorAfterChunks === undefined || turn.errorAfterChunks >= played)) {
+        batch.push({ type: "error", error: turn.error });
         return;
       }
-      yield { type: "text-delta", delta };
-      played++;
-    }
-    // Stalling after the last chunk (or with no chunks at all) must stall too.
-    if (turn.hangAfterChunks === played) {
-      await sleep(2 ** 31 - 1, signal);
-      aborts++;
-      return;
-    }
-    if (turn.error && (turn.errorAfterChunks === undefined || turn.errorAfterChunks >= played)) {
-      yield { type: "error", error: turn.error };
-      return;
-    }
-    for (const call of turn.toolCalls ?? []) {
-      const { callId, name } = call;
-      if (call.chunks) {
-        yield { type: "tool-call-start", callId, name };
-        for (const delta of call.chunks) yield { type: "tool-call-delta", callId, delta };
+      for (const call of turn.toolCalls ?? []) {
+        const { callId, name } = call;
+        if (call.chunks) {
+          batch.push({ type: "tool-call-start", callId, name });
+          for (const delta of call.chunks) batch.push({ type: "tool-call-delta", callId, delta });
+        }
+        batch.push({ type: "tool-call", callId, name, arguments: call.arguments });
       }
-      yield { type: "tool-call", callId, name, arguments: call.arguments };
+      batch.push({ type: "usage", usage: turn.usage ?? DEFAULT_USAGE });
+      batch.push({ type: "finish", finish: turn.finish ?? { reason: "stop", raw: "completed" } });
     }
-    yield { type: "usage", usage: turn.usage ?? DEFAULT_USAGE };
-    yield { type: "finish", finish: turn.finish ?? { reason: "stop", raw: "completed" } };
+    yield* fill();
+    if (batch.length > 0) yield take();
+  }
+
+  async function* counted(turn: ScriptedTurn, signal: AbortSignal): AsyncGenerator<BackendBatch> {
+    active++;
+    try {
+      yield* play(turn, signal);
+    } finally {
+      active--;
+    }
+  }
+
+  /** The event view: like a live model, it stops before the next text chunk once aborted. */
+  async function* oneByOne(batches: AsyncIterable<BackendBatch>, signal: AbortSignal) {
+    for await (const batch of batches)
+      for (const event of batch) {
+        if (event.type === "text-delta" && signal.aborted) {
+          aborts++;
+          return;
+        }
+        yield event;
+      }
   }
 
   return {
@@ -137,16 +182,8 @@ export const createScriptedBackend = (
       const index = turns++;
       if (options.record !== false) requests.push(request);
       const turn = pick(request, index);
-      return {
-        async *[Symbol.asyncIterator]() {
-          active++;
-          try {
-            yield* play(turn, signal);
-          } finally {
-            active--;
-          }
-        },
-      };
+      const batches = () => counted(turn, signal);
+      return { batches, [Symbol.asyncIterator]: () => oneByOne(batches(), signal) };
     },
     async listModels() {
       return options.models ?? [{ id: "scripted-model", ownedBy: "proxy" }];

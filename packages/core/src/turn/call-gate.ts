@@ -63,7 +63,11 @@ export const createCallGate = (deps: {
   const heldText: string[] = [];
   let pending: PendingCall | undefined;
   let swallowNextText = false;
-  /** Text already sent to the client; a corrective attempt that repeats it is not sent twice. */
+  /**
+   * Text already sent to the client; a corrective attempt that repeats it is not sent twice. Only
+   * tool rules call for one, so without tools a long answer is not kept.
+   */
+  const keepSent = known.size > 0 && settings.correctiveRetries > 0;
   let sentText = "";
   let replay: { text: string; at: number } | undefined;
 
@@ -104,7 +108,7 @@ export const createCallGate = (deps: {
   const forwardText = (text: string): GateResult => {
     const fresh = skipReplayed(text);
     if (fresh === "") return NONE;
-    sentText += fresh;
+    if (keepSent) sentText += fresh;
     return { events: [{ type: "text-delta", delta: fresh }] };
   };
 

@@ -1,22 +1,20 @@
 import { GatewayError } from "../errors/gateway-error.js";
 import type { AssistantEvent } from "../events/assistant-event.js";
-import type { BackendEvent } from "../events/backend-event.js";
 import type { TurnRequest } from "../model/conversation.js";
-import { type Finish, resolveFinishReason } from "../model/finish-reason.js";
+import { resolveFinishReason } from "../model/finish-reason.js";
 import { callableTools, offeredTools } from "../model/tool-policy.js";
 import type { ToolPolicy } from "../model/tool-spec.js";
 import { addUsage, type Usage } from "../model/usage.js";
-import { createOutputGuard } from "../output/output-guard.js";
-import { createOutputTokenBudget } from "../output/output-token-budget.js";
+import { flattenBatches } from "../ports/backend-batches.js";
 import { type Clock, systemClock } from "../ports/clock.js";
 import type { IdGenerator } from "../ports/id-generator.js";
-import type { BackendRequest, TextBackend } from "../ports/text-backend.js";
+import type { TextBackend } from "../ports/text-backend.js";
 import { createArgumentsValidator, type SchemaCache } from "../tools/index.js";
-import { createCallGate, type Violation } from "./call-gate.js";
-import { chooseToolMode, correctiveRequest, createEventReader, renderForMode } from "./native-turn.js";
+import { createCallGate } from "./call-gate.js";
+import { chooseToolMode, correctiveRequest, renderForMode } from "./native-turn.js";
+import { type AttemptContext, runAttempt } from "./turn-attempt.js";
 import type { TurnSettings } from "./turn-settings.js";
 import { createTelemetry, type TurnTelemetry } from "./turn-telemetry.js";
-import { createWatchdog } from "./watchdog.js";
 
 export interface TurnDeps {
   readonly backend: TextBackend;
@@ -34,27 +32,15 @@ export interface TurnInput {
 }
 
 export interface TurnHandle {
+  /** The turn's events, one batch per backend batch: what the HTTP surfaces write, once each. */
+  readonly batches: AsyncIterable<AssistantBatch>;
+  /** The same events one by one (a flattening view of `batches`). */
   readonly events: AsyncIterable<AssistantEvent>;
   telemetry(): TurnTelemetry;
 }
 
-interface AttemptOutcome {
-  readonly rawText: string;
-  readonly finish?: Finish | undefined;
-  readonly usage?: Usage | undefined;
-  readonly stopped: boolean;
-  readonly violation?: Violation | undefined;
-  readonly error?: GatewayError | undefined;
-  /** The error is a call the client saw start and that was cut off (never a tool-call finish). */
-  readonly callCut?: boolean | undefined;
-}
-
-const STOP_SEQUENCE: Finish = { reason: "stop", raw: "stop_sequence" };
-const LENGTH: Finish = { reason: "length", raw: "max_output_tokens" };
-
-/** The model output an event carries, as counted against an output token limit. */
-const outputOf = (event: BackendEvent): string =>
-  event.type === "text-delta" || event.type === "tool-call-delta" ? event.delta : "";
+/** Assistant events produced in one synchronous pass over a backend batch (never empty). */
+export type AssistantBatch = ReadonlyArray<AssistantEvent>;
 
 /**
  * Runs one client turn against a backend: picks the tool mode, renders tools and history, streams
@@ -78,129 +64,26 @@ export const runTurn = (deps: TurnDeps, input: TurnInput): TurnHandle => {
   const validator = offered.length > 0 ? createArgumentsValidator(offered, deps.schemas) : undefined;
   const gate = createCallGate({ policy: tools, settings, ids: deps.ids, telemetry });
   const deadlineAt = settings.requestTimeoutMs > 0 ? clock.now() + settings.requestTimeoutMs : 0;
-  let started = false;
+  const attemptContext: AttemptContext = {
+    backend: deps.backend,
+    clock,
+    request,
+    settings,
+    signal,
+    deadlineAt,
+    native: rendered.request.tools !== undefined,
+    // A long answer without tools is never held whole: no corrective turn can need it.
+    keepText: offered.length > 0 && settings.correctiveRetries > 0,
+    tools: toolMap,
+    validator,
+    gate,
+    telemetry,
+    started: false,
+  };
 
-  async function* attempt(backendRequest: BackendRequest): AsyncGenerator<AssistantEvent, AttemptOutcome> {
-    const controller = new AbortController();
-    const abort = () => controller.abort();
-    signal.addEventListener("abort", abort, { once: true });
-    gate.beginAttempt();
-    const reader = createEventReader(
-      rendered.request.tools ? "native" : "prompt",
-      toolMap,
-      validator,
-      settings,
-    );
-    const budget =
-      request.maxOutputTokens === undefined ? undefined : createOutputTokenBudget(request.maxOutputTokens);
-    const guard = createOutputGuard({
-      stopSequences: request.stopSequences,
-      holdCalls: budget !== undefined,
-    });
-    const iterator = deps.backend
-      .stream(backendRequest, { signal: controller.signal })
-      [Symbol.asyncIterator]();
-    let rawText = "";
-    let finish: Finish | undefined;
-    let usage: Usage | undefined;
-    const watchdog = createWatchdog(settings.idleTimeoutMs, deadlineAt, clock.now);
-    try {
-      for (;;) {
-        const next = await watchdog.next(iterator);
-        if (next.kind === "failed") return { rawText, stopped: false, error: next.error };
-        if (next.kind === "done") break;
-        const event = next.event;
-        switch (event.type) {
-          case "stream-start":
-            if (event.turnId !== undefined) telemetry.backendTurnId = event.turnId;
-            if (!started) {
-              started = true;
-              yield event;
-            }
-            break;
-          case "reasoning-delta":
-            yield event;
-            break;
-          case "usage":
-            usage = event.usage;
-            break;
-          case "finish":
-            finish = event.finish;
-            break;
-          case "error":
-            return { rawText, stopped: false, error: event.error };
-          case "text-delta":
-          case "tool-call-start":
-          case "tool-call-delta":
-          case "tool-call": {
-            // Past the output limit only the text within it goes on; a native call it cuts is dropped.
-            const scan = budget?.push(outputOf(event));
-            const kept =
-              scan?.exhausted && event.type === "text-delta" ? { ...event, delta: scan.accepted } : event;
-            if (kept.type === "text-delta") rawText += kept.delta;
-            for (const parsed of scan?.exhausted && kept.type !== "text-delta" ? [] : reader.push(kept)) {
-              const result = gate.accept(parsed);
-              const guarded = guard.accept(result.events);
-              yield* guarded.events;
-              if (result.failure !== undefined)
-                return { rawText, stopped: false, error: result.failure, callCut: true };
-              if (result.violation !== undefined) {
-                // The corrective turn's usage adds to this one's: ask the backend for it too.
-                controller.abort();
-                const drained = await drainUsage(iterator, usage);
-                return { rawText, stopped: true, violation: result.violation, usage: drained };
-              }
-              if (result.stop || guarded.stopped) {
-                controller.abort();
-                const finish = guarded.stopped ? STOP_SEQUENCE : undefined;
-                return { rawText, stopped: true, finish, usage: await drainUsage(iterator, usage) };
-              }
-            }
-            if (scan?.exhausted) {
-              controller.abort();
-              yield* guard.flush();
-              return { rawText, stopped: true, finish: LENGTH, usage: await drainUsage(iterator, usage) };
-            }
-          }
-        }
-      }
-      for (const parsed of reader.flush()) {
-        const result = gate.accept(parsed);
-        const guarded = guard.accept(result.events);
-        yield* guarded.events;
-        if (result.failure !== undefined)
-          return { rawText, stopped: false, error: result.failure, callCut: true };
-        if (result.violation !== undefined) return { rawText, stopped: false, violation: result.violation };
-        if (guarded.stopped) return { rawText, finish: STOP_SEQUENCE, usage, stopped: false };
-        if (result.stop) break;
-      }
-      yield* guard.flush();
-      return { rawText, finish, usage, stopped: false, violation: gate.endAttempt() };
-    } finally {
-      watchdog.dispose();
-      signal.removeEventListener("abort", abort);
-      controller.abort();
-      void iterator.return?.()?.catch(() => undefined);
-    }
-  }
-
-  /** After stopping the backend early, give it a moment (one deadline) to report real usage. */
-  async function drainUsage(iterator: AsyncIterator<BackendEvent>, known: Usage | undefined) {
-    let usage = known;
-    const grace = createWatchdog(0, clock.now() + settings.stopGraceMs, clock.now);
-    try {
-      for (let next = await grace.next(iterator); next.kind === "event"; next = await grace.next(iterator)) {
-        if (next.event.type === "usage") usage = next.event.usage;
-      }
-      return usage;
-    } finally {
-      grace.dispose();
-    }
-  }
-
-  async function* events(): AsyncGenerator<AssistantEvent> {
+  async function* batches(): AsyncGenerator<AssistantBatch> {
     if (mode instanceof GatewayError) {
-      yield { type: "error", error: mode };
+      yield [{ type: "error", error: mode }];
       return;
     }
     // A strict tool whose schema cannot be compiled could never be enforced: refuse the request.
@@ -208,25 +91,25 @@ export const runTurn = (deps: TurnDeps, input: TurnInput): TurnHandle => {
     if (uncheckable) {
       const detail = validator?.schemaError(uncheckable.name);
       const message = `Invalid schema for strict function '${uncheckable.name}': ${detail}.`;
-      yield {
-        type: "error",
-        error: new GatewayError("invalid_request", message, {
-          param: "tools",
-          code: "invalid_function_parameters",
-        }),
-      };
+      const error = new GatewayError("invalid_request", message, {
+        param: "tools",
+        code: "invalid_function_parameters",
+      });
+      yield [{ type: "error", error }];
       return;
     }
     let backendRequest = rendered.request;
     let usage: Usage | undefined;
     for (let attemptNo = 0; ; attemptNo++) {
-      const outcome = yield* attempt(backendRequest);
+      const outcome = yield* runAttempt(attemptContext, backendRequest);
+      const tail = outcome.tail;
       if (outcome.usage) usage = addUsage(usage, outcome.usage);
       if (outcome.error) {
         // Calls the client already has in full stay usable: the turn ends as a tool-call turn and
         // the failure goes to telemetry. Only a call cut in the middle (or a gone client) fails it.
         if (gate.emittedCount() === 0 || outcome.callCut || gate.callOpen() || signal.aborted) {
-          yield { type: "error", error: outcome.error };
+          tail.push({ type: "error", error: outcome.error });
+          yield tail;
           return;
         }
         telemetry.failureAfterCalls = outcome.error;
@@ -235,28 +118,32 @@ export const runTurn = (deps: TurnDeps, input: TurnInput): TurnHandle => {
         gate.discardHeld();
         if (attemptNo < settings.correctiveRetries && !signal.aborted) {
           telemetry.retries++;
+          if (tail.length > 0) yield tail;
           backendRequest = correctiveRequest(backendRequest, outcome.rawText, outcome.violation.message);
           continue;
         }
         const message = `The model's reply broke the tool rules after ${telemetry.retries} corrective turn(s): ${outcome.violation.message}.`;
-        yield { type: "error", error: new GatewayError(outcome.violation.kind, message) };
+        tail.push({ type: "error", error: new GatewayError(outcome.violation.kind, message) });
+        yield tail;
         return;
       }
       if (!outcome.stopped && outcome.finish === undefined && gate.emittedCount() === 0) {
-        yield {
-          type: "error",
-          error: new GatewayError("backend_error", "The backend ended the turn without finishing it."),
-        };
+        const error = new GatewayError("backend_error", "The backend ended the turn without finishing it.");
+        tail.push({ type: "error", error });
+        yield tail;
         return;
       }
-      if (usage) yield { type: "usage", usage };
-      yield { type: "finish", finish: resolveFinishReason(outcome.finish, gate.emittedCount()) };
+      if (usage) tail.push({ type: "usage", usage });
+      tail.push({ type: "finish", finish: resolveFinishReason(outcome.finish, gate.emittedCount()) });
+      yield tail;
       return;
     }
   }
 
+  const turnBatches = batches();
   return {
-    events: events(),
+    batches: turnBatches,
+    events: flattenBatches(turnBatches),
     telemetry: () => Object.freeze({ ...telemetry, callIds: Object.freeze([...telemetry.callIds]) }),
   };
 };

@@ -1,15 +1,17 @@
 import { GatewayError, toGatewayError } from "../errors/gateway-error.js";
-import type { BackendEvent } from "../events/backend-event.js";
+import type { BackendBatch } from "../ports/text-backend.js";
 
 export type Next =
-  | { readonly kind: "event"; readonly event: BackendEvent }
+  | { readonly kind: "batch"; readonly batch: BackendBatch }
   | { readonly kind: "done" }
   | { readonly kind: "failed"; readonly error: GatewayError };
 
+const DONE: Next = { kind: "done" };
+
 /**
  * The turn's idle and request timers, created once per backend attempt and re-armed (Node's
- * `refresh()`, else re-created) per event: no timer is allocated on the per-delta hot path, and
- * with no timeouts configured `next()` is a plain await.
+ * `refresh()`, else re-created) per batch: no timer is allocated on the hot path, and with no
+ * timeouts configured `next()` is a plain await.
  */
 export const createWatchdog = (idleMs: number, deadlineAt: number, now: () => number) => {
   let fire: ((next: Next) => void) | undefined;
@@ -32,14 +34,21 @@ export const createWatchdog = (idleMs: number, deadlineAt: number, now: () => nu
       idle = setTimeout(onIdle, idleMs);
     }
   };
+  const settled = (r: IteratorResult<BackendBatch>): Next =>
+    r.done ? DONE : { kind: "batch", batch: r.value };
+  const failed = (e: unknown): Next => ({ kind: "failed", error: toGatewayError(e) });
   return {
-    async next(iterator: AsyncIterator<BackendEvent>): Promise<Next> {
-      const next = iterator.next().then(
-        (r): Next => (r.done ? { kind: "done" } : { kind: "event", event: r.value }),
-        (e: unknown): Next => ({ kind: "failed", error: toGatewayError(e) }),
-      );
-      const result = armed ? await Promise.race([next, expired]) : await next;
-      if (result.kind === "event") rearm();
+    async next(iterator: AsyncIterator<BackendBatch>): Promise<Next> {
+      let result: Next;
+      if (armed) result = await Promise.race([iterator.next().then(settled, failed), expired]);
+      else {
+        try {
+          result = settled(await iterator.next());
+        } catch (e) {
+          result = failed(e);
+        }
+      }
+      if (result.kind === "batch") rearm();
       return result;
     },
     dispose(): void {

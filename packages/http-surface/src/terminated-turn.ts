@@ -1,0 +1,53 @@
+import { type AssistantBatch, type AssistantEvent, GatewayError, toGatewayError } from "@proxy/core";
+
+/** The one error for a turn that ended with neither a finish nor an error (a broken backend). */
+export const unfinishedTurn = (): GatewayError =>
+  new GatewayError("backend_error", "The turn ended without a finish.");
+
+/** What the session learns from the turn's terminal event. */
+export interface TerminalWatcher {
+  /** The turn ended with this event (`finish` or `error`). */
+  ended(event: AssistantEvent): GatewayError | undefined;
+}
+
+const isTerminal = (event: AssistantEvent): boolean => event.type === "finish" || event.type === "error";
+
+/**
+ * The turn's batches after `stream-start`, ending in exactly one terminal event: a batch is cut
+ * after its first `finish`/`error`, a thrown failure becomes an `error`, a turn that just stops gets
+ * `unfinishedTurn`. `head` is the rest of the first batch (already read to tell accepted from refused),
+ * yielded even when empty so a surface writes its opening frames at once.
+ */
+export async function* terminatedBatches(
+  iterator: AsyncIterator<AssistantBatch>,
+  head: AssistantBatch,
+  watcher: TerminalWatcher,
+): AsyncGenerator<AssistantBatch> {
+  let error: GatewayError | undefined;
+  try {
+    let batch: AssistantBatch | undefined = head;
+    for (;;) {
+      if (batch !== undefined) {
+        const end = batch.findIndex(isTerminal);
+        if (end !== -1) {
+          const last = batch[end] as AssistantEvent;
+          watcher.ended(last);
+          yield end === batch.length - 1 ? batch : batch.slice(0, end + 1);
+          return;
+        }
+        yield batch;
+      }
+      const next = await iterator.next();
+      if (next.done === true) break;
+      batch = next.value.length > 0 ? next.value : undefined;
+    }
+  } catch (e) {
+    error = watcher.ended({ type: "error", error: toGatewayError(e) });
+    yield [{ type: "error", error: error ?? toGatewayError(e) }];
+    return;
+  } finally {
+    await iterator.return?.();
+  }
+  error = watcher.ended({ type: "error", error: unfinishedTurn() });
+  yield [{ type: "error", error: error ?? unfinishedTurn() }];
+}
