@@ -285,6 +285,31 @@ describe("warm threads: off switch, stalls and shutdown (fake app-server via COD
     }
   });
 
+  it("warm threads are kept per caller: another caller's identical config neither takes nor warms them", async () => {
+    const { backend, threadStarts, close } = fake();
+    const as = (partition: string, text: string) =>
+      turn(backend, { partition, input: [{ type: "text", text }] });
+    try {
+      await as("alice", "one");
+      await as("alice", "two");
+      await settled(backend, 1);
+      // Bob sends exactly Alice's config twice: he gets no warm thread, and only his own second
+      // turn warms one for him.
+      expect(textOf(await as("bob", "three"))).toBe("echo:three");
+      expect(backend.warmThreads().handedOut).toBe(0);
+      expect(textOf(await as("bob", "four"))).toBe("echo:four");
+      expect(backend.warmThreads().handedOut).toBe(0);
+      await settled(backend, 2);
+      expect(threadStarts()).toBe(6);
+      expect(textOf(await as("alice", "five"))).toBe("echo:five");
+      expect(backend.warmThreads().handedOut).toBe(1);
+      expect(textOf(await as("bob", "six"))).toBe("echo:six");
+      expect(backend.warmThreads().handedOut).toBe(2);
+    } finally {
+      await close();
+    }
+  });
+
   it("a warm thread whose start stalls fails its turn within the request timeout, and close() does not hang", async () => {
     const { backend, threadStarts, close } = fake({ requestTimeoutMs: 300 }, 2);
     try {

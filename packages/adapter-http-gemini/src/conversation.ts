@@ -1,11 +1,5 @@
-import {
-  CALLER_VARIABLE,
-  type Caller,
-  GatewayError,
-  type IdGenerator,
-  invalidRequest,
-  type ResponseStore,
-} from "@proxy/core";
+import { GatewayError, type IdGenerator, invalidRequest, type ResponseStore } from "@proxy/core";
+import { callerOwner } from "@proxy/http-surface";
 import type { Context } from "hono";
 import type { GeminiResponse } from "./response-shapes.js";
 
@@ -33,8 +27,6 @@ const notFound = (id: string) =>
     code: "not_found",
   });
 
-const ownerOf = (c: Context): string => (c.get(CALLER_VARIABLE) as Caller | undefined)?.owner ?? "";
-
 /**
  * Reads the caller's conversation `id` (its stored Gemini `Content`s, oldest first). Another
  * owner's conversation does not exist for this caller; an unknown one is created when autocreate
@@ -52,7 +44,7 @@ export const openConversation = async (
       "conversation",
     );
   const { store } = conversations;
-  const owner = ownerOf(c);
+  const owner = callerOwner(c);
   const items = await store.readConversation(owner, id);
   if (items !== undefined) return { owner, id, history: items.map((item) => item.body) };
   if (!conversations.autocreate) throw notFound(id);

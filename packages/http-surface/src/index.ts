@@ -1,3 +1,4 @@
+export * from "./caller.js";
 export * from "./http-error.js";
 export * from "./json-body.js";
 export * from "./openai-tools.js";

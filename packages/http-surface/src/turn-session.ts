@@ -17,6 +17,7 @@ import {
   toGatewayError,
 } from "@proxy/core";
 import type { Context } from "hono";
+import { callerOwner } from "./caller.js";
 import { type ErrorBodyShaper, type ErrorStatusOverride, errorResponse } from "./http-error.js";
 import { SSE_HEADERS } from "./sse-body.js";
 import { createSseStream, type SseSink } from "./sse-sink.js";
@@ -207,7 +208,7 @@ export const openTurnSession = (
       model = turn.request.model;
       session.useModel(model);
       stream = turn.stream;
-      let request = turn.request;
+      let request: TurnRequest = { ...turn.request, partition: callerOwner(c) };
       // Remote images are fetched before any backend turn runs; a refused one is a 400 naming it.
       if (deps.media !== undefined) {
         try {

@@ -28,7 +28,10 @@ export const gatewayApp = (backend: GatewayBackend) =>
     version: "bench",
   });
 
-/** The physical limit: read the body, write the same bytes the gateway wrote, in as many writes. */
+/**
+ * The physical limit: read the body, write the same bytes the gateway wrote, in one write (the
+ * gateway writes once per backend batch, and the scripted backend hands over its script at once).
+ */
 export const baselineApp = (current: () => BaselinePayload | undefined) => {
   const app = new Hono();
   const handler = async (c: Context) => {
@@ -37,9 +40,8 @@ export const baselineApp = (current: () => BaselinePayload | undefined) => {
     if (payload === undefined) return c.text("no payload yet", 503);
     if (!payload.stream) return c.body(payload.events[0] ?? "", 200, payload.headers);
     for (const [k, v] of Object.entries(payload.headers)) c.header(k, v);
-    return streamSSE(c, async (stream) => {
-      for (const event of payload.events) await stream.write(event);
-    });
+    const body = payload.events.join("");
+    return streamSSE(c, (stream) => stream.write(body).then(() => undefined));
   };
   app.post("/v1/chat/completions", handler);
   app.post("/v1/responses", handler);

@@ -76,8 +76,8 @@ export const checkWorkload = (scenario: Scenario, body: string) => {
 };
 
 /**
- * Makes the baseline replay exactly what the gateway sends for `scenario` (headers and every SSE
- * event as its own write) and checks the two bodies have the same length.
+ * Makes the baseline replay exactly what the gateway sends for `scenario` (headers and body, the
+ * SSE body in one write) and checks the two bodies have the same length.
  */
 export const mirrorScenario = async (baseline: ServerChild, gateway: ServerChild, scenario: Scenario) => {
   const fromGateway = await capture(gateway.url, scenario);

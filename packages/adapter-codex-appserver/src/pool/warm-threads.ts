@@ -26,8 +26,11 @@ export interface WarmThreadCounts {
 }
 
 export interface ThreadSource {
-  /** A warm thread started with exactly `params` on `proc` (each is handed out once), else a new one. */
-  open(proc: AppServerProcess, params: Record<string, unknown>): OpenedThread;
+  /**
+   * A warm thread started with exactly `params` on `proc` for the same `partition` (the caller; each
+   * thread is handed out once), else a new one.
+   */
+  open(proc: AppServerProcess, params: Record<string, unknown>, partition?: string): OpenedThread;
   counts(): WarmThreadCounts;
   /** Shutdown has begun: threads already warm are still handed out, no more are started. */
   drain(): void;
@@ -64,7 +67,8 @@ interface ConfigEntry {
  * params, model, instructions, native tools) is fixed at `thread/start`, so a warm thread is keyed
  * by its exact params and serves only a turn that would have started the very same thread; it is
  * handed out once and never reused (its turn unsubscribes it), so nothing of one request reaches
- * another. A config is warmed from its second turn on: one seen once (a prompt that embeds the
+ * another. Configs are kept per caller (the request's partition): another caller's identical prompt
+ * neither takes nor warms a thread for this one, so a warm start's speed tells nobody what others sent. A config is warmed from its second turn on: one seen once (a prompt that embeds the
  * time, say) never costs a thread that no turn takes. Warm threads belong to one app-server: when it
  * exits they are forgotten.
  */
@@ -164,9 +168,11 @@ export const createThreadSource = (options: ThreadSourceOptions): ThreadSource =
   };
 
   return {
-    open(proc, params) {
+    open(proc, params, partition = "") {
       // A digest, so remembering a config costs no copy of its (possibly long) instructions.
-      const key = createHash("sha256").update(JSON.stringify(params)).digest("base64");
+      const key = createHash("sha256")
+        .update(JSON.stringify([partition, params]))
+        .digest("base64");
       const entry = byProcess.get(proc)?.get(key);
       const warm = entry?.warm.shift();
       if (entry) entry.lastUsedAt = Date.now();

@@ -125,12 +125,16 @@ export async function* runCodexTurn(
 
     // Not cancelled by the signal either: a thread codex creates after we stopped waiting would
     // stay loaded, so a late answer is unsubscribed instead.
-    const opened = ctx.threads.open(proc, {
-      ...sealed,
-      ...(request.model ? { model: request.model } : {}),
-      baseInstructions: request.instructions,
-      ...(request.tools && names ? nativeThreadParams(request.tools, names) : {}),
-    });
+    const opened = ctx.threads.open(
+      proc,
+      {
+        ...sealed,
+        ...(request.model ? { model: request.model } : {}),
+        baseInstructions: request.instructions,
+        ...(request.tools && names ? nativeThreadParams(request.tools, names) : {}),
+      },
+      request.partition,
+    );
     const threadStart = opened.started;
     const started = await unlessAborted(threadStart, signal);
     if (started === undefined) {

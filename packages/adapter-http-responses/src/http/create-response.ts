@@ -1,5 +1,5 @@
 import { GatewayError, unixSeconds } from "@proxy/core";
-import { openTurnSession, readJsonBody, setToolCallHeaders } from "@proxy/http-surface";
+import { callerOwner, openTurnSession, readJsonBody, setToolCallHeaders } from "@proxy/http-surface";
 import type { Context } from "hono";
 import { withCompactionInstruction } from "../compaction.js";
 import { decodeResponsesRequest, type ParsedResponsesRequest } from "../request/decode-request.js";
@@ -7,7 +7,6 @@ import { createResponsesEncoder } from "../response/encoder.js";
 import { startBackgroundResponse } from "../stored/background.js";
 import { type PreparedTurn, prepareStoredTurn } from "../stored/prepare.js";
 import { createRecorder, NOT_STORED_HEADER } from "../stored/record.js";
-import { ownerOf } from "../stored/state.js";
 import type { ResolvedDeps } from "./deps.js";
 import { createResponseRun } from "./response-run.js";
 import { RESPONSES_SURFACE } from "./surface.js";
@@ -23,7 +22,7 @@ export const handleCreateResponse = async (c: Context, deps: ResolvedDeps): Prom
     prepared =
       deps.state === undefined
         ? undefined
-        : await prepareStoredTurn(json, ownerOf(c), deps.state, deps.ids, deps.clock.now());
+        : await prepareStoredTurn(json, callerOwner(c), deps.state, deps.ids, deps.clock.now());
     parsed = decodeResponsesRequest(json, prepared?.resolve ?? deps.issued.lookup, prepared);
     if (deps.state !== undefined && prepared !== undefined && parsed.body.background === true)
       return await startBackgroundResponse(c, deps, deps.state, parsed, prepared);

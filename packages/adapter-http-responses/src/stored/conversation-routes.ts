@@ -1,13 +1,13 @@
 import type { StoredConversation } from "@proxy/core";
 import { GatewayError, invalidRequest } from "@proxy/core";
-import { type RouteSpec, readJsonBody } from "@proxy/http-surface";
+import { callerOwner, type RouteSpec, readJsonBody } from "@proxy/http-surface";
 import type { Context, Hono } from "hono";
 import type { ResolvedDeps } from "../http/deps.js";
 import { decodeInput } from "../request/decode-input.js";
 import { toStoredItems } from "./items.js";
 import { listBody, pageQueryOf } from "./paging.js";
 import { conversationNotFound } from "./prepare.js";
-import { ownerOf, type StoredState } from "./state.js";
+import type { StoredState } from "./state.js";
 
 const isRecord = (u: unknown): u is Record<string, unknown> =>
   typeof u === "object" && u !== null && !Array.isArray(u);
@@ -71,7 +71,7 @@ export const mountConversationRoutes = (app: Hono, deps: ResolvedDeps, state: St
   const R = CONVERSATION_ROUTES;
   const id = (c: Context) => c.req.param("id") ?? "";
   const existing = async (c: Context) => {
-    const conversation = await store.getConversation(ownerOf(c), id(c));
+    const conversation = await store.getConversation(callerOwner(c), id(c));
     if (conversation === undefined) throw conversationNotFound(id(c));
     return conversation;
   };
@@ -83,7 +83,7 @@ export const mountConversationRoutes = (app: Hono, deps: ResolvedDeps, state: St
     const now = deps.clock.now();
     const conversation = {
       id: deps.ids.next("conv"),
-      owner: ownerOf(c),
+      owner: callerOwner(c),
       createdAt: now,
       expiresAt: now + state.ttlMs,
       metadata,
@@ -94,27 +94,28 @@ export const mountConversationRoutes = (app: Hono, deps: ResolvedDeps, state: St
   app.on(R.retrieve.method, R.retrieve.path, async (c) => c.json(conversationBody(await existing(c))));
   app.on(R.update.method, R.update.path, async (c) => {
     const body = await bodyOf(c);
-    const updated = await store.updateConversation(ownerOf(c), id(c), metadataOf(body.metadata));
+    const updated = await store.updateConversation(callerOwner(c), id(c), metadataOf(body.metadata));
     if (updated === undefined) throw conversationNotFound(id(c));
     return c.json(conversationBody(updated));
   });
   app.on(R.delete.method, R.delete.path, async (c) => {
-    if (!(await store.deleteConversation(ownerOf(c), id(c)))) throw conversationNotFound(id(c));
+    if (!(await store.deleteConversation(callerOwner(c), id(c)))) throw conversationNotFound(id(c));
     return c.json({ id: id(c), object: "conversation.deleted", deleted: true });
   });
   app.on(R.listItems.method, R.listItems.path, async (c) => {
-    const page = await store.listConversationItems(ownerOf(c), id(c), pageQueryOf(c));
+    const page = await store.listConversationItems(callerOwner(c), id(c), pageQueryOf(c));
     if (page === undefined) throw conversationNotFound(id(c));
     return c.json(listBody(page));
   });
   app.on(R.addItems.method, R.addItems.path, async (c) => {
     const items = itemsOf((await bodyOf(c)).items, deps);
     if (items.length === 0) throw invalidRequest("'items' must contain at least one item.", "items");
-    if (!(await store.appendConversationItems(ownerOf(c), id(c), items))) throw conversationNotFound(id(c));
+    if (!(await store.appendConversationItems(callerOwner(c), id(c), items)))
+      throw conversationNotFound(id(c));
     return c.json(listBody({ data: items, hasMore: false }));
   });
   app.on(R.retrieveItem.method, R.retrieveItem.path, async (c) => {
-    const item = await store.getConversationItem(ownerOf(c), id(c), c.req.param("item_id"));
+    const item = await store.getConversationItem(callerOwner(c), id(c), c.req.param("item_id"));
     if (item === undefined) {
       await existing(c);
       throw conversationItemNotFound(c.req.param("item_id"));
@@ -123,7 +124,7 @@ export const mountConversationRoutes = (app: Hono, deps: ResolvedDeps, state: St
   });
   app.on(R.deleteItem.method, R.deleteItem.path, async (c) => {
     const conversation = await existing(c);
-    if (!(await store.deleteConversationItem(ownerOf(c), id(c), c.req.param("item_id"))))
+    if (!(await store.deleteConversationItem(callerOwner(c), id(c), c.req.param("item_id"))))
       throw conversationItemNotFound(c.req.param("item_id"));
     return c.json(conversationBody(conversation));
   });

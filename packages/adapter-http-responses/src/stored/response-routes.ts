@@ -1,11 +1,11 @@
 import { GatewayError, invalidRequest, isTerminalStatus, type StoredResponse } from "@proxy/core";
-import { errorResponse } from "@proxy/http-surface";
+import { callerOwner, errorResponse } from "@proxy/http-surface";
 import type { Context, Hono } from "hono";
 import { streamSSE } from "hono/streaming";
 import type { ResolvedDeps } from "../http/deps.js";
 import { listBody, pageQueryOf } from "./paging.js";
 import { replayStoredEvents, sseFrames } from "./replay.js";
-import { ownerOf, type StoredState } from "./state.js";
+import type { StoredState } from "./state.js";
 
 const notFound = (id: string) =>
   new GatewayError("not_found", `No response found with id '${id}'.`, {
@@ -26,7 +26,7 @@ const CANCEL_WAIT_MS = 10_000;
 
 const found = async (state: StoredState, c: Context): Promise<StoredResponse> => {
   const id = c.req.param("id") ?? "";
-  const response = await state.store.getResponse(ownerOf(c), id);
+  const response = await state.store.getResponse(callerOwner(c), id);
   if (response === undefined) throw notFound(id);
   return response;
 };
@@ -48,7 +48,7 @@ const cancelResponse = async (c: Context, state: StoredState): Promise<Response>
   if (!response.background)
     throw invalidRequest("Only background responses can be cancelled.", "response_id", "invalid_request");
   if (isTerminalStatus(response.status)) return c.json(response.body as object);
-  const owner = ownerOf(c);
+  const owner = callerOwner(c);
   await state.store.requestCancel(owner, response.id);
   const local = state.running.get(response.id);
   if (local !== undefined) {
@@ -89,7 +89,7 @@ export const mountResponseRoutes = (app: Hono, deps: ResolvedDeps): void => {
       const events =
         local !== undefined
           ? local.log.follow(after)
-          : replayStoredEvents(state, ownerOf(c), response.id, after);
+          : replayStoredEvents(state, callerOwner(c), response.id, after);
       for await (const batch of events) {
         if (sse.aborted) return;
         await sse.write(sseFrames(batch));
@@ -100,13 +100,13 @@ export const mountResponseRoutes = (app: Hono, deps: ResolvedDeps): void => {
   app.delete("/responses/:id", async (c) => {
     const id = c.req.param("id");
     const running = state.running.get(id);
-    if (!(await state.store.deleteResponse(ownerOf(c), id))) throw notFound(id);
+    if (!(await state.store.deleteResponse(callerOwner(c), id))) throw notFound(id);
     running?.cancel();
     return c.json({ id, object: "response", deleted: true });
   });
   app.get("/responses/:id/input_items", async (c) => {
     const id = c.req.param("id");
-    const page = await state.store.listInputItems(ownerOf(c), id, pageQueryOf(c));
+    const page = await state.store.listInputItems(callerOwner(c), id, pageQueryOf(c));
     if (page === undefined) throw notFound(id);
     return c.json(listBody(page));
   });

@@ -1,6 +1,4 @@
-import type { Caller, ResponseStore } from "@proxy/core";
-import { CALLER_VARIABLE } from "@proxy/core";
-import type { Context } from "hono";
+import type { ResponseStore } from "@proxy/core";
 import type { EventLog } from "./event-log.js";
 import { createItemCache, type ItemCache } from "./item-cache.js";
 
@@ -57,6 +55,3 @@ export const resolveState = (options: StoredStateOptions): StoredState => ({
   leaseMs: Math.min(options.leaseMs ?? MAX_LEASE_MS, MAX_LEASE_MS),
   pollMs: options.pollMs ?? 500,
 });
-
-/** The caller's owner key, as the gateway's auth middleware set it ("" when nothing set it). */
-export const ownerOf = (c: Context): string => (c.get(CALLER_VARIABLE) as Caller | undefined)?.owner ?? "";

@@ -59,4 +59,6 @@ export interface TurnRequest {
   readonly maxOutputTokens?: number | undefined;
   /** Text that ends the answer where it first appears (chat `stop`); never applied inside tool calls. */
   readonly stopSequences?: ReadonlyArray<string> | undefined;
+  /** Who asks (the caller's owner digest; see `BackendRequest.partition`). Set by the turn session. */
+  readonly partition?: string | undefined;
 }

@@ -46,6 +46,12 @@ export interface BackendRequest {
   readonly reasoningSummary?: ReasoningSummary | undefined;
   readonly outputSchema?: JsonSchema | undefined;
   readonly maxOutputTokens?: number | undefined;
+  /**
+   * Who asks: an opaque caller key (never a secret). A backend that keeps anything across requests
+   * (e.g. threads started ahead of time) keeps it per partition, so one caller can never reuse, or
+   * time, what another caller's requests left behind.
+   */
+  readonly partition?: string | undefined;
 }
 
 export interface ModelInfo {

@@ -94,9 +94,13 @@ export const joinInstructions = (
 /** The turn's generation settings, passed through unchanged by either renderer. */
 export const turnSettings = (
   turn: TurnRequest,
-): Pick<BackendRequest, "reasoningEffort" | "reasoningSummary" | "outputSchema" | "maxOutputTokens"> => ({
+): Pick<
+  BackendRequest,
+  "reasoningEffort" | "reasoningSummary" | "outputSchema" | "maxOutputTokens" | "partition"
+> => ({
   reasoningEffort: turn.reasoningEffort,
   reasoningSummary: turn.reasoningSummary,
   outputSchema: turn.outputSchema,
   maxOutputTokens: turn.maxOutputTokens,
+  partition: turn.partition,
 });

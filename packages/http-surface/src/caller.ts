@@ -1,0 +1,10 @@
+import { CALLER_VARIABLE, type Caller } from "@proxy/core";
+import type { Context } from "hono";
+
+/**
+ * The caller's owner key as the gateway's auth middleware set it (a digest of the API key, never
+ * the key), "" when nothing set it: whose stored objects a request may see, and the partition a
+ * backend keeps per-caller state under.
+ */
+export const callerOwner = (c: Context): string =>
+  (c.get(CALLER_VARIABLE) as Caller | undefined)?.owner ?? "";
