@@ -19,6 +19,8 @@ export interface StoredStateOptions {
   readonly leaseMs?: number | undefined;
   /** How often background turns flush events and renew leases, and followers poll. */
   readonly pollMs?: number | undefined;
+  /** Where this process's background turns are registered; its owner awaits them at shutdown. */
+  readonly running?: Map<string, RunningTurn> | undefined;
 }
 
 /** A background turn running in this process. */
@@ -47,7 +49,7 @@ export interface StoredState {
 export const MAX_LEASE_MS = 30_000;
 
 export const resolveState = (options: StoredStateOptions): StoredState => ({
-  running: new Map(),
+  running: options.running ?? new Map(),
   items: createItemCache(options.store),
   store: options.store,
   ttlMs: options.ttlMs,
@@ -60,3 +62,24 @@ export const resolveState = (options: StoredStateOptions): StoredState => ({
 
 /** The caller's owner key, as the gateway's auth middleware set it ("" when nothing set it). */
 export const ownerOf = (c: Context): string => (c.get(CALLER_VARIABLE) as Caller | undefined)?.owner ?? "";
+
+/**
+ * Waits until every background turn registered in `running` has stored its outcome, or `ms` pass.
+ * Returns how many were still unsettled (their lease then runs out and a reaper fails them).
+ */
+export const settleRunningTurns = async (
+  running: ReadonlyMap<string, RunningTurn>,
+  ms: number,
+): Promise<number> => {
+  const pending = [...running.values()].map((turn) => turn.done);
+  if (pending.length === 0) return 0;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  await Promise.race([
+    Promise.all(pending),
+    new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, ms);
+    }),
+  ]);
+  clearTimeout(timer);
+  return running.size;
+};
