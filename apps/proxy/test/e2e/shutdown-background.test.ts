@@ -60,7 +60,7 @@ describe("graceful shutdown with a background turn in flight (gateway process + 
     } else {
       expect(body.error).toMatchObject({ message: "The gateway shut down before the turn finished." });
       const events = await store.readEvents("", started.id, -1);
-      expect((events.at(-1)?.body as { type: string }).type).toBe("response.failed");
+      expect(events.at(-1)?.body).toMatchObject({ type: "response.failed" });
     }
   });
 });

@@ -189,8 +189,13 @@ describe("stored responses at the wire (scripted backend, SQLite in memory)", ()
     expect(statuses.indexOf("in_progress")).toBeGreaterThan(statuses.lastIndexOf("queued"));
 
     // Streamed: `response.created` and `response.queued` (status queued), then `response.in_progress`.
-    const stream = await client.responses.create({ model: "m", input: "count", background: true, stream: true });
-    const events: Array<{ type: string; response?: { status: string } }> = [];
+    const stream = await client.responses.create({
+      model: "m",
+      input: "count",
+      background: true,
+      stream: true,
+    });
+    const events: Array<{ type: string; response?: { status?: string | undefined } }> = [];
     for await (const event of stream) events.push(event);
     expect(events.slice(0, 3).map((e) => [e.type, e.response?.status])).toEqual([
       ["response.created", "queued"],

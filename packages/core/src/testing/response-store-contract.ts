@@ -178,7 +178,10 @@ export const describeResponseStoreContract = (name: string, open: () => Promise<
       expect(await store.markInProgress(id, "replica-b", { id, status: "in_progress" })).toBe(false);
       expect((await store.getResponse(ALICE, id))?.status).toBe("queued");
       expect(await store.markInProgress(id, "replica-a", { id, status: "in_progress" })).toBe(true);
-      expect(await store.getResponse(ALICE, id)).toMatchObject({ status: "in_progress", body: { status: "in_progress" } });
+      expect(await store.getResponse(ALICE, id)).toMatchObject({
+        status: "in_progress",
+        body: { status: "in_progress" },
+      });
       expect(await store.markInProgress(id, "replica-a", { id, status: "in_progress" })).toBe(false);
       expect((await store.requestCancel(ALICE, id))?.cancelRequested).toBe(true);
       expect(await store.renewLease(id, "replica-a", T0 + 90_000)).toEqual({ cancelRequested: true });
