@@ -210,7 +210,7 @@ export const createResponsesEncoder = (options: EncoderOptions) => {
       return drain();
     },
 
-    /** `response.created` (status in_progress, output []) then `response.in_progress`; after `queue`, only the latter. */
+    /** `response.created` (in_progress, output []) then `response.in_progress` (only that after `queue`). */
     start(): ResponsesEvent[] {
       if (!queued) emit("response.created", { response: snapshot() });
       queued = false;

@@ -16,9 +16,10 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 
 /**
  * `background: true`: the turn is stored as `queued` under a lease held by this process and runs
- * detached from the request; it becomes `in_progress` once the backend accepted it (past admission). While it runs, its events are appended to the store and the lease
- * renewed every `pollMs`; a cancel requested on any replica is seen at the next renewal. The client
- * gets the Response at once, or (with `stream`) the live events, and may leave and resume later.
+ * detached from the request; it becomes `in_progress` once the backend accepted it (past admission).
+ * While it runs, its events are appended to the store and the lease renewed every `pollMs`; a cancel
+ * requested on any replica is seen at the next renewal. The client gets the Response at once, or
+ * (with `stream`) the live events, and may leave and resume later.
  */
 export const startBackgroundResponse = async (
   c: Context,
