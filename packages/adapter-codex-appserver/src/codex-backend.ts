@@ -1,11 +1,16 @@
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type BackendReadiness, GatewayError, type ModelInfo, type TextBackend } from "@proxy/core";
+import {
+  type BackendReadiness,
+  createAdmissionGate,
+  GatewayError,
+  type ModelInfo,
+  type TextBackend,
+} from "@proxy/core";
 import { resolveCodexCommand } from "./codex-binary.js";
 import { type Logger, silentLogger } from "./logger.js";
 import { mapRpcError } from "./map-codex-error.js";
-import { createAdmission } from "./pool/admission.js";
 import { createProcessPool } from "./pool/process-pool.js";
 import { createThreadSource, type WarmThreadCounts } from "./pool/warm-threads.js";
 import { writeSealedCatalog } from "./sealing/sealed-catalog.js";
@@ -92,9 +97,10 @@ export const createCodexBackend = (options: CodexBackendOptions = {}): CodexBack
   const command = resolveCodexCommand(options.codexBin, source);
   const requestTimeoutMs = options.requestTimeoutMs ?? 30_000;
   const startTimeoutMs = options.startTimeoutMs ?? 30_000;
-  const admission = createAdmission({
+  const admission = createAdmissionGate({
     maxInFlight: options.maxInFlight ?? 16,
     maxQueue: options.maxQueue ?? 64,
+    overloadedMessage: "the codex backend is at capacity; retry shortly",
   });
 
   // The sealed catalog, the throwaway cwd and the child's empty PATH directory live in one

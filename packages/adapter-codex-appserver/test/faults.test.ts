@@ -149,7 +149,10 @@ describe("supervision and faults (fake app-server via CODEX_BIN)", () => {
     expect(backend.readiness()).toMatchObject({ ready: false, inFlight: 2, capacity: 2 });
 
     const refused = await run(backend, "one too many").catch((e: unknown) => e);
-    expect(refused).toMatchObject({ kind: "overloaded" });
+    expect(refused).toMatchObject({
+      kind: "overloaded",
+      message: "the codex backend is at capacity; retry shortly",
+    });
     expect((refused as { retryAfterSeconds?: number }).retryAfterSeconds).toBeGreaterThan(0);
 
     queuedAbort.abort();

@@ -1,3 +1,4 @@
+export * from "./admission/admission-gate.js";
 export * from "./errors/gateway-error.js";
 export * from "./errors/schema-issue.js";
 export type * from "./events/assistant-event.js";

@@ -1,58 +1,21 @@
-import { type BackendEvent, type BackendRequest, GatewayError, type TextBackend } from "@proxy/core";
-
-interface Waiter {
-  readonly grant: () => void;
-}
+import { type BackendEvent, type BackendRequest, createAdmissionGate, type TextBackend } from "@proxy/core";
 
 /**
  * A route's own concurrency limit in front of its backend: at most `maxInFlight` turns run, at
  * most `maxQueue` wait (FIFO), beyond that the request is refused as `overloaded` naming the route.
- * A slot passes straight from a finishing turn to the next waiter.
  */
 export const withRouteAdmission = (
   inner: TextBackend,
   options: { readonly route: string; readonly maxInFlight: number; readonly maxQueue: number },
 ): TextBackend => {
-  let running = 0;
-  const waiting: Waiter[] = [];
-
-  const release = () => {
-    const next = waiting.shift();
-    if (next) next.grant();
-    else running--;
-  };
-
-  const acquire = (signal: AbortSignal): Promise<void> => {
-    if (signal.aborted) return Promise.reject(cancelled());
-    if (running < options.maxInFlight) {
-      running++;
-      return Promise.resolve();
-    }
-    if (waiting.length >= options.maxQueue)
-      return Promise.reject(
-        new GatewayError("overloaded", `route '${options.route}' is at capacity; retry shortly`, {
-          retryAfterSeconds: 1,
-        }),
-      );
-    return new Promise((resolve, reject) => {
-      const waiter: Waiter = {
-        grant: () => {
-          signal.removeEventListener("abort", onAbort);
-          resolve();
-        },
-      };
-      function onAbort() {
-        const i = waiting.indexOf(waiter);
-        if (i !== -1) waiting.splice(i, 1);
-        reject(cancelled());
-      }
-      signal.addEventListener("abort", onAbort, { once: true });
-      waiting.push(waiter);
-    });
-  };
+  const gate = createAdmissionGate({
+    maxInFlight: options.maxInFlight,
+    maxQueue: options.maxQueue,
+    overloadedMessage: `route '${options.route}' is at capacity; retry shortly`,
+  });
 
   async function* admitted(request: BackendRequest, signal: AbortSignal): AsyncGenerator<BackendEvent> {
-    await acquire(signal);
+    const release = await gate.acquire(signal);
     try {
       yield* inner.stream(request, { signal });
     } finally {
@@ -70,15 +33,14 @@ export const withRouteAdmission = (
     listModels: () => inner.listModels(),
     readiness() {
       const r = inner.readiness();
+      const inFlight = gate.inFlight();
       return {
         ...r,
-        ready: r.ready && running < options.maxInFlight,
-        inFlight: running,
-        queued: waiting.length,
-        capacity: options.maxInFlight,
+        ready: r.ready && inFlight < gate.capacity,
+        inFlight,
+        queued: gate.queued(),
+        capacity: gate.capacity,
       };
     },
   };
 };
-
-const cancelled = () => new GatewayError("cancelled", "request cancelled while queued");

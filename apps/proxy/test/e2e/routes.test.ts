@@ -451,7 +451,11 @@ describe("model routes: real clients → gateway → text-only OpenAI-compatible
       model: "one-at-a-time",
       messages: [{ role: "user", content: "hi" }],
     });
-    await expect(refused).rejects.toMatchObject({ status: 429, code: "overloaded" });
+    await expect(refused).rejects.toMatchObject({
+      status: 429,
+      code: "overloaded",
+      message: expect.stringContaining("route 'one-at-a-time' is at capacity; retry shortly"),
+    });
     const other = await client.chat.completions.create({
       model: "qwen3-local",
       messages: [{ role: "user", content: "hi" }],

@@ -1,7 +1,6 @@
-import { type BackendEvent, type BackendRequest, GatewayError } from "@proxy/core";
+import { type AdmissionGate, type BackendEvent, type BackendRequest, GatewayError } from "@proxy/core";
 import type { Logger } from "../logger.js";
 import { mapRpcError } from "../map-codex-error.js";
-import type { Admission } from "../pool/admission.js";
 import type { ProcessPool } from "../pool/process-pool.js";
 import type { ThreadSource } from "../pool/warm-threads.js";
 import type { ExitInfo } from "../transport/app-server-process.js";
@@ -17,7 +16,7 @@ export interface TurnContext {
   readonly pool: ProcessPool;
   /** Where a turn's thread comes from: pre-started for its exact config, or started now. */
   readonly threads: ThreadSource;
-  readonly admission: Admission;
+  readonly admission: AdmissionGate;
   readonly logger: Logger;
   /** The sealed `thread/start` params (waits for the sealed catalog on first use). */
   readonly sealedParams: () => Promise<Record<string, unknown>>;

@@ -1,14 +1,17 @@
-import type { ContentPart, ConversationItem, TurnRequest } from "../model/conversation.js";
+import type { ContentPart, TurnRequest } from "../model/conversation.js";
 import type { JsonSchema, ToolPolicy, ToolSpec } from "../model/tool-spec.js";
-import type { NativeToolCall, PromptMessage } from "../ports/text-backend.js";
-import { backendParts, type RenderedPrompt } from "./render-history.js";
+import type { NativeToolCall } from "../ports/text-backend.js";
+import type { RenderedPrompt } from "./render-history.js";
+import { joinInstructions, turnSettings, walkConversation } from "./walk-conversation.js";
 
 /** The gateway's base prompt for native turns: the model calls functions through its own API. */
 export const NATIVE_BASE_INSTRUCTIONS =
   "You are a helpful assistant answering through an API. Follow the instructions below. You cannot run commands, read files or browse; you act only through your reply and, when functions are offered, by calling them.";
 
-const joinText = (parts: ReadonlyArray<ContentPart>): string =>
-  parts.flatMap((p) => (p.type === "text" ? [p.text] : [])).join("\n");
+/** The native history as it is built: consecutive calls collect in one assistant message. */
+type NativeMessage =
+  | { readonly role: "assistant"; readonly toolCalls: NativeToolCall[] }
+  | { readonly role: "tool"; readonly callId: string; readonly output: string };
 
 const CUSTOM_INPUT_SCHEMA: JsonSchema = {
   type: "object",
@@ -69,39 +72,16 @@ export const renderNativeRequest = (
   policy: ToolPolicy,
   baseInstructions: string = NATIVE_BASE_INSTRUCTIONS,
 ): RenderedPrompt => {
-  const system: string[] = [];
-  const messages: PromptMessage[] = [];
-  let calls: NativeToolCall[] | undefined;
-  let echoedCalls = 0;
-  let leading = true;
-
-  for (const item of turn.items as ReadonlyArray<ConversationItem>) {
-    if (item.type !== "tool-call") calls = undefined;
-    if (item.type === "message" && (item.role === "system" || item.role === "developer")) {
-      if (leading) system.push(joinText(item.content));
-      else messages.push({ role: "developer", content: backendParts(item.content) });
-      continue;
-    }
-    leading = false;
-    if (item.type === "message") {
-      if (item.content.length > 0)
-        messages.push({
-          role: item.role === "assistant" ? "assistant" : "user",
-          content: backendParts(item.content),
-        });
-    } else if (item.type === "tool-call") {
-      echoedCalls++;
+  const { system, messages, echoedCalls } = walkConversation<NativeMessage>(turn.items, {
+    call: (history, item, afterCall) => {
       const call = { callId: item.callId, name: item.name, arguments: item.arguments };
       // Consecutive calls are one assistant turn (parallel calls), as the model produced them.
-      if (calls) calls.push(call);
-      else {
-        calls = [call];
-        messages.push({ role: "assistant", toolCalls: calls });
-      }
-    } else if (item.type === "tool-result") {
-      messages.push({ role: "tool", callId: item.callId, output: item.output });
-    }
-  }
+      const tail = history.at(-1);
+      if (afterCall && tail !== undefined && "toolCalls" in tail) tail.toolCalls.push(call);
+      else history.push({ role: "assistant", toolCalls: [call] });
+    },
+    result: (history, item) => history.push({ role: "tool", callId: item.callId, output: item.output }),
+  });
 
   const tail = messages.at(-1);
   let input: ContentPart[] = [];
@@ -111,27 +91,16 @@ export const renderNativeRequest = (
   } else if (tail?.role !== "tool") input = [{ type: "text", text: "Continue." }];
 
   const forced = policy.choice.type === "tool" ? policy.choice.name : undefined;
-  const instructions = [
-    baseInstructions,
-    turn.instructions?.trim() ?? "",
-    ...system.map((s) => s.trim()),
-    turn.jsonObject ? "Reply with a single valid JSON object and nothing else." : "",
-    choiceRule(policy),
-  ].filter((s) => s !== "");
-
   return {
     echoedCalls,
     request: {
       model: turn.model,
-      instructions: instructions.join("\n\n"),
+      instructions: joinInstructions(baseInstructions, turn, system, choiceRule(policy)),
       history: messages,
       input,
       tools:
         forced === undefined ? policy : { ...policy, tools: policy.tools.filter((t) => t.name === forced) },
-      reasoningEffort: turn.reasoningEffort,
-      reasoningSummary: turn.reasoningSummary,
-      outputSchema: turn.outputSchema,
-      maxOutputTokens: turn.maxOutputTokens,
+      ...turnSettings(turn),
     },
   };
 };
