@@ -6,4 +6,9 @@ export { createResponsesEncoder, type ResponsesEvent } from "./response/encoder.
 export { toFunctionCallItem } from "./response/output-items.js";
 export { CONVERSATION_ROUTES } from "./stored/conversation-routes.js";
 export { failAbandonedTurns } from "./stored/reaper.js";
-export { MAX_LEASE_MS, type StoredStateOptions } from "./stored/state.js";
+export {
+  MAX_LEASE_MS,
+  type RunningTurn,
+  type StoredStateOptions,
+  settleRunningTurns,
+} from "./stored/state.js";

@@ -182,6 +182,13 @@ export const createSqlResponseStore = (db: SqlDriver): ResponseStore => {
       );
       return rows[0] === undefined ? undefined : { cancelRequested: Number(rows[0].cancel_requested) === 1 };
     },
+    async markInProgress(id, holder, body) {
+      const changed = await db.run(
+        "UPDATE responses SET status = 'in_progress', body = ? WHERE id = ? AND lease_holder = ? AND status = 'queued'",
+        [JSON.stringify(body), id, holder],
+      );
+      return changed > 0;
+    },
     async requestCancel(owner, id) {
       await db.run(`UPDATE responses SET cancel_requested = 1 WHERE id = ? AND owner = ? AND ${UNFINISHED}`, [
         id,

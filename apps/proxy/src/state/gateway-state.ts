@@ -1,6 +1,12 @@
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
-import { failAbandonedTurns, MAX_LEASE_MS, type StoredStateOptions } from "@proxy/adapter-http-responses";
+import {
+  failAbandonedTurns,
+  MAX_LEASE_MS,
+  type RunningTurn,
+  type StoredStateOptions,
+  settleRunningTurns,
+} from "@proxy/adapter-http-responses";
 import { openPostgresStore, openSqliteStore } from "@proxy/adapter-store-sql";
 import type { ResponseStore } from "@proxy/core";
 import type { GatewayConfig } from "../config/config.js";
@@ -18,10 +24,16 @@ export interface StateTimings {
 export interface GatewayState {
   /** What the Responses sub-app gets; undefined with `PROXY_STORE=none`. */
   readonly stored: StoredStateOptions | undefined;
+  /** Waits for this process's background turns to store their outcome (bounded), then closes the store. */
   close(): Promise<void>;
 }
 
 const PURGE_EVERY_MS = 10 * 60_000;
+/**
+ * At shutdown the backend drain has already let background turns finish or stopped them; this bounds
+ * the wait for them to write that outcome (a store that stopped answering must not hang the exit).
+ */
+const SETTLE_MS = 5_000;
 
 const openStore = (config: GatewayConfig): Promise<ResponseStore> | undefined => {
   const location = storeLocation(config.store, config.dataDir);
@@ -74,6 +86,7 @@ export const openGatewayState = async (
   const purger = setInterval(purge, timings.purgeEveryMs ?? PURGE_EVERY_MS);
   reaper.unref();
   purger.unref();
+  const running = new Map<string, RunningTurn>();
 
   return {
     stored: {
@@ -84,8 +97,12 @@ export const openGatewayState = async (
       replicaId: `${hostname()}-${process.pid}-${randomBytes(4).toString("hex")}`,
       leaseMs,
       pollMs,
+      running,
     },
     async close() {
+      const unsettled = await settleRunningTurns(running, SETTLE_MS);
+      if (unsettled > 0)
+        log.warn({ count: unsettled }, "background turns did not store their outcome before shutdown");
       clearInterval(reaper);
       clearInterval(purger);
       await upkeep;

@@ -1,7 +1,7 @@
 import { createOpenAI } from "@ai-sdk/openai";
 import type { StoredStateOptions } from "@proxy/adapter-http-responses";
 import { openSqliteStore } from "@proxy/adapter-store-sql";
-import type { BackendRequest } from "@proxy/core";
+import type { BackendRequest, TextBackend } from "@proxy/core";
 import { createScriptedBackend, type Script } from "@proxy/core/testing";
 import { tool as aiTool, generateText, stepCountIs } from "ai";
 import OpenAI from "openai";
@@ -19,10 +19,14 @@ describe("stored responses at the wire (scripted backend, SQLite in memory)", ()
   afterEach(async () => {
     for (const close of closers.splice(0)) await close();
   });
-  const start = async (script: Script, stored: Partial<StoredStateOptions> = {}) => {
+  const start = async (
+    script: Script,
+    stored: Partial<StoredStateOptions> = {},
+    wrap: (backend: TextBackend) => TextBackend = (backend) => backend,
+  ) => {
     const store = await openSqliteStore(":memory:");
     const backend = createScriptedBackend(script);
-    const served = await serveApp(backend, {
+    const served = await serveApp(wrap(backend), {
       stored: {
         store,
         ttlMs: 86_400_000,
@@ -124,7 +128,7 @@ describe("stored responses at the wire (scripted backend, SQLite in memory)", ()
         : { chunks: ["one ", "two ", "three"], delayMs: 30 },
     );
     const started = await client.responses.create({ model: "m", input: "count", background: true });
-    expect(started.status).toBe("in_progress");
+    expect(started.status).toBe("queued");
     const resumed = await client.responses.retrieve(started.id, { stream: true, starting_after: 1 });
     const events: Array<{ type: string; sequence_number: number }> = [];
     for await (const event of resumed) events.push(event);
@@ -141,6 +145,64 @@ describe("stored responses at the wire (scripted backend, SQLite in memory)", ()
     await expect(
       client.responses.cancel((await client.responses.create({ model: "m", input: "plain" })).id),
     ).rejects.toMatchObject({ status: 400 });
+  });
+
+  it("background: queued until the backend takes the turn, then in_progress; the SDK's polling loop ends completed; cancel while queued", async () => {
+    // A backend at capacity: no turn begins until `open` is called (as codex's admission queue holds it).
+    let open = (): void => undefined;
+    const opened = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    const atCapacity = (inner: TextBackend): TextBackend => ({
+      ...inner,
+      async *stream(request, options) {
+        await Promise.race([
+          opened,
+          new Promise((resolve) => options.signal.addEventListener("abort", resolve, { once: true })),
+        ]);
+        if (options.signal.aborted) return;
+        yield* inner.stream(request, options);
+      },
+    });
+    const { client } = await start(() => ({ chunks: ["one ", "two"], delayMs: 20 }), {}, atCapacity);
+
+    const waiting = await client.responses.create({ model: "m", input: "never runs", background: true });
+    const polled = await client.responses.create({ model: "m", input: "count", background: true });
+    expect(polled).toMatchObject({ status: "queued", background: true });
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    expect((await client.responses.retrieve(polled.id)).status).toBe("queued");
+    const cancelled = await client.responses.cancel(waiting.id);
+    expect(cancelled.status).toBe("cancelled");
+    expect((await client.responses.retrieve(waiting.id)).status).toBe("cancelled");
+
+    open();
+    // OpenAI's documented polling loop.
+    const statuses: string[] = [];
+    let current = await client.responses.retrieve(polled.id);
+    while (current.status === "queued" || current.status === "in_progress") {
+      statuses.push(current.status);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      current = await client.responses.retrieve(polled.id);
+    }
+    expect(current).toMatchObject({ status: "completed", output_text: "one two" });
+    expect(statuses).toContain("in_progress");
+    expect(statuses.indexOf("in_progress")).toBeGreaterThan(statuses.lastIndexOf("queued"));
+
+    // Streamed: `response.created` and `response.queued` (status queued), then `response.in_progress`.
+    const stream = await client.responses.create({
+      model: "m",
+      input: "count",
+      background: true,
+      stream: true,
+    });
+    const events: Array<{ type: string; response?: { status?: string | undefined } }> = [];
+    for await (const event of stream) events.push(event);
+    expect(events.slice(0, 3).map((e) => [e.type, e.response?.status])).toEqual([
+      ["response.created", "queued"],
+      ["response.queued", "queued"],
+      ["response.in_progress", "in_progress"],
+    ]);
+    expect(events.at(-1)?.type).toBe("response.completed");
   });
 
   it("PROXY_CONVERSATIONS_AUTOCREATE: a free-form conversation key starts a conversation", async () => {

@@ -84,7 +84,12 @@ export const createResponsesEncoder = (options: EncoderOptions) => {
     pending = [];
     return events;
   };
-  const snapshot = (): ResponseObject => buildResponse(header, state);
+  // A background response waits `queued` until its turn really starts (see `queue`).
+  let queued = false;
+  const snapshot = (): ResponseObject => {
+    const response = buildResponse(header, state);
+    return queued && state.status === "in_progress" ? { ...response, status: "queued" } : response;
+  };
   const scope = (item: OpenItem) => ({ item_id: item.id, output_index: item.index });
 
   const closeOpen = (status: ItemStatus): void => {
@@ -197,9 +202,18 @@ export const createResponsesEncoder = (options: EncoderOptions) => {
   };
 
   return {
-    /** `response.created` (status in_progress, output []) then `response.in_progress`. */
-    start(): ResponsesEvent[] {
+    /** Background mode: `response.created` and `response.queued` (status queued), before `start`. */
+    queue(): ResponsesEvent[] {
+      queued = true;
       emit("response.created", { response: snapshot() });
+      emit("response.queued", { response: snapshot() });
+      return drain();
+    },
+
+    /** `response.created` (in_progress, output []) then `response.in_progress` (only that after `queue`). */
+    start(): ResponsesEvent[] {
+      if (!queued) emit("response.created", { response: snapshot() });
+      queued = false;
       emit("response.in_progress", { response: snapshot() });
       return drain();
     },

@@ -2,7 +2,7 @@ import type { Usage } from "@proxy/core";
 import type { ResponsesRequest } from "../request/request-schema.js";
 import type { OutputItem } from "./output-items.js";
 
-export type ResponseStatus = "in_progress" | "completed" | "incomplete" | "failed";
+export type ResponseStatus = "queued" | "in_progress" | "completed" | "incomplete" | "failed";
 
 export interface ResponseUsage {
   readonly input_tokens: number;

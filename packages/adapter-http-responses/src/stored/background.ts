@@ -16,10 +16,11 @@ import type { StoredState } from "./state.js";
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
- * `background: true`: the turn is stored as `in_progress` under a lease held by this process and
- * runs detached from the request. While it runs, its events are appended to the store and the lease
- * renewed every `pollMs`; a cancel requested on any replica is seen at the next renewal. The client
- * gets the Response at once, or (with `stream`) the live events, and may leave and resume later.
+ * `background: true`: the turn is stored as `queued` under a lease held by this process and runs
+ * detached from the request; it becomes `in_progress` once the backend accepted it (past admission).
+ * While it runs, its events are appended to the store and the lease renewed every `pollMs`; a cancel
+ * requested on any replica is seen at the next renewal. The client gets the Response at once, or
+ * (with `stream`) the live events, and may leave and resume later.
  */
 export const startBackgroundResponse = async (
   c: Context,
@@ -52,23 +53,25 @@ export const startBackgroundResponse = async (
     customTools: parsed.customTools,
   });
   const now = deps.clock.now();
+  const queued = encoder.queue();
   await store.createResponse({
     id,
     owner: prepared.owner,
     previousResponseId: prepared.previousResponseId,
     conversationId: prepared.conversationId,
-    status: "in_progress",
+    status: "queued",
     background: true,
     createdAt: now,
     expiresAt: now + state.ttlMs,
     body: encoder.response(),
     input: prepared.input,
     output: [],
-    events: [],
+    events: queued,
     lease: { holder, until: now + state.leaseMs },
   });
 
   const log = createEventLog();
+  log.push(queued);
   let cancelled = false;
   let ended = false;
   const cancel = () => {
@@ -76,7 +79,7 @@ export const startBackgroundResponse = async (
     controller.abort();
   };
 
-  let flushed = 0;
+  let flushed = queued.length;
   const flush = async () => {
     const pending = log.events.slice(flushed);
     if (pending.length === 0) return;
@@ -107,7 +110,6 @@ export const startBackgroundResponse = async (
     if (!started.accepted) {
       // Refused before it began (overloaded, backend down): the stored response fails with that error.
       const { error } = (await started.response.json()) as { error?: { code?: string; message?: string } };
-      log.push(encoder.start());
       log.push(
         encoder.fail(
           new GatewayError("backend_error", error?.message ?? "The backend refused the turn.", {
@@ -117,6 +119,10 @@ export const startBackgroundResponse = async (
       );
       return;
     }
+    // The turn really runs now: retrieval shows `in_progress` (the `response.in_progress` event follows).
+    await store
+      .markInProgress(id, holder, { ...encoder.response(), status: "in_progress" })
+      .catch(() => undefined);
     const run = createResponseRun({
       encoder,
       batches: started.batches,

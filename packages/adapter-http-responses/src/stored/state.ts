@@ -17,6 +17,8 @@ export interface StoredStateOptions {
   readonly leaseMs?: number | undefined;
   /** How often background turns flush events and renew leases, and followers poll. */
   readonly pollMs?: number | undefined;
+  /** Where this process's background turns are registered; its owner awaits them at shutdown. */
+  readonly running?: Map<string, RunningTurn> | undefined;
 }
 
 /** A background turn running in this process. */
@@ -45,7 +47,7 @@ export interface StoredState {
 export const MAX_LEASE_MS = 30_000;
 
 export const resolveState = (options: StoredStateOptions): StoredState => ({
-  running: new Map(),
+  running: options.running ?? new Map(),
   items: createItemCache(options.store),
   store: options.store,
   ttlMs: options.ttlMs,
@@ -55,3 +57,24 @@ export const resolveState = (options: StoredStateOptions): StoredState => ({
   leaseMs: Math.min(options.leaseMs ?? MAX_LEASE_MS, MAX_LEASE_MS),
   pollMs: options.pollMs ?? 500,
 });
+
+/**
+ * Waits until every background turn registered in `running` has stored its outcome, or `ms` pass.
+ * Returns how many were still unsettled (their lease then runs out and a reaper fails them).
+ */
+export const settleRunningTurns = async (
+  running: ReadonlyMap<string, RunningTurn>,
+  ms: number,
+): Promise<number> => {
+  const pending = [...running.values()].map((turn) => turn.done);
+  if (pending.length === 0) return 0;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  await Promise.race([
+    Promise.all(pending),
+    new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, ms);
+    }),
+  ]);
+  clearTimeout(timer);
+  return running.size;
+};

@@ -132,6 +132,11 @@ export interface ResponseStore {
     holder: string,
     until: number,
   ): Promise<{ readonly cancelRequested: boolean } | undefined>;
+  /**
+   * A `queued` background turn this `holder` runs has begun: status `in_progress`, with that body.
+   * False when it is no longer queued (already finished, cancelled, or its lease lost).
+   */
+  markInProgress(id: string, holder: string, body: unknown): Promise<boolean>;
   /** Marks an unfinished response to be cancelled; the updated record, or undefined when absent. */
   requestCancel(owner: string, id: string): Promise<StoredResponse | undefined>;
   /** Records the end of a background turn if `holder` still holds it (false: it lost the lease). */

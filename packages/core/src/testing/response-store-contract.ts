@@ -167,13 +167,22 @@ export const describeResponseStoreContract = (name: string, open: () => Promise<
       await store.createResponse(
         response({
           id,
-          status: "in_progress",
+          status: "queued",
           background: true,
           lease: { holder: "replica-a", until: T0 + 30_000 },
         }),
       );
       expect(await store.renewLease(id, "replica-a", T0 + 60_000)).toEqual({ cancelRequested: false });
       expect(await store.renewLease(id, "replica-b", T0 + 60_000)).toBeUndefined();
+      // queued → in_progress only by its holder, and only once.
+      expect(await store.markInProgress(id, "replica-b", { id, status: "in_progress" })).toBe(false);
+      expect((await store.getResponse(ALICE, id))?.status).toBe("queued");
+      expect(await store.markInProgress(id, "replica-a", { id, status: "in_progress" })).toBe(true);
+      expect(await store.getResponse(ALICE, id)).toMatchObject({
+        status: "in_progress",
+        body: { status: "in_progress" },
+      });
+      expect(await store.markInProgress(id, "replica-a", { id, status: "in_progress" })).toBe(false);
       expect((await store.requestCancel(ALICE, id))?.cancelRequested).toBe(true);
       expect(await store.renewLease(id, "replica-a", T0 + 90_000)).toEqual({ cancelRequested: true });
       const outcome = {
