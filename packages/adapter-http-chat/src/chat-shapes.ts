@@ -46,6 +46,22 @@ export const chunk = (
   ...(includeUsage ? { usage: null } : {}),
 });
 
+/**
+ * The SSE frame of a content-only chunk, from a template built once per response: the bytes
+ * `sseFrame(JSON.stringify(chunk(meta, {content}, null, includeUsage)))` gives, without building
+ * and serialising the envelope for every text delta (the stream's most frequent frame).
+ */
+export const contentFrameTemplate = (meta: ResponseMeta, includeUsage: boolean) => {
+  const marker = "\u0000";
+  const json = JSON.stringify(chunk(meta, { content: marker }, null, includeUsage));
+  // The last occurrence: `content` comes after `id` and `model`, which could hold the marker too.
+  const at = json.lastIndexOf(JSON.stringify(marker));
+  return {
+    head: `data: ${json.slice(0, at)}`,
+    tail: `${json.slice(at + JSON.stringify(marker).length)}\n\n`,
+  };
+};
+
 export const usageChunk = (meta: ResponseMeta, usage: Usage) => ({
   id: meta.id,
   object: "chat.completion.chunk",

@@ -55,6 +55,10 @@ export const createDeltaEncoder = (options: DeltaEncoderOptions) => {
       : { tool_calls: [{ index, function: { arguments: args } }] };
 
   return {
+    /** A text delta the caller sends itself (a content chunk of `text`); kept for what follows it. */
+    sentText(text: string): void {
+      if (text !== "") lastContent = text;
+    },
     encode(event: AssistantEvent): ChatDelta[] {
       switch (event.type) {
         case "text-delta":

@@ -1,6 +1,6 @@
 import type { Finish, GatewayError, Usage } from "@proxy/core";
 import { openAIError, unfinishedTurn } from "@proxy/http-surface";
-import { chatFinishReason, chunk, usageChunk } from "./chat-shapes.js";
+import { chatFinishReason, chunk, contentFrameTemplate, usageChunk } from "./chat-shapes.js";
 import { createDeltaEncoder } from "./delta-encoder.js";
 import { type ChatTurn, telemetryComment } from "./started-turn.js";
 
@@ -20,6 +20,7 @@ export const streamChatCompletion = (turn: ChatTurn): Response =>
       customTools: plan.customTools,
     });
     const queue = (data: unknown) => sink.queue(JSON.stringify(data));
+    const text = contentFrameTemplate(meta, plan.includeUsage);
 
     // The role chunk goes out with the first batch: one write per batch of events.
     queue(chunk(meta, { role: "assistant", content: "" }, null, plan.includeUsage));
@@ -32,7 +33,11 @@ export const streamChatCompletion = (turn: ChatTurn): Response =>
         if (event.type === "finish") finish = event.finish;
         else if (event.type === "usage") usage = event.usage;
         else if (event.type === "error") error = event.error;
-        else for (const delta of encoder.encode(event)) queue(chunk(meta, delta, null, plan.includeUsage));
+        else if (event.type === "text-delta") {
+          // JSON escapes every line break, so the chunk is one `data:` line.
+          if (event.delta !== "") sink.queueText(text.head + JSON.stringify(event.delta) + text.tail);
+          encoder.sentText(event.delta);
+        } else for (const delta of encoder.encode(event)) queue(chunk(meta, delta, null, plan.includeUsage));
       }
       // The batch that ends the turn goes out with the closing frames below.
       if (finish === undefined && error === undefined) await sink.flush();
