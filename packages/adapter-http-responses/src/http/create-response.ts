@@ -4,6 +4,7 @@ import type { Context } from "hono";
 import { withCompactionInstruction } from "../compaction.js";
 import { decodeResponsesRequest, type ParsedResponsesRequest } from "../request/decode-request.js";
 import { createResponsesEncoder } from "../response/encoder.js";
+import { responsesEventFrame } from "../response/text-delta-event.js";
 import { startBackgroundResponse } from "../stored/background.js";
 import { type PreparedTurn, prepareStoredTurn } from "../stored/prepare.js";
 import { createRecorder, NOT_STORED_HEADER } from "../stored/record.js";
@@ -78,7 +79,7 @@ export const handleCreateResponse = async (c: Context, deps: ResolvedDeps): Prom
     return session.stream(async (sink) => {
       try {
         for await (const batch of batches) {
-          for (const event of batch) sink.queue(JSON.stringify(event), event.type);
+          for (const event of batch) sink.queueText(responsesEventFrame(event));
           await sink.flush();
         }
       } finally {

@@ -24,6 +24,7 @@ import {
   type ResponseObject,
   type ResponseState,
 } from "./response-object.js";
+import { TextDeltaEvent } from "./text-delta-event.js";
 
 /** One Responses SSE event: `type`, its documented fields, and the global `sequence_number`. */
 export interface ResponsesEvent {
@@ -149,16 +150,7 @@ export const createResponsesEncoder = (options: EncoderOptions) => {
       emit("response.content_part.added", { ...scope(item), content_index: 0, part: outputText("") });
     }
     open.text += delta;
-    // The stream's most frequent event, built in one literal (the same keys, in `emit`'s order).
-    pending.push({
-      type: "response.output_text.delta",
-      item_id: open.id,
-      output_index: open.index,
-      content_index: 0,
-      delta,
-      logprobs: [],
-      sequence_number: sequence++,
-    });
+    pending.push(new TextDeltaEvent(open.id, open.index, delta, sequence++));
   };
 
   const appendReasoning = (delta: string): void => {
