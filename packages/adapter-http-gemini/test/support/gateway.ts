@@ -1,7 +1,6 @@
-import type { AddressInfo } from "node:net";
-import { serve } from "@hono/node-server";
 import { createCountingIdGenerator, fixedClock, type TurnSettings, type TurnSummary } from "@proxy/core";
 import { createScriptedBackend, type Script, type ScriptedBackend } from "@proxy/core/testing";
+import { serveApp } from "@proxy/http-surface/testing";
 import { Hono } from "hono";
 import { createGeminiApp, createGeminiEndpointApp } from "../../src/index.js";
 
@@ -43,20 +42,8 @@ export const startGateway = async (
     .route("/v1beta", gemini)
     .route("/v1", gemini)
     .route("/v1", createGeminiEndpointApp(deps));
-  const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
-    const s = serve({ fetch: app.fetch, hostname: "127.0.0.1", port: 0 }, () => resolve(s));
-  });
-  const { port } = server.address() as AddressInfo;
-  return {
-    backend,
-    url: `http://127.0.0.1:${port}`,
-    summaries,
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        server.close((err) => (err ? reject(err) : resolve()));
-        (server as { closeAllConnections?: () => void }).closeAllConnections?.();
-      }),
-  };
+  const served = await serveApp(app);
+  return { backend, url: served.origin, summaries, close: served.close };
 };
 
 /** POSTs JSON and reads the whole answer as text. */

@@ -1,5 +1,3 @@
-import type { AddressInfo } from "node:net";
-import { serve } from "@hono/node-server";
 import {
   createCountingIdGenerator,
   fixedClock,
@@ -8,6 +6,7 @@ import {
   type TurnSummary,
 } from "@proxy/core";
 import { createScriptedBackend, type Script, type ScriptedBackend } from "@proxy/core/testing";
+import { serveApp } from "@proxy/http-surface/testing";
 import { Hono } from "hono";
 import { createMessagesApp } from "../../src/index.js";
 
@@ -44,20 +43,8 @@ export const startGateway = async (
     keepAliveMs: options.keepAliveMs ?? 0,
   });
   const app = new Hono().route("/v1", messages);
-  const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
-    const s = serve({ fetch: app.fetch, hostname: "127.0.0.1", port: 0 }, () => resolve(s));
-  });
-  const { port } = server.address() as AddressInfo;
-  return {
-    backend,
-    url: `http://127.0.0.1:${port}`,
-    summaries,
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        server.close((err) => (err ? reject(err) : resolve()));
-        (server as { closeAllConnections?: () => void }).closeAllConnections?.();
-      }),
-  };
+  const served = await serveApp(app);
+  return { backend, url: served.origin, summaries, close: served.close };
 };
 
 /** POSTs a body to `/v1/messages` (or another path) and reads the whole answer as text. */
