@@ -16,6 +16,11 @@ export const GatewayConfig = Schema.Struct({
   corsOrigins: Schema.Array(Schema.String),
   allowedHosts: Schema.Array(Schema.String),
   metricsAuth: Schema.Boolean,
+  adminKey: Schema.String.check(
+    Schema.isPattern(/^(|.{16,})$/, {
+      message: "expected at least 16 characters (or empty: no admin endpoints)",
+    }),
+  ),
   maxConnections: PositiveInt,
   codexBin: Schema.String,
   codexPassEnv: Schema.Array(Schema.String.check(Schema.isPattern(/^[A-Za-z_][A-Za-z0-9_]*$/))),

@@ -71,6 +71,13 @@ export const OPTIONS: ReadonlyArray<OptionSpec> = [
     "Require an API key on `/metrics`, `/readyz` and `/openapi.json` too (`/healthz` stays open).",
   ),
   opt(
+    "adminKey",
+    "PROXY_ADMIN_KEY",
+    "string",
+    "",
+    "Bearer token for the admin endpoints (`/admin/*`) and the request inspector. Empty = the admin endpoints do not exist.",
+  ),
+  opt(
     "maxConnections",
     "PROXY_MAX_CONNECTIONS",
     "int",
