@@ -1,4 +1,11 @@
-/** The hexagon, enforced: core is the pure centre, adapters never see each other, only apps compose. */
+/**
+ * The hexagon, enforced: core is the pure centre, the kit stands on core only, adapters never see
+ * each other, only apps compose. npm packages are resolved (not followed) so the rules about them can
+ * fire; tooling/architecture/test/hexagon.test.ts shows every rule failing on an injected violation.
+ */
+const NPM = ["npm", "npm-dev", "npm-optional", "npm-peer", "npm-bundled", "npm-no-pkg", "npm-unknown"];
+const CORE_DEPS = "effect|jsonrepair|ajv|re2js|gpt-tokenizer";
+
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
@@ -20,15 +27,25 @@ module.exports = {
     },
     {
       name: "core-only-allowed-deps",
-      comment:
-        "packages/core may depend on effect, jsonrepair, ajv, re2js (pure libraries) and itself only; its test kit (src/testing) may also use vitest.",
+      comment: `packages/core may depend on the pure libraries ${CORE_DEPS} only; its test kit (src/testing) may also use vitest.`,
       severity: "error",
       from: { path: "^packages/core/src", pathNot: "^packages/core/src/testing/" },
-      to: {
-        dependencyTypes: ["npm", "npm-dev", "npm-optional", "npm-peer", "npm-no-pkg", "npm-unknown"],
-        pathNot:
-          "node_modules/(effect|jsonrepair|ajv|re2js|fast-uri|fast-deep-equal|json-schema-traverse|require-from-string)/",
-      },
+      to: { dependencyTypes: NPM, pathNot: `(^|/)node_modules/(${CORE_DEPS})/` },
+    },
+    {
+      name: "packages-list-what-they-import",
+      comment:
+        "Every npm package a package imports is listed in its own package.json (a hoisted or transitive package is not a dependency).",
+      severity: "error",
+      from: { path: "^(packages|apps)/[^/]+/src" },
+      to: { dependencyTypes: ["npm-no-pkg", "npm-unknown"] },
+    },
+    {
+      name: "production-code-uses-no-dev-dependency",
+      comment: "Shipped code imports only dependencies; devDependencies are for tests and test kits.",
+      severity: "error",
+      from: { path: "^packages/[^/]+/src", pathNot: "^packages/[^/]+/src/testing/" },
+      to: { dependencyTypes: ["npm-dev"], dependencyTypesNot: ["npm", "npm-peer"] },
     },
     {
       name: "adapters-do-not-import-each-other",
@@ -39,9 +56,16 @@ module.exports = {
     {
       name: "http-surface-imports-core-only",
       comment:
-        "packages/http-surface is the kit every HTTP surface stands on: it may use core (and hono), never an adapter or app.",
+        "packages/http-surface is the kit every HTTP surface stands on: it imports core, effect (Schema) and hono, nothing else; its test kit may also use vitest, node and a Node server.",
       severity: "error",
-      from: { path: "^packages/http-surface/src" },
+      from: { path: "^packages/http-surface/src", pathNot: "^packages/http-surface/src/testing/" },
+      to: { pathNot: "^packages/(core|http-surface)/src/|(^|/)node_modules/(effect|hono)/" },
+    },
+    {
+      name: "http-surface-testing-imports-no-adapter",
+      comment: "the kit's test kit may use vitest and node, never an adapter or app.",
+      severity: "error",
+      from: { path: "^packages/http-surface/src/testing/" },
       to: { path: "^packages/adapter-|@proxy/adapter-|^apps/|@proxy/gateway" },
     },
     {
@@ -60,13 +84,14 @@ module.exports = {
     {
       name: "no-unresolvable",
       severity: "error",
-      from: { path: "^packages/core/src" },
+      from: { path: "^(packages|apps)/[^/]+/src" },
       to: { couldNotResolve: true },
     },
   ],
   options: {
-    doNotFollow: { path: "node_modules" },
-    exclude: { path: "(^|/)(dist|test|node_modules)/|\\.test\\.ts$" },
+    // npm packages are resolved (so the rules above see them) but not cruised into.
+    doNotFollow: { path: "(^|/)node_modules/" },
+    exclude: { path: "^(packages|apps)/[^/]+/(dist|test)/|\\.test\\.ts$" },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: "tsconfig.test.json" },
     enhancedResolveOptions: {

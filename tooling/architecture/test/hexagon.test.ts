@@ -12,16 +12,34 @@ const depcruise = fileURLToPath(
 );
 
 /** Runs the repository's own rules (.dependency-cruiser.cjs) over `dir` exactly as `pnpm purity` does. */
-const cruise = (dir: string) =>
+const cruise = (dir: string, targets = ["packages"]) =>
   new Promise<{ code: number; output: string }>((resolve) => {
     execFile(
       process.execPath,
-      [depcruise, "packages", "--config", join(root, ".dependency-cruiser.cjs"), "--output-type", "err"],
+      [depcruise, ...targets, "--config", join(root, ".dependency-cruiser.cjs"), "--output-type", "err"],
       { cwd: dir },
       (error, stdout, stderr) =>
         resolve({ code: error ? Number(error.code ?? 1) : 0, output: stdout + stderr }),
     );
   });
+
+/** An installed npm package in the fixture's node_modules (what `import name` resolves to). */
+const npmPackage = (name: string): Record<string, string> => ({
+  [`node_modules/${name}/package.json`]: JSON.stringify({ name, version: "1.0.0", main: "index.js" }),
+  [`node_modules/${name}/index.js`]: "export const x = 1;\n",
+});
+
+/** A workspace package: its manifest lists `deps` as dependencies. */
+const manifest = (dir: string, deps: string[], devDeps: string[] = []) => ({
+  [`packages/${dir}/package.json`]: JSON.stringify({
+    name: `@proxy/${dir}`,
+    dependencies: Object.fromEntries(deps.map((d) => [d, "1.0.0"])),
+    devDependencies: Object.fromEntries(devDeps.map((d) => [d, "1.0.0"])),
+  }),
+});
+
+/** The rule names a run reported, in order of first appearance. */
+const rules = (output: string) => [...new Set([...output.matchAll(/error ([a-z-]+):/g)].map((m) => m[1]))];
 
 describe("the hexagon is enforced, not promised", { timeout: 60_000 }, () => {
   const dirs: string[] = [];
@@ -36,41 +54,116 @@ describe("the hexagon is enforced, not promised", { timeout: 60_000 }, () => {
       join(dir, "tsconfig.test.json"),
       JSON.stringify({ extends: "./tsconfig.base.json", include: ["packages/**/*.ts"] }),
     );
-    for (const [path, text] of Object.entries(files)) {
+    const all = {
+      ...manifest("core", ["effect"]),
+      ...npmPackage("effect"),
+      "packages/core/src/x.ts": "export const x = 1;\n",
+      ...files,
+    };
+    for (const [path, text] of Object.entries(all)) {
       await mkdir(join(dir, path, ".."), { recursive: true });
       await writeFile(join(dir, path), text);
     }
     return dir;
   };
+  /** Cruises a fixture and returns the rules it broke. */
+  const broken = async (files: Record<string, string>) => {
+    const result = await cruise(await fixture(files));
+    expect(result.code === 0).toBe(rules(result.output).length === 0);
+    return rules(result.output);
+  };
 
-  it("passes a core that imports only itself", async () => {
-    const dir = await fixture({
-      "packages/core/src/index.ts": 'export { x } from "./x.js";\n',
-      "packages/core/src/x.ts": "export const x = 1;\n",
-    });
-    expect(await cruise(dir)).toMatchObject({ code: 0 });
+  it("passes the repository itself", async () => {
+    const result = await cruise(root, ["packages", "apps"]);
+    expect(result.output).toContain("no dependency violations found");
+    expect(result.code).toBe(0);
   });
 
-  it("fails CI when packages/core/src imports node:fs", async () => {
-    const dir = await fixture({
-      "packages/core/src/index.ts":
-        'import { readFileSync } from "node:fs";\nexport const r = readFileSync;\n',
-    });
-    const result = await cruise(dir);
-    expect(result.code).not.toBe(0);
-    expect(result.output).toContain("core-no-node-builtins");
+  it("passes a core that imports itself and a listed, allowed npm package", async () => {
+    expect(
+      await broken({
+        "packages/core/src/index.ts": 'export { x } from "./x.js";\nexport { x as y } from "effect";\n',
+      }),
+    ).toEqual([]);
   });
 
-  it("fails CI when core imports hono or an adapter, or an adapter imports another adapter", async () => {
-    const dir = await fixture({
-      "packages/core/src/index.ts": 'import "hono";\nimport "../../adapter-http-chat/src/index.js";\n',
-      "packages/adapter-http-chat/src/index.ts":
-        'import "../../adapter-http-responses/src/index.js";\nexport {};\n',
-      "packages/adapter-http-responses/src/index.ts": "export {};\n",
-    });
-    const result = await cruise(dir);
-    expect(result.code).not.toBe(0);
-    expect(result.output).toContain("core-no-http-or-adapters");
-    expect(result.output).toContain("adapters-do-not-import-each-other");
+  it("fails when packages/core/src imports node:fs", async () => {
+    expect(
+      await broken({
+        "packages/core/src/index.ts":
+          'import { readFileSync } from "node:fs";\nexport const r = readFileSync;\n',
+      }),
+    ).toEqual(["core-no-node-builtins"]);
+  });
+
+  it("fails when core imports hono, even listed in its package.json", async () => {
+    expect(
+      await broken({
+        ...manifest("core", ["effect", "hono"]),
+        ...npmPackage("hono"),
+        "packages/core/src/index.ts": 'import "hono";\nexport {};\n',
+      }),
+    ).toContain("core-no-http-or-adapters");
+  });
+
+  it("fails when core imports an adapter", async () => {
+    expect(
+      await broken({
+        "packages/core/src/index.ts": 'import "../../adapter-http-chat/src/index.js";\nexport {};\n',
+        "packages/adapter-http-chat/src/index.ts": "export {};\n",
+      }),
+    ).toEqual(["core-no-http-or-adapters"]);
+  });
+
+  it("fails when a package imports an npm package its package.json does not list", async () => {
+    // gpt-tokenizer is one of core's allowed libraries, but only once core lists it.
+    expect(
+      await broken({
+        ...npmPackage("gpt-tokenizer"),
+        "packages/core/src/index.ts": 'import "gpt-tokenizer";\nexport {};\n',
+      }),
+    ).toEqual(["packages-list-what-they-import"]);
+  });
+
+  it("fails when core imports a listed npm package outside its allowed pure libraries", async () => {
+    expect(
+      await broken({
+        ...manifest("core", ["effect", "left-pad"]),
+        ...npmPackage("left-pad"),
+        "packages/core/src/index.ts": 'import "left-pad";\nexport {};\n',
+      }),
+    ).toEqual(["core-only-allowed-deps"]);
+  });
+
+  it("fails when shipped code imports a devDependency", async () => {
+    expect(
+      await broken({
+        ...manifest("adapter-store-sql", [], ["vitest"]),
+        ...npmPackage("vitest"),
+        "packages/adapter-store-sql/src/index.ts": 'import "vitest";\nexport {};\n',
+      }),
+    ).toEqual(["production-code-uses-no-dev-dependency"]);
+  });
+
+  it("fails when an adapter imports another adapter", async () => {
+    expect(
+      await broken({
+        "packages/adapter-http-chat/src/index.ts":
+          'import "../../adapter-http-responses/src/index.js";\nexport {};\n',
+        "packages/adapter-http-responses/src/index.ts": "export {};\n",
+      }),
+    ).toEqual(["adapters-do-not-import-each-other"]);
+  });
+
+  it("fails when the kit imports anything but core, effect and hono", async () => {
+    expect(
+      await broken({
+        ...manifest("http-surface", ["effect", "hono", "pino"]),
+        ...npmPackage("hono"),
+        ...npmPackage("pino"),
+        "packages/http-surface/src/index.ts":
+          'import "../../core/src/x.js";\nimport "hono";\nimport "effect";\nimport "pino";\nimport "node:net";\nexport {};\n',
+      }),
+    ).toEqual(["http-surface-imports-core-only"]);
   });
 });
