@@ -82,6 +82,14 @@ module.exports = {
       to: { path: "^apps/|@proxy/gateway" },
     },
     {
+      name: "no-circular",
+      comment:
+        "No import cycle between files (type imports included): a cycle hides which module is the lower one; move the shared part into its own file.",
+      severity: "error",
+      from: { path: "^(packages|apps)/" },
+      to: { circular: true },
+    },
+    {
       name: "no-unresolvable",
       severity: "error",
       from: { path: "^(packages|apps)/[^/]+/src" },

@@ -166,4 +166,14 @@ describe("the hexagon is enforced, not promised", { timeout: 60_000 }, () => {
       }),
     ).toEqual(["http-surface-imports-core-only"]);
   });
+
+  it("fails on an import cycle between files, type imports included", async () => {
+    expect(
+      await broken({
+        "packages/core/src/index.ts":
+          'export type { B } from "./b.js";\nexport interface A { b?: import("./b.js").B }\n',
+        "packages/core/src/b.ts": 'import type { A } from "./index.js";\nexport interface B { a?: A }\n',
+      }),
+    ).toEqual(["no-circular"]);
+  });
 });

@@ -24,14 +24,9 @@ import {
   type ResponseObject,
   type ResponseState,
 } from "./response-object.js";
-import { TextDeltaEvent } from "./text-delta-event.js";
+import { type ResponsesEvent, TextDeltaEvent } from "./text-delta-event.js";
 
-/** One Responses SSE event: `type`, its documented fields, and the global `sequence_number`. */
-export interface ResponsesEvent {
-  readonly type: string;
-  readonly sequence_number: number;
-  readonly [field: string]: unknown;
-}
+export type { ResponsesEvent };
 
 export interface EncoderOptions {
   readonly header: ResponseHeader;

@@ -1,5 +1,11 @@
 import { sseFrame } from "@proxy/http-surface";
-import type { ResponsesEvent } from "./encoder.js";
+
+/** One Responses SSE event: `type`, its documented fields, and the global `sequence_number`. */
+export interface ResponsesEvent {
+  readonly type: string;
+  readonly sequence_number: number;
+  readonly [field: string]: unknown;
+}
 
 const TYPE = "response.output_text.delta";
 const EMPTY_LOGPROBS: ReadonlyArray<never> = Object.freeze([]);

@@ -9,4 +9,8 @@ export {
 } from "../formats/index.js";
 export type * from "./block-format.js";
 export type * from "./parser-types.js";
-export { createSentinelParser, DEFAULT_MAX_BLOCK_BYTES } from "./sentinel-parser.js";
+export {
+  createSentinelParser,
+  DEFAULT_MAX_BLOCK_BYTES,
+  type SentinelParserOptions,
+} from "./sentinel-parser.js";

@@ -1,23 +1,9 @@
-import type { ToolSpec } from "../model/tool-spec.js";
-import type { BlockFormat } from "./block-format.js";
-
 /** Checks parsed arguments against a tool's JSON Schema (compiled once per request). */
 export interface ArgumentsValidator {
   validate(
     toolName: string,
     args: unknown,
   ): { readonly ok: true } | { readonly ok: false; readonly message: string };
-}
-
-export interface SentinelParserOptions {
-  /** Tools the model may call in this turn. A block naming any other tool is rejected. */
-  readonly tools: ReadonlyMap<string, ToolSpec>;
-  /** Schema validation for strict tools (hard) and soft tools (warning only). */
-  readonly validator?: ArgumentsValidator | undefined;
-  /** Max bytes one open block may buffer before it fails (default 1 MiB). */
-  readonly maxBlockBytes?: number | undefined;
-  /** The block formats recognised in the text (default: all of them, whichever one was taught). */
-  readonly formats?: ReadonlyArray<BlockFormat> | undefined;
 }
 
 export type RejectReason =

@@ -1,12 +1,24 @@
 import { BLOCK_FORMATS } from "../formats/index.js";
+import type { ToolSpec } from "../model/tool-spec.js";
 import type { BlockFormat, OpenBlock } from "./block-format.js";
 import type { AfterBlock, BlockContext } from "./call-stream.js";
 import { advanceMatch, isHighSurrogate, isWhitespace, nextOf } from "./chars.js";
 import type { MarkdownFence } from "./markdown-fence.js";
 import { createMarkdownFence } from "./markdown-fence.js";
-import type { ParserEvent, SentinelParser, SentinelParserOptions } from "./parser-types.js";
+import type { ArgumentsValidator, ParserEvent, SentinelParser } from "./parser-types.js";
 
 export const DEFAULT_MAX_BLOCK_BYTES = 1024 * 1024;
+
+export interface SentinelParserOptions {
+  /** Tools the model may call in this turn. A block naming any other tool is rejected. */
+  readonly tools: ReadonlyMap<string, ToolSpec>;
+  /** Schema validation for strict tools (hard) and soft tools (warning only). */
+  readonly validator?: ArgumentsValidator | undefined;
+  /** Max bytes one open block may buffer before it fails (default 1 MiB). */
+  readonly maxBlockBytes?: number | undefined;
+  /** The block formats recognised in the text (default: all of them, whichever one was taught). */
+  readonly formats?: ReadonlyArray<BlockFormat> | undefined;
+}
 
 const LT = 60;
 const SPACE = 32;
