@@ -1,35 +1,159 @@
-export * from "./admission/admission-gate.js";
-export * from "./errors/gateway-error.js";
-export * from "./errors/schema-issue.js";
-export type * from "./events/assistant-event.js";
-export type * from "./events/backend-event.js";
-export * from "./media/inline-remote-images.js";
-export * from "./model/check-tool-policy.js";
-export type * from "./model/conversation.js";
-export * from "./model/custom-call.js";
-export * from "./model/finish-reason.js";
-export * from "./model/tool-policy.js";
-export * from "./model/tool-spec.js";
-export * from "./model/usage.js";
-export * from "./output/index.js";
-export * from "./parser/index.js";
-export type * from "./parser/parser-types.js";
-export * from "./ports/backend-batches.js";
-export * from "./ports/clock.js";
-export * from "./ports/id-generator.js";
-export * from "./ports/media-fetcher.js";
-export * from "./ports/response-store.js";
-export type * from "./ports/text-backend.js";
-export * from "./prompt/example-arguments.js";
-export * from "./prompt/render-history.js";
-export * from "./prompt/render-manifest.js";
-export * from "./prompt/render-native.js";
-export * from "./prompt/use-tool-xml.js";
-export * from "./tokens/token-counter.js";
-export * from "./tools/index.js";
-export * from "./turn/call-gate.js";
-export * from "./turn/native-calls.js";
-export * from "./turn/native-turn.js";
-export * from "./turn/run-turn.js";
-export * from "./turn/turn-settings.js";
-export * from "./turn/turn-telemetry.js";
+// biome-ignore-all assist/source/organizeImports: the public API is grouped by concept, not sorted.
+/**
+ * @proxy/core's public API, grouped by concept. Everything else under src/ is internal (the package's
+ * `exports` admit only this file and ./testing); docs/core.md lists these names and a test keeps the
+ * two in step. Add a name only when a package outside core needs it.
+ */
+
+// The conversation a surface decodes its wire into, and the tools offered with it.
+export type {
+  ContentPart,
+  ConversationItem,
+  MessageRole,
+  ReasoningEffort,
+  ReasoningSummary,
+  TurnRequest,
+} from "./model/conversation.js";
+export {
+  type CustomToolGrammar,
+  type JsonSchema,
+  TOOL_NAME_PATTERN,
+  type ToolChoice,
+  type ToolPolicy,
+  type ToolSpec,
+} from "./model/tool-spec.js";
+export { findToolPolicyProblem, type ToolPolicyProblem } from "./model/check-tool-policy.js";
+export { customCallArguments, customCallInput } from "./model/custom-call.js";
+export { createSchemaCache, type SchemaCache } from "./tools/index.js";
+export { inlineRemoteImages } from "./media/inline-remote-images.js";
+
+// Running one turn: what a surface starts, and the events it encodes.
+export {
+  type AssistantBatch,
+  runTurn,
+  type TurnDeps,
+  type TurnHandle,
+  type TurnInput,
+} from "./turn/run-turn.js";
+export type { AssistantEvent, ToolCall } from "./events/assistant-event.js";
+export type { Finish, FinishReason } from "./model/finish-reason.js";
+export { addUsage, type Usage } from "./model/usage.js";
+export {
+  DEFAULT_TURN_SETTINGS,
+  OUTPUT_MODES,
+  type OutputMode,
+  resolveOutputMode,
+  resolveToolMode,
+  STOP_AFTER_TOOLS_MODES,
+  type StopAfterToolsMode,
+  TOOL_MODES,
+  type ToolMode,
+  type TurnSettings,
+} from "./turn/turn-settings.js";
+export {
+  createTelemetry,
+  type ToolWarning,
+  type TurnCounters,
+  type TurnObserver,
+  type TurnSummary,
+  type TurnTelemetry,
+} from "./turn/turn-telemetry.js";
+
+// Errors: one closed set of kinds; each surface maps them to its own status and body.
+export {
+  GatewayError,
+  type GatewayErrorKind,
+  type GatewayErrorOptions,
+  invalidRequest,
+  isGatewayError,
+  toGatewayError,
+} from "./errors/gateway-error.js";
+export { formatParamPath, issueToGatewayError } from "./errors/schema-issue.js";
+
+// The backend port: what a backend implements, and how it is read.
+export type {
+  BackendBatch,
+  BackendCapabilities,
+  BackendReadiness,
+  BackendRequest,
+  BatchedEvents,
+  ModelInfo,
+  NativeToolCall,
+  PromptMessage,
+  TextBackend,
+} from "./ports/text-backend.js";
+export type { BackendEvent } from "./events/backend-event.js";
+export { backendBatches, batchedEvents, flattenBatches } from "./ports/backend-batches.js";
+export {
+  type AdmissionGate,
+  type AdmissionGateOptions,
+  createAdmissionGate,
+} from "./admission/admission-gate.js";
+
+// Core as a library (docs/core.md): teach a text-only model a block format, parse its text into
+// calls, validate them, cap its output. runTurn composes these; another gateway may use them alone.
+export { forcedName, mustCall, offeredTools } from "./model/tool-policy.js";
+export type { BlockFormat } from "./parser/block-format.js";
+export {
+  BLOCK_FORMATS,
+  blockFormatFor,
+  CUSTOM_TOOL_RAW_FORMAT,
+  JSON_TOOL_CALL_FORMAT,
+  USE_TOOL_XML_FORMAT,
+} from "./formats/index.js";
+export { renderToolManifest } from "./prompt/render-manifest.js";
+export { type RenderedPrompt, renderBackendRequest } from "./prompt/render-history.js";
+export { asNativeFunction } from "./prompt/render-native.js";
+export { renderUseToolXml } from "./prompt/use-tool-xml.js";
+export {
+  createSentinelParser,
+  DEFAULT_MAX_BLOCK_BYTES,
+  type SentinelParserOptions,
+} from "./parser/sentinel-parser.js";
+export type { ArgumentsValidator, ParserEvent, RejectReason, SentinelParser } from "./parser/parser-types.js";
+export { createArgumentsValidator, type ToolArgumentsValidator } from "./tools/index.js";
+export {
+  createOutputGuard,
+  type GuardResult,
+  type OutputGuard,
+  type OutputGuardOptions,
+} from "./output/output-guard.js";
+export {
+  type BudgetScan,
+  createOutputTokenBudget,
+  type OutputTokenBudget,
+} from "./output/output-token-budget.js";
+export {
+  createStopSequenceMatcher,
+  type StopScan,
+  type StopSequenceMatcher,
+} from "./output/stop-sequences.js";
+export { countTokens, tokenPrefix } from "./tokens/token-counter.js";
+
+// The response store port (stored Responses and conversations).
+export {
+  CALLER_VARIABLE,
+  type Caller,
+  type ChainLink,
+  isTerminalStatus,
+  type NewResponse,
+  type Page,
+  type PageQuery,
+  type ResponseOutcome,
+  type ResponseStore,
+  type StoredConversation,
+  type StoredEvent,
+  type StoredItem,
+  type StoredResponse,
+  type StoredStatus,
+} from "./ports/response-store.js";
+
+// The other ports: time, ids, remote media.
+export { type Clock, fixedClock, systemClock, unixSeconds } from "./ports/clock.js";
+export {
+  createCountingIdGenerator,
+  createRandomIdGenerator,
+  type IdGenerator,
+  type IdPrefix,
+} from "./ports/id-generator.js";
+export type { FetchedImage, MediaFetcher } from "./ports/media-fetcher.js";

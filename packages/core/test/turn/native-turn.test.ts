@@ -5,16 +5,16 @@ import {
   type BackendEvent,
   type ConversationItem,
   createCountingIdGenerator,
-  createNativeCallReader,
   DEFAULT_TURN_SETTINGS,
-  type ParserEvent,
   runTurn,
   type ToolMode,
   type ToolPolicy,
   type ToolSpec,
   type TurnSettings,
 } from "../../src/index.js";
+import type { ParserEvent } from "../../src/parser/parser-types.js";
 import { createScriptedBackend, type Script, type ScriptedToolCall } from "../../src/testing/index.js";
+import { createNativeCallReader } from "../../src/turn/native-calls.js";
 import { policyOf } from "../support/tool-policy.js";
 
 const weatherTool: ToolSpec = {
