@@ -1,6 +1,6 @@
 import { createCodexBackend } from "@proxy/adapter-codex-appserver";
 import type { TextBackend } from "@proxy/core";
-import { Context, Effect, Layer } from "effect";
+import { Context, Effect, Layer, type Scope } from "effect";
 import { createGatewayBackend, type GatewayBackend } from "./backend/gateway-backend.js";
 import { requireBackendAuth } from "./backend/require-auth.js";
 import type { GatewayConfig } from "./config/config.js";
@@ -80,10 +80,21 @@ export class Backend extends Context.Service<Backend, GatewayBackend>()("@proxy/
     logger: Logger,
     env: NodeJS.ProcessEnv = process.env,
     onRpcResult?: RpcResultObserver,
+  ) => Backend.layerRoutesOver(config, logger, env, acquireCodex(config, logger, env, onRpcResult));
+
+  /**
+   * The routes over a given codex acquisition: the stack the gateway builds (drain and aliases over
+   * the route table over each route's admission over the backend), for the backend contract suite.
+   */
+  static readonly layerRoutesOver = (
+    config: GatewayConfig,
+    logger: Logger,
+    env: Readonly<Record<string, string | undefined>>,
+    codex: Effect.Effect<AcquiredBackend, never, Scope.Scope>,
   ) =>
     Layer.effect(
       Backend,
-      acquireRoutes(config, logger, env, acquireCodex(config, logger, env, onRpcResult)).pipe(
+      acquireRoutes(config, logger, env, codex).pipe(
         Effect.map(({ backend, beginShutdown }) =>
           createGatewayBackend(backend, config.modelAliases, beginShutdown, false),
         ),

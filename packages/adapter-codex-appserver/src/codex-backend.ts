@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
   type BackendReadiness,
-  batchedEvents,
+  backendStream,
   createAdmissionGate,
   GatewayError,
   type ModelInfo,
@@ -197,7 +197,7 @@ export const createCodexBackend = (options: CodexBackendOptions = {}): CodexBack
       return { nativeTools };
     },
     stream(request, { signal }) {
-      return batchedEvents(() =>
+      return backendStream(() =>
         runCodexTurn(
           {
             pool,

@@ -1,4 +1,4 @@
-import { type BackendReadiness, batchedEvents, type ModelInfo, type TextBackend } from "@proxy/core";
+import { type BackendReadiness, backendStream, type ModelInfo, type TextBackend } from "@proxy/core";
 import { Agent, request as httpRequest } from "undici";
 import { isUnreachable } from "./map-upstream-error.js";
 import { streamTurn, type TurnContext } from "./stream-turn.js";
@@ -118,7 +118,7 @@ export const createOpenAICompatibleBackend = (
     name: `openai-compatible:${route}`,
     capabilities: { nativeTools: options.nativeTools === true },
     stream(request, { signal }) {
-      return batchedEvents(async function* () {
+      return backendStream(async function* () {
         active++;
         try {
           yield* streamTurn(context, request, signal);

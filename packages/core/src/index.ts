@@ -76,14 +76,15 @@ export type {
   BackendCapabilities,
   BackendReadiness,
   BackendRequest,
-  BatchedEvents,
+  BackendStream,
   ModelInfo,
   NativeToolCall,
   PromptMessage,
   TextBackend,
 } from "./ports/text-backend.js";
 export type { BackendEvent } from "./events/backend-event.js";
-export { backendBatches, batchedEvents, flattenBatches } from "./ports/backend-batches.js";
+export { backendStream, flattenBatches, onBatchesEnd } from "./ports/backend-stream.js";
+export { type BackendMiddleware, wrapBackend } from "./ports/wrap-backend.js";
 export {
   type AdmissionGate,
   type AdmissionGateOptions,

@@ -1,10 +1,4 @@
-import {
-  type BackendBatch,
-  backendBatches,
-  batchedEvents,
-  GatewayError,
-  type TextBackend,
-} from "@proxy/core";
+import { type BackendBatch, GatewayError, type TextBackend, wrapBackend } from "@proxy/core";
 import type { RouteStatus } from "../routing/route-table.js";
 
 /**
@@ -47,54 +41,43 @@ export const createGatewayBackend = (
     if (active.size === 0) for (const resolve of idle.splice(0)) resolve();
   };
 
-  async function* guarded(
-    request: Parameters<TextBackend["stream"]>[0],
-    signal: AbortSignal,
-  ): AsyncGenerator<BackendBatch> {
-    if (draining)
-      throw new GatewayError("backend_unavailable", "The gateway is shutting down.", {
-        retryAfterSeconds: 5,
-      });
-    const controller = new AbortController();
-    const forward = () => controller.abort();
-    signal.addEventListener("abort", forward, { once: true });
-    let stopWith: GatewayError | undefined;
-    let ended = false;
-    // Stopping aborts the inner turn; backends must then end promptly (the TextBackend contract),
-    // so the hot path needs no per-event race.
-    const stop = (error: GatewayError) => {
-      stopWith = error;
-      controller.abort();
-    };
-    active.add(stop);
-    const routed = { ...request, model: routeModel(request.model, aliases, claudeOnDefault) };
-    try {
-      for await (const batch of backendBatches(inner, routed, { signal: controller.signal })) {
-        if (stopWith) break;
-        yield batch;
+  const wrapped = wrapBackend(inner, {
+    async *stream(request, { signal }, next): AsyncGenerator<BackendBatch> {
+      if (draining)
+        throw new GatewayError("backend_unavailable", "The gateway is shutting down.", {
+          retryAfterSeconds: 5,
+        });
+      const controller = new AbortController();
+      const forward = () => controller.abort();
+      signal.addEventListener("abort", forward, { once: true });
+      let stopWith: GatewayError | undefined;
+      let ended = false;
+      // Stopping aborts the inner turn; backends must then end promptly (the TextBackend contract),
+      // so the hot path needs no per-event race.
+      const stop = (error: GatewayError) => {
+        stopWith = error;
+        controller.abort();
+      };
+      active.add(stop);
+      const routed = { ...request, model: routeModel(request.model, aliases, claudeOnDefault) };
+      try {
+        for await (const batch of next(routed, { signal: controller.signal })) {
+          if (stopWith) break;
+          yield batch;
+        }
+        ended = stopWith === undefined;
+        if (stopWith) yield [{ type: "error", error: stopWith }];
+      } finally {
+        signal.removeEventListener("abort", forward);
+        active.delete(stop);
+        // An inner turn that ended by itself needs no stop (an abort allocates a DOMException).
+        if (!ended) controller.abort();
+        settle();
       }
-      ended = stopWith === undefined;
-      if (stopWith) yield [{ type: "error", error: stopWith }];
-    } finally {
-      signal.removeEventListener("abort", forward);
-      active.delete(stop);
-      // An inner turn that ended by itself needs no stop (an abort allocates a DOMException).
-      if (!ended) controller.abort();
-      settle();
-    }
-  }
-
-  return {
-    specificationVersion: "v1",
-    name: inner.name,
-    // A getter: a backend may learn at startup that it cannot do native tools after all.
-    get capabilities() {
-      return inner.capabilities;
     },
-    capabilitiesFor: (model) => inner.capabilitiesFor?.(routeModel(model, aliases, claudeOnDefault)),
-    stream: (request, { signal }) => batchedEvents(() => guarded(request, signal)),
-    async listModels() {
-      const models = await inner.listModels();
+    capabilitiesFor: (model, next) => next(routeModel(model, aliases, claudeOnDefault)),
+    async listModels(next) {
+      const models = await next();
       const aliased = Object.entries(aliases).map(([id, target]) => ({
         id,
         description: `alias of ${target}`,
@@ -102,15 +85,18 @@ export const createGatewayBackend = (
       }));
       return [...models, ...aliased.filter((a) => !models.some((m) => m.id === a.id))];
     },
-    readiness: () => {
-      const r = inner.readiness();
+    readiness(next) {
+      const r = next();
       return draining ? { ...r, ready: false, detail: "draining" } : r;
     },
+  });
+
+  return Object.assign(wrapped, {
     activeTurns: () => active.size,
     ...("routes" in inner && typeof inner.routes === "function"
       ? { routes: (inner as { routes(): ReadonlyArray<RouteStatus> }).routes }
       : {}),
-    async drain(graceMs) {
+    async drain(graceMs: number) {
       if (!draining) onDrain?.();
       draining = true;
       if (active.size > 0) {
@@ -120,5 +106,5 @@ export const createGatewayBackend = (
       for (const stop of [...active])
         stop(new GatewayError("backend_unavailable", "The gateway shut down before the turn finished."));
     },
-  };
+  });
 };

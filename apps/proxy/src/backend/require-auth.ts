@@ -1,4 +1,4 @@
-import { backendBatches, batchedEvents, GatewayError, type TextBackend } from "@proxy/core";
+import { GatewayError, type TextBackend, wrapBackend } from "@proxy/core";
 
 export interface AuthCheck {
   readonly authenticated: boolean;
@@ -38,18 +38,10 @@ export const requireBackendAuth = (
     }
   };
 
-  return {
-    ...backend,
-    get capabilities() {
-      return backend.capabilities;
+  return wrapBackend(backend, {
+    async stream(request, options, next) {
+      await ensure();
+      return next(request, options);
     },
-    stream(request, options) {
-      return batchedEvents(async function* () {
-        await ensure();
-        yield* backendBatches(backend, request, options);
-      });
-    },
-    listModels: () => backend.listModels(),
-    readiness: () => backend.readiness(),
-  };
+  });
 };

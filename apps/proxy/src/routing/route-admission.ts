@@ -1,11 +1,4 @@
-import {
-  type BackendBatch,
-  type BackendRequest,
-  backendBatches,
-  batchedEvents,
-  createAdmissionGate,
-  type TextBackend,
-} from "@proxy/core";
+import { createAdmissionGate, onBatchesEnd, type TextBackend, wrapBackend } from "@proxy/core";
 
 /**
  * A route's own concurrency limit in front of its backend: at most `maxInFlight` turns run, at
@@ -21,25 +14,18 @@ export const withRouteAdmission = (
     overloadedMessage: `route '${options.route}' is at capacity; retry shortly`,
   });
 
-  async function* admitted(request: BackendRequest, signal: AbortSignal): AsyncGenerator<BackendBatch> {
-    const release = await gate.acquire(signal);
-    try {
-      yield* backendBatches(inner, request, { signal });
-    } finally {
-      release();
-    }
-  }
-
-  return {
-    specificationVersion: "v1",
-    name: inner.name,
-    get capabilities() {
-      return inner.capabilities;
+  return wrapBackend(inner, {
+    async stream(request, options, next) {
+      const release = await gate.acquire(options.signal);
+      try {
+        return onBatchesEnd(next(request, options), release);
+      } catch (error) {
+        release();
+        throw error;
+      }
     },
-    stream: (request, { signal }) => batchedEvents(() => admitted(request, signal)),
-    listModels: () => inner.listModels(),
-    readiness() {
-      const r = inner.readiness();
+    readiness(next) {
+      const r = next();
       const inFlight = gate.inFlight();
       return {
         ...r,
@@ -49,5 +35,5 @@ export const withRouteAdmission = (
         capacity: gate.capacity,
       };
     },
-  };
+  });
 };

@@ -1,9 +1,7 @@
 import {
-  type BackendBatch,
   type BackendReadiness,
   type BackendRequest,
-  backendBatches,
-  batchedEvents,
+  backendStream,
   GatewayError,
   type ModelInfo,
   type TextBackend,
@@ -58,11 +56,6 @@ export const createRoutedBackend = (routes: ReadonlyArray<Route>): RoutedBackend
     };
   };
 
-  async function* routed(request: BackendRequest, signal: AbortSignal): AsyncGenerator<BackendBatch> {
-    const picked = pick(request);
-    yield* backendBatches(picked.route.backend, picked.request, { signal });
-  }
-
   const statuses = (): RouteStatus[] =>
     routes.map(({ config, backend }) => ({
       route: config.id,
@@ -79,7 +72,12 @@ export const createRoutedBackend = (routes: ReadonlyArray<Route>): RoutedBackend
       // `prompt` keeps a route in prompt mode whatever its backend can do.
       return route.config.toolMode === "prompt" ? { nativeTools: false } : route.backend.capabilities;
     },
-    stream: (request, options) => batchedEvents(() => routed(request, options.signal)),
+    // The route's own batches, read straight through: routing adds nothing per batch.
+    stream: (request, options) =>
+      backendStream(() => {
+        const picked = pick(request);
+        return picked.route.backend.stream(picked.request, options).batches();
+      }),
     async listModels(): Promise<ReadonlyArray<ModelInfo>> {
       return routes.flatMap(({ config }) => [
         { id: config.id, ownedBy: config.backend },

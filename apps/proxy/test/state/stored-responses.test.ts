@@ -1,7 +1,7 @@
 import { createOpenAI } from "@ai-sdk/openai";
 import type { StoredStateOptions } from "@proxy/adapter-http-responses";
 import { openSqliteStore } from "@proxy/adapter-store-sql";
-import type { BackendRequest, TextBackend } from "@proxy/core";
+import { type BackendRequest, backendStream, type TextBackend } from "@proxy/core";
 import { createScriptedBackend, type Script } from "@proxy/core/testing";
 import { tool as aiTool, generateText, stepCountIs } from "ai";
 import OpenAI from "openai";
@@ -155,14 +155,15 @@ describe("stored responses at the wire (scripted backend, SQLite in memory)", ()
     });
     const atCapacity = (inner: TextBackend): TextBackend => ({
       ...inner,
-      async *stream(request, options) {
-        await Promise.race([
-          opened,
-          new Promise((resolve) => options.signal.addEventListener("abort", resolve, { once: true })),
-        ]);
-        if (options.signal.aborted) return;
-        yield* inner.stream(request, options);
-      },
+      stream: (request, options) =>
+        backendStream(async function* () {
+          await Promise.race([
+            opened,
+            new Promise((resolve) => options.signal.addEventListener("abort", resolve, { once: true })),
+          ]);
+          if (options.signal.aborted) return;
+          yield* inner.stream(request, options).batches();
+        }),
     });
     const { client } = await start(() => ({ chunks: ["one ", "two"], delayMs: 20 }), {}, atCapacity);
 

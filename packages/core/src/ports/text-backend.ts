@@ -84,19 +84,20 @@ export interface BackendCapabilities {
 export type BackendBatch = ReadonlyArray<BackendEvent>;
 
 /**
- * A turn's events that can also be read in batches (never an empty one): `batches()` or iteration,
- * once, not both. `batchedEvents` in `ports/backend-batches.ts` builds one from a batch generator.
+ * One turn as a backend hands it over: the one shape every backend's `stream` returns. Read it in
+ * batches (`batches()`, never an empty batch: what core and the gateway's layers read) or one event
+ * at a time (tests, simple consumers); once, not both. `backendStream` in `ports/backend-stream.ts`
+ * builds one from a batch source.
  */
-export interface BatchedEvents extends AsyncIterable<BackendEvent> {
+export interface BackendStream extends AsyncIterable<BackendEvent> {
   batches(): AsyncIterable<BackendBatch>;
 }
 
 /**
  * The port every text-only backend implements (v1). `stream` yields events for one turn; pre-start
  * failures may be thrown or yielded as `error`. Aborting `signal` must stop the turn promptly and
- * end the iterable. A backend whose transport delivers several events at once returns
- * `BatchedEvents` from `stream`; consumers read every backend through `backendBatches`, which
- * takes the batches when there are some and the events one per batch otherwise.
+ * end the iterable. `stream` hands over, per batch, everything its transport had buffered (a
+ * transport that has one event at a time yields batches of one); `wrapBackend` layers a backend.
  */
 export interface TextBackend {
   readonly specificationVersion: "v1";
@@ -108,7 +109,7 @@ export interface TextBackend {
    * backends (the gateway's model router). `undefined` falls back to `capabilities`.
    */
   capabilitiesFor?(model: string): BackendCapabilities | undefined;
-  stream(request: BackendRequest, options: { readonly signal: AbortSignal }): AsyncIterable<BackendEvent>;
+  stream(request: BackendRequest, options: { readonly signal: AbortSignal }): BackendStream;
   listModels(): Promise<ReadonlyArray<ModelInfo>>;
   readiness(): BackendReadiness;
 }

@@ -2,7 +2,6 @@ import { describe, expect, it } from "vitest";
 import { isGatewayError } from "../errors/gateway-error.js";
 import type { BackendEvent } from "../events/backend-event.js";
 import type { ToolSpec } from "../model/tool-spec.js";
-import { backendBatches } from "../ports/backend-batches.js";
 import type { BackendRequest, NativeToolCall, TextBackend } from "../ports/text-backend.js";
 
 /** A backend-agnostic description of what the model behind a backend should do for one turn. */
@@ -86,7 +85,7 @@ const expectCleanEnd = (events: ReadonlyArray<BackendEvent>) => {
 const collect = async (backend: TextBackend, req: BackendRequest, signal = new AbortController().signal) => {
   const events: BackendEvent[] = [];
   try {
-    for await (const batch of backendBatches(backend, req, { signal })) {
+    for await (const batch of backend.stream(req, { signal }).batches()) {
       expect(batch.length).toBeGreaterThan(0);
       events.push(...batch);
     }
@@ -199,7 +198,9 @@ export const describeTextBackendContract = (
 
     if (options.nativeTools) {
       test("native: capabilities say so", async (h) => {
-        expect(h.backend.capabilities?.nativeTools).toBe(true);
+        // What core reads: the per-model answer (a model router), else the backend-wide one.
+        const capabilities = h.backend.capabilitiesFor?.("contract-model") ?? h.backend.capabilities;
+        expect(capabilities?.nativeTools).toBe(true);
       });
 
       test("native: one call comes back with the model's call id, the client's name and exact arguments", async (h) => {

@@ -5,7 +5,7 @@ import { resolveFinishReason } from "../model/finish-reason.js";
 import { callableTools, offeredTools } from "../model/tool-policy.js";
 import type { ToolPolicy } from "../model/tool-spec.js";
 import { addUsage, type Usage } from "../model/usage.js";
-import { flattenBatches } from "../ports/backend-batches.js";
+import { flattenBatches } from "../ports/backend-stream.js";
 import { type Clock, systemClock } from "../ports/clock.js";
 import type { IdGenerator } from "../ports/id-generator.js";
 import type { TextBackend } from "../ports/text-backend.js";

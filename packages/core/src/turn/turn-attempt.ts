@@ -8,7 +8,6 @@ import type { Usage } from "../model/usage.js";
 import { createOutputGuard } from "../output/output-guard.js";
 import { createOutputTokenBudget } from "../output/output-token-budget.js";
 import type { ArgumentsValidator } from "../parser/parser-types.js";
-import { backendBatches } from "../ports/backend-batches.js";
 import type { Clock } from "../ports/clock.js";
 import type { BackendBatch, BackendRequest, TextBackend } from "../ports/text-backend.js";
 import type { CallGate, Violation } from "./call-gate.js";
@@ -82,9 +81,10 @@ export async function* runAttempt(
     stopSequences: ctx.request.stopSequences,
     holdCalls: budget !== undefined,
   });
-  const iterator = backendBatches(ctx.backend, backendRequest, { signal: controller.signal })[
-    Symbol.asyncIterator
-  ]();
+  const iterator = ctx.backend
+    .stream(backendRequest, { signal: controller.signal })
+    .batches()
+    [Symbol.asyncIterator]();
   let rawText = "";
   let finish: Finish | undefined;
   let usage: Usage | undefined;

@@ -13,6 +13,7 @@ import {
   type TurnSettings,
 } from "../../src/index.js";
 import type { ParserEvent } from "../../src/parser/parser-types.js";
+import { backendStream } from "../../src/ports/backend-stream.js";
 import { createScriptedBackend, type Script, type ScriptedToolCall } from "../../src/testing/index.js";
 import { createNativeCallReader } from "../../src/turn/native-calls.js";
 import { policyOf } from "../support/tool-policy.js";
@@ -240,14 +241,14 @@ describe("native calls through the gate", () => {
     const backend = createScriptedBackend(script, { nativeTools: true });
     // Text after a call arrives as its own event: the gate stops the turn at it.
     const stream = backend.stream.bind(backend);
-    backend.stream = (request, options) => ({
-      async *[Symbol.asyncIterator]() {
+    backend.stream = (request, options) =>
+      backendStream(async function* () {
         for await (const e of stream(request, options)) {
-          yield e;
-          if (e.type === "tool-call") yield { type: "text-delta", delta: "And more words." } as BackendEvent;
+          yield [e];
+          if (e.type === "tool-call")
+            yield [{ type: "text-delta", delta: "And more words." } as BackendEvent];
         }
-      },
-    });
+      });
     const handle = runTurn(
       { backend, ids: createCountingIdGenerator() },
       {

@@ -1,4 +1,10 @@
-import { GatewayError, type TextBackend, type TurnSettings, type TurnSummary } from "@proxy/core";
+import {
+  GatewayError,
+  type TextBackend,
+  type TurnSettings,
+  type TurnSummary,
+  wrapBackend,
+} from "@proxy/core";
 import { createScriptedBackend, type Script, type ScriptedBackend } from "@proxy/core/testing";
 import { Hono } from "hono";
 import { afterEach, describe, expect, it, vi } from "vitest";
@@ -246,12 +252,13 @@ export const describeSurfaceContract = (surface: SurfaceUnderTest): void => {
   });
 };
 
-const countBytes = (backend: TextBackend, count: (n: number) => void): TextBackend => ({
-  ...backend,
-  async *stream(request, options) {
-    for await (const event of backend.stream(request, options)) {
-      if (event.type === "text-delta") count(event.delta.length);
-      yield event;
-    }
-  },
-});
+const countBytes = (backend: TextBackend, count: (n: number) => void): TextBackend =>
+  wrapBackend(backend, {
+    // The event view, one event per batch: produced as the client pulls, as a live model is.
+    async *stream(request, options) {
+      for await (const event of backend.stream(request, options)) {
+        if (event.type === "text-delta") count(event.delta.length);
+        yield [event];
+      }
+    },
+  });

@@ -1,4 +1,4 @@
-import type { TextBackend } from "@proxy/core";
+import { type TextBackend, wrapBackend } from "@proxy/core";
 
 /**
  * At most `slots` turns stream at once; later ones wait for a slot, the way the codex pool's
@@ -19,15 +19,15 @@ export const withCapacity = (backend: TextBackend, slots: number): TextBackend =
     if (next) next();
     else free++;
   };
-  return {
-    ...backend,
+  return wrapBackend(backend, {
+    // The event view, one event per batch, so a turn holds its slot while its client is not reading.
     async *stream(request, options) {
       await acquire();
       try {
-        yield* backend.stream(request, options);
+        for await (const event of backend.stream(request, options)) yield [event];
       } finally {
         release();
       }
     },
-  };
+  });
 };
