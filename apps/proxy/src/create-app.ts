@@ -1,12 +1,4 @@
-import { createChatCompletionsApp } from "@proxy/adapter-http-chat";
-import { createGeminiApp, createGeminiEndpointApp, geminiErrorBody } from "@proxy/adapter-http-gemini";
-import {
-  anthropicErrorBody,
-  anthropicModel,
-  anthropicModelList,
-  createMessagesApp,
-} from "@proxy/adapter-http-messages";
-import { createResponsesApp, type StoredStateOptions } from "@proxy/adapter-http-responses";
+import type { StoredStateOptions } from "@proxy/adapter-http-responses";
 import {
   type Clock,
   GatewayError,
@@ -14,20 +6,25 @@ import {
   type MediaFetcher,
   systemClock,
   type TurnSettings,
-  unixSeconds,
+  toGatewayError,
 } from "@proxy/core";
-import { errorResponse, openAIErrorBody, type RouteSettings } from "@proxy/http-surface";
-import { type Context, Hono } from "hono";
+import {
+  OPENAI_FRONT,
+  OPENAI_MODEL_LISTING,
+  type RouteSettings,
+  type SurfaceFront,
+} from "@proxy/http-surface";
+import { type Context, Hono, type MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { cors } from "hono/cors";
 import type { GatewayBackend } from "./backend/gateway-backend.js";
-import { bearerAuth } from "./http/auth.js";
+import { keyAuth } from "./http/auth.js";
 import { methodNotAllowed, notFound, onError } from "./http/errors.js";
-import { googleKeyAuth, isGeminiRequest } from "./http/google-auth.js";
 import { openApiDocument } from "./http/openapi.js";
 import { createRequestContext, type RequestScope } from "./http/request-context.js";
 import { type RequestGuardOptions, requestGuards } from "./http/request-guard.js";
 import { allowedMethods, GATEWAY_ROUTES, ROUTES } from "./http/routes.js";
+import { type GatewaySurfaceDeps, SURFACES } from "./http/surfaces.js";
 import type { Logger } from "./observability/logger.js";
 import type { Metrics } from "./observability/metrics.js";
 
@@ -57,7 +54,7 @@ export interface AppDeps
   readonly stored?: StoredStateOptions | undefined;
 }
 
-/** The composition of HTTP concerns around the two API sub-apps; no I/O of its own. */
+/** The composition of HTTP concerns around the API surfaces (`SURFACES`); no I/O of its own. */
 export const createApp = (deps: AppDeps): Hono => {
   const { backend, logger, metrics } = deps;
   const clock = deps.clock ?? systemClock;
@@ -66,14 +63,9 @@ export const createApp = (deps: AppDeps): Hono => {
   app.onError(onError(logger));
   app.notFound(notFound);
   app.use("*", context.middleware);
-  // Refusals before any surface runs still answer in the shape of the surface asked for.
-  const errorShapeFor = (c: Context) =>
-    c.req.path.startsWith("/v1/messages")
-      ? anthropicErrorBody
-      : c.req.path.startsWith("/v1beta/") || isGeminiRequest(c)
-        ? geminiErrorBody
-        : openAIErrorBody;
-  app.use("*", ...requestGuards({ ...deps, errorShapeFor }));
+  // The surface a request is for: refusals before it runs answer in its shape, with its key scheme.
+  const frontFor = (c: Context): SurfaceFront => SURFACES.find((s) => s.owns(c)) ?? OPENAI_FRONT;
+  app.use("*", ...requestGuards({ ...deps, frontFor }));
   if (deps.corsOrigins.length > 0) {
     app.use(
       "*",
@@ -117,51 +109,41 @@ export const createApp = (deps: AppDeps): Hono => {
   });
   app.get(G.openapi.path, (c) => c.json(openApiDocument(deps.version, ROUTES)));
 
-  const v1 = new Hono();
-  const bearer = bearerAuth(deps.apiKeys);
-  const googleAuth = googleKeyAuth(deps.apiKeys);
-  // Gemini requests under /v1 take Google's key headers and get Google-shaped refusals.
-  v1.use("*", (c, next) => (isGeminiRequest(c) ? googleAuth(c, next) : bearer(c, next)));
+  const authenticate = keyAuth(deps.apiKeys);
   const tooLarge = new GatewayError(
     "request_too_large",
     `Request body is larger than ${deps.bodyLimitBytes} bytes.`,
   );
-  const limit = (shape = errorResponse) =>
-    bodyLimit({ maxSize: deps.bodyLimitBytes, onError: (c) => shape(c, tooLarge) });
-  const openAILimit = limit();
-  const geminiLimit = limit((c, e) => errorResponse(c, e, geminiErrorBody));
-  v1.use("*", (c, next) => (isGeminiRequest(c) ? geminiLimit(c, next) : openAILimit(c, next)));
-  // Anthropic clients (Claude Code, the Anthropic SDK) send `anthropic-version`; Google's send
-  // `x-goog-api-key`. The same path serves each its own listing shape.
-  const anthropicListing = (c: { req: { header(name: string): string | undefined } }) =>
-    c.req.header("anthropic-version") !== undefined;
-  v1.get(G.models.path.slice("/v1".length), async (c, next) => {
-    if (isGeminiRequest(c)) return next();
-    const created = unixSeconds(clock);
-    const models = await backend.listModels();
-    if (anthropicListing(c)) return c.json(anthropicModelList(models, new Date(clock.now()).toISOString()));
-    return c.json({
-      object: "list",
-      data: models.map((m) => ({ id: m.id, object: "model", created, owned_by: m.ownedBy ?? "codex" })),
-    });
-  });
-  v1.get(G.model.path.slice("/v1".length), async (c, next) => {
-    if (isGeminiRequest(c)) return next();
-    const model = (await backend.listModels()).find((m) => m.id === c.req.param("id"));
-    if (!model)
-      throw new GatewayError("not_found", `The model '${c.req.param("id")}' does not exist.`, {
-        param: "model",
-        code: "model_not_found",
-      });
-    if (anthropicListing(c)) return c.json(anthropicModel(model, new Date(clock.now()).toISOString()));
-    return c.json({
-      id: model.id,
-      object: "model",
-      created: unixSeconds(clock),
-      owned_by: model.ownedBy ?? "codex",
-    });
-  });
-  const adapterDeps = {
+  /** Each front's body limit, built once (a refusal answers in that front's shape). */
+  const limits = new Map<SurfaceFront, MiddlewareHandler>(
+    [OPENAI_FRONT, ...SURFACES].map((front) => [
+      front,
+      bodyLimit({ maxSize: deps.bodyLimitBytes, onError: (c) => front.errorResponse(c, tooLarge) }),
+    ]),
+  );
+  const guard: MiddlewareHandler = async (c, next) => {
+    const front = frontFor(c);
+    try {
+      authenticate(c, front.auth);
+    } catch (error) {
+      return front.errorResponse(c, toGatewayError(error));
+    }
+    return limits.get(front)?.(c, next) ?? next();
+  };
+  app.use("/v1/*", guard);
+  app.use("/v1beta/*", guard);
+
+  // `GET /v1/models` is shared: each surface's clients get its own listing shape (OpenAI's by default).
+  const listingFor = (c: Context) =>
+    SURFACES.find((s) => s.models?.claims(c))?.models ?? OPENAI_MODEL_LISTING;
+  app.get(G.models.path, async (c) =>
+    c.json(listingFor(c).list(await backend.listModels(), clock) as object),
+  );
+  app.get(G.model.path, async (c) =>
+    c.json(listingFor(c).one(c.req.param("id"), await backend.listModels(), clock) as object),
+  );
+
+  const surfaceDeps: GatewaySurfaceDeps = {
     backend,
     ids: deps.ids,
     clock,
@@ -171,42 +153,9 @@ export const createApp = (deps: AppDeps): Hono => {
     media: deps.media,
     keepAliveMs: deps.keepAliveMs,
     writeTimeoutMs: deps.writeTimeoutMs,
+    stored: deps.stored,
   };
-  v1.route("/", createChatCompletionsApp(adapterDeps));
-  v1.route("/", createResponsesApp({ ...adapterDeps, stored: deps.stored }));
-  // After the OpenAI listings, which hand Google clients' `GET /v1/models` on to it.
-  const gemini = createGeminiApp(adapterDeps);
-  v1.route("/", gemini);
-  v1.route(
-    "/",
-    createGeminiEndpointApp({
-      ...adapterDeps,
-      conversations: deps.stored && {
-        store: deps.stored.store,
-        ttlMs: deps.stored.ttlMs,
-        autocreate: deps.stored.autocreateConversations ?? false,
-      },
-    }),
-  );
-  // Mounted before `v1` so its auth and body-limit failures are answered in Anthropic's shape.
-  const messagesGuards = [
-    bearer,
-    bodyLimit({
-      maxSize: deps.bodyLimitBytes,
-      onError: () => {
-        throw tooLarge;
-      },
-    }),
-  ];
-  app.route(
-    "/v1",
-    createMessagesApp({ ...adapterDeps, keepAliveMs: deps.keepAliveMs, guards: messagesGuards }),
-  );
-  app.route("/v1", v1);
-  const v1beta = new Hono();
-  v1beta.use("*", googleAuth, geminiLimit);
-  v1beta.route("/", gemini);
-  app.route("/v1beta", v1beta);
+  for (const surface of SURFACES) surface.mount(app, surfaceDeps);
 
   for (const [path, allow] of allowedMethods(ROUTES)) app.all(path, methodNotAllowed(allow));
   return app;

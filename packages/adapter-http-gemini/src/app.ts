@@ -19,7 +19,7 @@ import {
 } from "./decode-request.js";
 import { objectAt } from "./fields.js";
 import { GEMINI_SURFACE, geminiErrorBody } from "./gemini-error.js";
-import { geminiModel, geminiModelList } from "./models.js";
+import { geminiModelById, geminiModelList } from "./models.js";
 import type { ResponseMeta } from "./response-shapes.js";
 import { type Delivery, type OnAnswer, serveTurn } from "./serve-turn.js";
 
@@ -146,12 +146,9 @@ export const createGeminiApp = (input: GeminiDeps): Hono => {
   app.get(GEMINI_ROUTES.listModels.path, async (c) =>
     c.json(geminiModelList(await deps.backend.listModels())),
   );
-  app.get(GEMINI_ROUTES.getModel.path, async (c) => {
-    const id = c.req.param("model").replace(/^models\//, "");
-    const model = (await deps.backend.listModels()).find((m) => m.id === id);
-    if (model === undefined) throw notFound(`models/${id} is not found.`);
-    return c.json(geminiModel(model));
-  });
+  app.get(GEMINI_ROUTES.getModel.path, async (c) =>
+    c.json(geminiModelById(c.req.param("model"), await deps.backend.listModels())),
+  );
 
   app.onError((err, c) => errorResponse(c, err, geminiErrorBody));
   return app;

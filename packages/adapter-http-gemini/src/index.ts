@@ -11,3 +11,4 @@ export { decodeGeminiEndpoint, decodeGenerateContent, type GeminiTurnPlan } from
 export { API_KEY_INVALID, GEMINI_SURFACE, geminiError, geminiErrorBody } from "./gemini-error.js";
 export { geminiModelList, isGoogleClient } from "./models.js";
 export { toJsonSchema } from "./schema-dialect.js";
+export { type GeminiSurfaceDeps, GOOGLE_KEY, geminiSurface } from "./surface.js";

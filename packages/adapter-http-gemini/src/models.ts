@@ -1,4 +1,4 @@
-import type { ModelInfo } from "@proxy/core";
+import { GatewayError, type ModelInfo } from "@proxy/core";
 
 /** A gateway model as Google's `Model` resource; limits are unknown here, so they are left out. */
 export const geminiModel = (model: ModelInfo) => ({
@@ -15,3 +15,12 @@ export const geminiModelList = (models: ReadonlyArray<ModelInfo>) => ({ models: 
 /** Request headers only Google's clients send: tells a Gemini `GET /v1/models` from an OpenAI one. */
 export const isGoogleClient = (header: (name: string) => string | undefined): boolean =>
   header("x-goog-api-key") !== undefined || header("x-goog-api-client") !== undefined;
+
+/** `GET models/{model}` (the id with or without its `models/` prefix), or Google's 404. */
+export const geminiModelById = (name: string, models: ReadonlyArray<ModelInfo>) => {
+  const id = name.replace(/^models\//, "");
+  const model = models.find((m) => m.id === id);
+  if (model === undefined)
+    throw new GatewayError("not_found", `models/${id} is not found.`, { code: "not_found" });
+  return geminiModel(model);
+};

@@ -4,3 +4,4 @@ export { anthropicModel, anthropicModelList } from "./models.js";
 export { decodeMessagesRequest, type MessagesTurnPlan } from "./request/decode-request.js";
 export { createMessageEncoder } from "./response/message-encoder.js";
 export type { MessageObject, MessagesStreamEvent } from "./response/message-shapes.js";
+export { messagesSurface } from "./surface.js";

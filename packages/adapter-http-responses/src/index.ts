@@ -12,3 +12,4 @@ export {
   type StoredStateOptions,
   settleRunningTurns,
 } from "./stored/state.js";
+export { responsesSurface } from "./surface.js";

@@ -1,5 +1,5 @@
 import { GatewayError } from "@proxy/core";
-import { type ErrorBodyShaper, errorResponse, openAIErrorBody } from "@proxy/http-surface";
+import { OPENAI_FRONT, type SurfaceFront } from "@proxy/http-surface";
 import type { Context, MiddlewareHandler } from "hono";
 import { bearerAuth } from "./auth.js";
 
@@ -13,8 +13,8 @@ export interface RequestGuardOptions {
   readonly apiKeys: ReadonlyArray<string>;
   /** Also require an API key on the operational routes. */
   readonly metricsAuth?: boolean | undefined;
-  /** The error shape of the surface a request is for (refusals answer in it); OpenAI's by default. */
-  readonly errorShapeFor?: ((c: Context) => ErrorBodyShaper) | undefined;
+  /** The surface a request is for (refusals answer in its error shape); OpenAI's by default. */
+  readonly frontFor?: ((c: Context) => SurfaceFront) | undefined;
 }
 
 const OPERATIONAL_ROUTES = new Set(["/metrics", "/readyz", "/openapi.json"]);
@@ -47,14 +47,9 @@ export const requestGuards = (options: RequestGuardOptions): MiddlewareHandler[]
   const anyOrigin = options.corsOrigins.includes("*");
   const origins = new Set(options.corsOrigins);
   const auth = bearerAuth(options.apiKeys);
-  const shapeFor = options.errorShapeFor ?? (() => openAIErrorBody);
+  const frontFor = options.frontFor ?? (() => OPENAI_FRONT);
   const refuse = (c: Context, status: 403 | 415, message: string, code: string, param: string) =>
-    errorResponse(
-      c,
-      new GatewayError("invalid_request", message, { code, param }),
-      shapeFor(c),
-      () => status,
-    );
+    frontFor(c).errorResponse(c, new GatewayError("invalid_request", message, { code, param }), status);
 
   const host: MiddlewareHandler = async (c, next) => {
     const header = c.req.header("host");

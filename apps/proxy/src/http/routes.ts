@@ -1,8 +1,5 @@
-import { CHAT_ROUTES } from "@proxy/adapter-http-chat";
-import { GEMINI_ENDPOINT_ROUTES, GEMINI_ROUTES } from "@proxy/adapter-http-gemini";
-import { MESSAGES_ROUTES } from "@proxy/adapter-http-messages";
-import { CONVERSATION_ROUTES, RESPONSES_ROUTES } from "@proxy/adapter-http-responses";
-import { mountRoutes, type RouteSpec } from "@proxy/http-surface";
+import type { RouteSpec } from "@proxy/http-surface";
+import { SURFACES } from "./surfaces.js";
 
 /** The gateway's own routes; the API surfaces declare theirs next to their handlers. */
 export const GATEWAY_ROUTES = {
@@ -24,16 +21,11 @@ export const GATEWAY_ROUTES = {
 } as const satisfies Record<string, RouteSpec>;
 
 /** Every route the gateway serves: the one list 405 answers and the OpenAPI document derive from. */
-export const ROUTES: ReadonlyArray<RouteSpec> = [
-  ...mountRoutes("/v1", CHAT_ROUTES),
-  ...mountRoutes("/v1", RESPONSES_ROUTES),
-  ...mountRoutes("/v1", CONVERSATION_ROUTES),
-  ...mountRoutes("/v1", MESSAGES_ROUTES),
-  ...mountRoutes("/v1beta", GEMINI_ROUTES),
-  ...mountRoutes("/v1", GEMINI_ROUTES),
-  ...mountRoutes("/v1", GEMINI_ENDPOINT_ROUTES),
-  ...Object.values(GATEWAY_ROUTES),
-];
+export const routesOf = (
+  surfaces: ReadonlyArray<{ readonly routes: ReadonlyArray<RouteSpec> }>,
+): RouteSpec[] => [...surfaces.flatMap((s) => s.routes), ...Object.values(GATEWAY_ROUTES)];
+
+export const ROUTES: ReadonlyArray<RouteSpec> = routesOf(SURFACES);
 
 /** A path whose last segment is a parameter plus an action (`/models/:model:generateContent`). */
 const ACTION_SEGMENT = /:\w+:\w+$/;
