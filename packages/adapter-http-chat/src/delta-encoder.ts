@@ -1,4 +1,5 @@
-import { type AssistantEvent, customCallInput, type OutputMode, renderUseToolXml } from "@proxy/core";
+import { type AssistantEvent, customCallInput, type OutputMode } from "@proxy/core";
+import { toolCallEcho } from "@proxy/http-surface";
 
 export type ToolCallDelta =
   | {
@@ -98,10 +99,11 @@ export const createDeltaEncoder = (options: DeltaEncoderOptions) => {
             : argumentLengths.get(event.index) === 0
               ? [callDelta(event.index, "{}")]
               : [];
-          if (options.outputMode === "obsidian-xml") {
+          const echo = toolCallEcho(options.outputMode, event.name, event.arguments);
+          if (echo !== undefined) {
+            // On its own lines within the content.
             const separator = lastContent === "" || lastContent.endsWith("\n") ? "" : "\n";
-            const args = event.arguments === "" ? "{}" : event.arguments;
-            out.push(content(`${separator}${renderUseToolXml(event.name, args)}\n`));
+            out.push(content(`${separator}${echo}\n`));
           }
           return out;
         }

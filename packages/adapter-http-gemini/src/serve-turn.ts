@@ -1,5 +1,12 @@
-import type { AssistantEvent, GatewayError } from "@proxy/core";
-import { type TurnSession, toHttpError, unfinishedTurn } from "@proxy/http-surface";
+import type { AssistantEvent } from "@proxy/core";
+import {
+  foldTurn,
+  type SseSink,
+  streamTurn,
+  type TurnSession,
+  toHttpError,
+  unfinishedTurn,
+} from "@proxy/http-surface";
 import type { GeminiTurnPlan } from "./decode-request.js";
 import { geminiErrorBody } from "./gemini-error.js";
 import { createGeminiEncoder, foldChunks } from "./response-encoder.js";
@@ -27,58 +34,46 @@ export const serveTurn = async (
   if (!started.accepted) return started.response;
   const encoder = createGeminiEncoder({ meta, includeThoughts: plan.includeThoughts });
 
-  if (delivery === "sse")
-    return session.stream(async (sink) => {
-      const queue = (chunk: unknown) => sink.queue(JSON.stringify(chunk));
-      // Kept only when the answer is wanted whole (a stored conversation).
-      const sent: GeminiResponse[] = [];
-      // The session ends the batches with exactly one finish or error; each batch is one write.
-      for await (const batch of started.batches) {
-        if (sink.aborted) return;
-        for (const event of batch) {
-          if (event.type === "finish" || event.type === "error") {
-            const last = encoder.end(event);
-            if (onAnswer !== undefined && event.type === "finish" && last !== undefined) {
-              const kept = await onAnswer(foldChunks(meta, [...sent, last])).then(
-                () => undefined,
-                (error: unknown) => error,
-              );
-              if (kept !== undefined)
-                return sink.send(JSON.stringify(toHttpError(kept, geminiErrorBody).body));
-            }
-            queueEnd(event, last, queue, session);
-          } else
-            for (const chunk of encoder.push(event)) {
-              if (onAnswer !== undefined) sent.push(chunk);
-              queue(chunk);
-            }
+  if (delivery === "sse") {
+    // Kept only when the answer is wanted whole (a stored conversation).
+    const sent: GeminiResponse[] = [];
+    const queue = (sink: SseSink, chunk: unknown) => sink.queue(JSON.stringify(chunk));
+    return streamTurn(session, started.batches, {
+      push(event, sink) {
+        for (const chunk of encoder.push(event)) {
+          if (onAnswer !== undefined) sent.push(chunk);
+          queue(sink, chunk);
         }
-        await sink.flush();
-      }
+      },
+      async end(event, sink) {
+        const last = encoder.end(event);
+        if (onAnswer !== undefined && event.type === "finish" && last !== undefined) {
+          const kept = await onAnswer(foldChunks(meta, [...sent, last])).then(
+            () => undefined,
+            (error: unknown) => error,
+          );
+          if (kept !== undefined) return queue(sink, toHttpError(kept, geminiErrorBody).body);
+        }
+        queueEnd(event, last, (chunk) => queue(sink, chunk), session);
+      },
     });
+  }
 
   const chunks: GeminiResponse[] = [];
-  let failure: GatewayError | undefined = unfinishedTurn();
-  let finishedWithError = false;
-  for await (const batch of started.batches)
-    for (const event of batch) {
-      if (event.type === "finish" || event.type === "error") {
-        const last = encoder.end(event);
-        if (last === undefined) failure = event.type === "error" ? event.error : unfinishedTurn();
-        else {
-          failure = undefined;
-          chunks.push(last);
-          if (event.type === "error") {
-            session.recordError(event.error);
-            finishedWithError = true;
-          }
-        }
-      } else for (const chunk of encoder.push(event)) chunks.push(chunk);
-    }
-  if (failure !== undefined) return session.fail(failure);
-  const answer = foldChunks(meta, chunks);
-  if (onAnswer !== undefined && !finishedWithError) await onAnswer(answer);
-  return session.json(delivery === "json" ? answer : chunks);
+  return foldTurn(session, started.batches, {
+    push(event) {
+      for (const chunk of encoder.push(event)) chunks.push(chunk);
+    },
+    async end(event) {
+      const last = encoder.end(event);
+      if (last === undefined) return { error: event.type === "error" ? event.error : unfinishedTurn() };
+      chunks.push(last);
+      if (event.type === "error") session.recordError(event.error);
+      const answer = foldChunks(meta, chunks);
+      if (onAnswer !== undefined && event.type !== "error") await onAnswer(answer);
+      return { body: delivery === "json" ? answer : chunks };
+    },
+  });
 };
 
 /** A stream's end: the closing chunk, or Google's error object as one `data:` line. */

@@ -6,5 +6,7 @@ export * from "./routes.js";
 export * from "./sse-body.js";
 export * from "./surface.js";
 export * from "./surface-deps.js";
+export * from "./surface-driver.js";
+export * from "./tool-call-echo.js";
 export * from "./turn-headers.js";
 export * from "./turn-session.js";

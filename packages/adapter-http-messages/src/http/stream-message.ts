@@ -1,5 +1,5 @@
-import type { AssistantBatch } from "@proxy/core";
-import type { TurnSession } from "@proxy/http-surface";
+import type { AssistantBatch, AssistantEvent } from "@proxy/core";
+import { type SseSink, streamTurn, type TurnSession } from "@proxy/http-surface";
 import { createMessageEncoder } from "../response/message-encoder.js";
 import type { MessageMeta } from "../response/message-shapes.js";
 
@@ -14,15 +14,15 @@ export const streamMessage = (
   session: TurnSession,
   meta: MessageMeta,
   batches: AsyncIterable<AssistantBatch>,
-): Response =>
-  session.stream(async (sink) => {
-    const encoder = createMessageEncoder(meta);
-    // The opening frames go out with the first batch: one write per batch of events.
-    for (const out of encoder.push({ type: "stream-start" })) sink.queue(JSON.stringify(out), out.type);
-    for await (const batch of batches) {
-      if (sink.aborted) return;
-      for (const event of batch)
-        for (const out of encoder.push(event)) sink.queue(JSON.stringify(out), out.type);
-      await sink.flush();
-    }
+): Response => {
+  const encoder = createMessageEncoder(meta);
+  const queue = (event: AssistantEvent | { readonly type: "stream-start" }, sink: SseSink) => {
+    for (const out of encoder.push(event)) sink.queue(JSON.stringify(out), out.type);
+  };
+  return streamTurn(session, batches, {
+    // The opening frames go out with the first batch.
+    start: (sink) => queue({ type: "stream-start" }, sink),
+    push: queue,
+    end: queue,
   });
+};

@@ -7,7 +7,8 @@ import type {
   OutputMode,
   Usage,
 } from "@proxy/core";
-import { renderUseToolXml, unixSeconds } from "@proxy/core";
+import { unixSeconds } from "@proxy/core";
+import { toolCallEcho } from "@proxy/http-surface";
 import {
   type ItemStatus,
   type OutputItem,
@@ -268,8 +269,8 @@ export const createResponsesEncoder = (options: EncoderOptions) => {
             }
             output.push(done);
             emit("response.output_item.done", { output_index: item.index, item: done });
-            if (options.outputMode === "obsidian-xml")
-              appendText(renderUseToolXml(event.name, event.arguments));
+            const echo = toolCallEcho(options.outputMode, event.name, event.arguments);
+            if (echo !== undefined) appendText(echo);
           }
           break;
         case "usage":
