@@ -157,11 +157,14 @@ describe("codex backend over the real app-server", () => {
       "context_length_exceeded",
       "context_length_exceeded",
     ],
-  ] as const)("maps provider failure %j to a GatewayError event", async (fail, kind, code) => {
+  ] as const)("maps provider failure %j to a GatewayError thrown before stream-start", async (fail, kind, code) => {
     h.provider.script({ fail });
-    const events = await collect(h.backend.stream(request(), { signal: new AbortController().signal }));
-    expect(events[0]?.type).toBe("stream-start");
-    const error = errorOf(events);
+    // The provider refused before answering anything: a refusal (an HTTP status), not a stream error.
+    const error = (await collect(h.backend.stream(request(), { signal: new AbortController().signal })).then(
+      () => undefined,
+      (e: unknown) => e,
+    )) as GatewayError;
+    expect(isGatewayError(error)).toBe(true);
     expect(error).toMatchObject({ kind, code });
     if (kind === "backend_auth") expect(error.message).toContain("codex login");
   });
