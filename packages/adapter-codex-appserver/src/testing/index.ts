@@ -9,8 +9,8 @@ export {
 export { type CodexHome, makeCodexHome } from "./make-codex-home.js";
 export {
   type PlanWindow,
-  planUsageHeaders,
   type ProviderScript,
+  planUsageHeaders,
   type RecordedRequest,
   type ScriptedModelProvider,
   type ScriptedResponse,

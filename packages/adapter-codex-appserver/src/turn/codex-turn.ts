@@ -294,9 +294,12 @@ export async function* runCodexTurn(
       const next = await queue.next();
       if (next === undefined) return;
       let ended = take(next);
-      for (let more = ended ? undefined : queue.shift(); more !== undefined; more = queue.shift()) {
+      // The provider's answer is handed on at once, as `stream-start` alone.
+      let cut = ended || (start !== undefined && answered);
+      for (let more = cut ? undefined : queue.shift(); more !== undefined; more = queue.shift()) {
         ended = take(more);
-        if (ended) break;
+        cut = ended || (start !== undefined && answered);
+        if (cut) break;
       }
       if (start !== undefined && (batch.length > 0 || answered)) {
         const refusal = refusalOf(batch);
