@@ -1,6 +1,6 @@
 import Anthropic from "@anthropic-ai/sdk";
-import { planUsageHeaders, usageLimitReached } from "@proxy/adapter-codex-appserver/testing";
 import { GoogleGenAI } from "@google/genai";
+import { planUsageHeaders, usageLimitReached } from "@proxy/adapter-codex-appserver/testing";
 import OpenAI, { APIError } from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ScriptedResponse, startE2E } from "./e2e-gateway.js";
@@ -109,22 +109,25 @@ describe("codex plan limits, visible: headers, /readyz, gauges, and a real 429 o
       plan.limitReached = true;
     });
 
-    it.each([false, true])("Chat Completions (stream: %s): 429 rate_limit_error with Retry-After and the time to reset", async (stream) => {
-      const error = await errorOf(
-        openai.chat.completions.create({
-          model: "e2e-model",
-          messages: [{ role: "user", content: "hi" }],
-          stream,
-        }),
-      );
-      expect(error).toBeInstanceOf(APIError);
-      const e = error as APIError;
-      expect(e.status).toBe(429);
-      expect(e.error).toMatchObject({ type: "rate_limit_error", message: MESSAGE });
-      expectRetryAfter(e.headers?.get("retry-after"));
-      expect(e.headers?.get("x-proxy-route")).toBe("codex");
-      expect(e.headers?.get("x-codex-primary-used-percent")).toBe("100");
-    });
+    it.each([false, true])(
+      "Chat Completions (stream: %s): 429 rate_limit_error with Retry-After and the time to reset",
+      async (stream) => {
+        const error = await errorOf(
+          openai.chat.completions.create({
+            model: "e2e-model",
+            messages: [{ role: "user", content: "hi" }],
+            stream,
+          }),
+        );
+        expect(error).toBeInstanceOf(APIError);
+        const e = error as APIError;
+        expect(e.status).toBe(429);
+        expect(e.error).toMatchObject({ type: "rate_limit_error", message: MESSAGE });
+        expectRetryAfter(e.headers?.get("retry-after"));
+        expect(e.headers?.get("x-proxy-route")).toBe("codex");
+        expect(e.headers?.get("x-codex-primary-used-percent")).toBe("100");
+      },
+    );
 
     it.each([false, true])("Responses (stream: %s): 429 with Retry-After", async (stream) => {
       const error = await errorOf(openai.responses.create({ model: "e2e-model", input: "hi", stream }));
@@ -135,21 +138,27 @@ describe("codex plan limits, visible: headers, /readyz, gauges, and a real 429 o
       expectRetryAfter(e.headers?.get("retry-after"));
     });
 
-    it.each([false, true])("Anthropic Messages (stream: %s): 429 rate_limit_error with Retry-After", async (stream) => {
-      const error = await errorOf(
-        anthropic.messages.create({
-          model: "claude-sonnet-4-5",
-          max_tokens: 100,
-          messages: [{ role: "user", content: "hi" }],
-          stream,
-        }),
-      );
-      expect(error).toBeInstanceOf(Anthropic.APIError);
-      const e = error as InstanceType<typeof Anthropic.APIError>;
-      expect(e.status).toBe(429);
-      expect(e.error).toMatchObject({ type: "error", error: { type: "rate_limit_error", message: MESSAGE } });
-      expectRetryAfter(e.headers?.get("retry-after"));
-    });
+    it.each([false, true])(
+      "Anthropic Messages (stream: %s): 429 rate_limit_error with Retry-After",
+      async (stream) => {
+        const error = await errorOf(
+          anthropic.messages.create({
+            model: "claude-sonnet-4-5",
+            max_tokens: 100,
+            messages: [{ role: "user", content: "hi" }],
+            stream,
+          }),
+        );
+        expect(error).toBeInstanceOf(Anthropic.APIError);
+        const e = error as InstanceType<typeof Anthropic.APIError>;
+        expect(e.status).toBe(429);
+        expect(e.error).toMatchObject({
+          type: "error",
+          error: { type: "rate_limit_error", message: MESSAGE },
+        });
+        expectRetryAfter(e.headers?.get("retry-after"));
+      },
+    );
 
     it.each([false, true])("Gemini (stream: %s): 429 RESOURCE_EXHAUSTED with Retry-After", async (stream) => {
       const request = { model: "e2e-model", contents: "hi" };
