@@ -136,6 +136,16 @@ describe("fallbacks before the first byte: a codex route falls over to an OpenAI
     expect(error).toBeInstanceOf(APIError);
     expect((error as APIError).status).toBe(429);
     expect((error as APIError).headers?.get("x-proxy-route")).toBe("e2e-model");
+    // The codex route's plan, as its 429 taught the gateway: in the headers, per route in /readyz and /metrics.
+    expect((error as APIError).headers?.get("x-codex-primary-used-percent")).toBe("100");
+    const ready = (await (await fetch(`${e2e.url}/readyz`)).json()) as {
+      routes: Array<{ route: string; planLimits?: { primary?: { usedPercent: number } } }>;
+    };
+    expect(ready.routes.find((r) => r.route === "e2e-model")?.planLimits?.primary?.usedPercent).toBe(100);
+    expect(ready.routes.find((r) => r.route === "local")?.planLimits).toBeUndefined();
+    expect(await (await fetch(`${e2e.url}/metrics`)).text()).toContain(
+      'proxy_codex_plan_used_percent{route="e2e-model",window="primary"} 100',
+    );
     expect(upstream.requests.length).toBe(before);
     expect(e2e.logs.find((l) => l.msg === "model route: fallback skipped")).toMatchObject({
       route: "e2e-model",
