@@ -23,6 +23,7 @@ import { methodNotAllowed, notFound, onError } from "./http/errors.js";
 import { openApiDocument } from "./http/openapi.js";
 import { createRequestContext, type RequestScope } from "./http/request-context.js";
 import { type RequestGuardOptions, requestGuards } from "./http/request-guard.js";
+import { routeHeaders } from "./http/route-headers.js";
 import { allowedMethods, GATEWAY_ROUTES, ROUTES } from "./http/routes.js";
 import { type GatewaySurfaceDeps, SURFACES } from "./http/surfaces.js";
 import type { Logger } from "./observability/logger.js";
@@ -63,6 +64,7 @@ export const createApp = (deps: AppDeps): Hono => {
   app.onError(onError(logger));
   app.notFound(notFound);
   app.use("*", context.middleware);
+  app.use("*", routeHeaders(backend, context.answeringRoute));
   // The surface a request is for: refusals before it runs answer in its shape, with its key scheme.
   const frontFor = (c: Context): SurfaceFront => SURFACES.find((s) => s.owns(c)) ?? OPENAI_FRONT;
   app.use("*", ...requestGuards({ ...deps, frontFor }));

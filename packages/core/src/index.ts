@@ -79,6 +79,8 @@ export type {
   BackendStream,
   ModelInfo,
   NativeToolCall,
+  PlanLimits,
+  PlanWindow,
   PromptMessage,
   TextBackend,
 } from "./ports/text-backend.js";

@@ -1,4 +1,4 @@
-import { type BackendBatch, GatewayError, type TextBackend, wrapBackend } from "@proxy/core";
+import { type BackendBatch, GatewayError, type PlanLimits, type TextBackend, wrapBackend } from "@proxy/core";
 import type { RouteStatus } from "../routing/route-table.js";
 
 /**
@@ -12,6 +12,8 @@ export interface GatewayBackend extends TextBackend {
   activeTurns(): number;
   /** Each model route's readiness, when the gateway serves `models` routes. */
   routes?(): ReadonlyArray<RouteStatus>;
+  /** The last known plan usage behind a route (codex), for its responses' headers. */
+  planLimitsOf(route: string): PlanLimits | undefined;
 }
 
 /**
@@ -96,6 +98,11 @@ export const createGatewayBackend = (
     ...("routes" in inner && typeof inner.routes === "function"
       ? { routes: (inner as { routes(): ReadonlyArray<RouteStatus> }).routes }
       : {}),
+    // A routing table knows each route's; a single backend is the one route there is.
+    planLimitsOf:
+      "planLimitsOf" in inner && typeof inner.planLimitsOf === "function"
+        ? (inner as { planLimitsOf(route: string): PlanLimits | undefined }).planLimitsOf
+        : () => inner.readiness().planLimits,
     async drain(graceMs: number) {
       if (!draining) onDrain?.();
       draining = true;

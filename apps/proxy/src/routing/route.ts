@@ -1,0 +1,8 @@
+import type { TextBackend } from "@proxy/core";
+import type { RouteConfig } from "./route-config.js";
+
+/** A configured route with the backend that serves it (already wrapped in its admission). */
+export interface Route {
+  readonly config: RouteConfig;
+  readonly backend: TextBackend;
+}
