@@ -4,6 +4,7 @@ import { forcedName, mustCall, offeredTools } from "../model/tool-policy.js";
 import type { ToolPolicy } from "../model/tool-spec.js";
 import type { ParserEvent } from "../parser/parser-types.js";
 import type { IdGenerator } from "../ports/id-generator.js";
+import { createSentText } from "./sent-text.js";
 import type { TurnSettings } from "./turn-settings.js";
 import { MAX_TOOL_WARNINGS, type ToolWarning, type TurnCounters } from "./turn-telemetry.js";
 
@@ -63,13 +64,8 @@ export const createCallGate = (deps: {
   const heldText: string[] = [];
   let pending: PendingCall | undefined;
   let swallowNextText = false;
-  /**
-   * Text already sent to the client; a corrective attempt that repeats it is not sent twice. Only
-   * tool rules call for one, so without tools a long answer is not kept.
-   */
-  const keepSent = known.size > 0 && settings.correctiveRetries > 0;
-  let sentText = "";
-  let replay: { text: string; at: number } | undefined;
+  // Only tool rules call for a corrective attempt: without tools a long answer is not kept.
+  const sent = createSentText(known.size > 0 && settings.correctiveRetries > 0);
 
   const warn = (warning: ToolWarning) => {
     if (telemetry.toolWarnings.length < MAX_TOOL_WARNINGS) telemetry.toolWarnings.push(warning);
@@ -93,23 +89,9 @@ export const createCallGate = (deps: {
     return out;
   };
 
-  /** During a corrective attempt, the part of `text` that repeats what the client already has is cut. */
-  const skipReplayed = (text: string): string => {
-    if (replay === undefined) return text;
-    let i = 0;
-    while (i < text.length && replay.at < replay.text.length && text[i] === replay.text[replay.at]) {
-      i++;
-      replay.at++;
-    }
-    if (i < text.length) replay = undefined;
-    return text.slice(i);
-  };
-
   const forwardText = (text: string): GateResult => {
-    const fresh = skipReplayed(text);
-    if (fresh === "") return NONE;
-    if (keepSent) sentText += fresh;
-    return { events: [{ type: "text-delta", delta: fresh }] };
+    const fresh = sent.fresh(text);
+    return fresh === "" ? NONE : { events: [{ type: "text-delta", delta: fresh }] };
   };
 
   const onText = (text: string): GateResult => {
@@ -249,7 +231,7 @@ export const createCallGate = (deps: {
     beginAttempt(): void {
       pending = undefined;
       swallowNextText = false;
-      replay = sentText === "" ? undefined : { text: sentText, at: 0 };
+      sent.beginAttempt();
     },
     /** At the end of a backend attempt: was tool_choice required/forced satisfied? */
     endAttempt(): Violation | undefined {
