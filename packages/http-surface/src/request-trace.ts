@@ -1,4 +1,11 @@
-import type { GatewayError, ToolPolicy, TurnRequest, TurnSettings, TurnSummary, TurnTrace } from "@proxy/core";
+import type {
+  GatewayError,
+  ToolPolicy,
+  TurnRequest,
+  TurnSettings,
+  TurnSummary,
+  TurnTrace,
+} from "@proxy/core";
 import type { Context } from "hono";
 
 /** The turn as the session starts it: the decoded request (remote images already inlined). */

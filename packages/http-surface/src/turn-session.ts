@@ -18,7 +18,12 @@ import {
 } from "@proxy/core";
 import type { Context } from "hono";
 import { callerOwner } from "./caller.js";
-import { type ErrorBodyShaper, type ErrorStatusOverride, errorResponse, httpStatusFor } from "./http-error.js";
+import {
+  type ErrorBodyShaper,
+  type ErrorStatusOverride,
+  errorResponse,
+  httpStatusFor,
+} from "./http-error.js";
 import { SSE_HEADERS } from "./sse-body.js";
 import { createSseStream, type SseSink } from "./sse-sink.js";
 import type { SurfaceDeps } from "./surface-deps.js";

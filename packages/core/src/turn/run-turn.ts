@@ -155,7 +155,10 @@ export const runTurn = (deps: TurnDeps, input: TurnInput): TurnHandle => {
 };
 
 /** The turn's batches, each shown to the trace before the surface gets it. */
-async function* traced(source: AsyncIterable<AssistantBatch>, trace: TurnTrace): AsyncGenerator<AssistantBatch> {
+async function* traced(
+  source: AsyncIterable<AssistantBatch>,
+  trace: TurnTrace,
+): AsyncGenerator<AssistantBatch> {
   for await (const batch of source) {
     trace.onAssistantBatch(batch);
     yield batch;
