@@ -27,6 +27,7 @@ const TTFT_BOUNDS = [
   Number.POSITIVE_INFINITY,
 ];
 const MINUTES = 60;
+const slotIndex = (minute: number) => ((minute % MINUTES) + MINUTES) % MINUTES;
 
 interface Minute {
   minute: number;
@@ -74,7 +75,7 @@ export const createTrafficStats = (now: () => number = Date.now) => {
     ttft: TTFT_BOUNDS.map(() => 0),
   }));
   const slotFor = (minute: number): Minute => {
-    const slot = slots[minute % MINUTES] as Minute;
+    const slot = slots[slotIndex(minute)] as Minute;
     if (slot.minute !== minute) {
       slot.minute = minute;
       slot.requests = slot.errors = slot.toolCalls = 0;
@@ -105,7 +106,7 @@ export const createTrafficStats = (now: () => number = Date.now) => {
         ttftP99: [],
       };
       for (let m = current - MINUTES + 1; m <= current; m++) {
-        const slot = slots[m % MINUTES] as Minute;
+        const slot = slots[slotIndex(m)] as Minute;
         const live = slot.minute === m;
         out.t.push(m * 60);
         out.requests.push(live ? slot.requests : 0);

@@ -221,9 +221,9 @@ describe("request inspector in a real browser (real codex app-server)", { timeou
     await page.waitForSelector(".chart .uplot canvas");
     expect(await page.locator(".chart .uplot").count()).toBe(3);
     expect(await page.textContent("#plan-usage")).toContain("not known");
-    const overview = await (
+    const overview = (await (
       await fetch(`${e2e.url}/ui/api/overview`, { headers: { authorization: `Bearer ${ADMIN_KEY}` } })
-    ).json();
+    ).json()) as { traffic: { requests: number[]; toolCalls: number[] } };
     expect(overview.traffic.requests.at(-1)).toBeGreaterThanOrEqual(3);
     expect(overview.traffic.toolCalls.at(-1)).toBeGreaterThanOrEqual(1);
     await page.screenshot({ path: join(SHOTS, "overview.png") });
