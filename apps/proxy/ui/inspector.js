@@ -116,8 +116,31 @@ async function showOverview() {
         ),
       )
     : h("p.muted", {}, "No model routes: every model goes to the backend above.");
-  const plan = o.plan
-    ? h("pre", {}, json(o.plan))
+  const windowText = (name, w) => {
+    if (!w) return null;
+    const span =
+      w.windowMinutes >= 1440
+        ? `${Math.round(w.windowMinutes / 1440)} d`
+        : `${Math.round(w.windowMinutes / 60)} h`;
+    const reset = w.resetsAt ? `, resets ${new Date(w.resetsAt * 1000).toLocaleString()}` : "";
+    return `${name}${w.windowMinutes ? ` (${span} window)` : ""}: ${w.usedPercent}% used${reset}`;
+  };
+  const plan = o.plan.length
+    ? h(
+        "ul",
+        { id: "plan-usage" },
+        o.plan.map((p) =>
+          h(
+            "li",
+            {},
+            h("strong", {}, p.scope),
+            " ",
+            [windowText("primary", p.primary), windowText("secondary", p.secondary)]
+              .filter(Boolean)
+              .join(" · "),
+          ),
+        ),
+      )
     : h(
         "p.muted",
         { id: "plan-usage" },
@@ -288,7 +311,7 @@ async function showRequests() {
       ),
       rows,
     ),
-    rows.length ? null : h("p.muted", {}, "No requests yet (or none match)."),
+    rows.length ? "" : h("p.muted", {}, "No requests yet (or none match)."),
   );
 }
 
@@ -374,7 +397,7 @@ async function showRequest(seq) {
             )
           : null,
         h("h4", {}, "Raw model text, as streamed"),
-        pre(a.raw.join("") + (a.rawTruncated ? "\n… [truncated: over the inspector's bound]" : ""), "raw"),
+        pre(a.raw + (a.rawTruncated ? "\n… [truncated: over the inspector's bound]" : ""), "raw"),
         a.end ? h("p.end", {}, `ended: ${a.end}`) : null,
       ),
     );
@@ -393,10 +416,10 @@ async function showRequest(seq) {
     block(
       "4 · What the client received",
       // A JSON answer that failed was never sent: its client got the error alone.
-      r.output.text.length && !r.stream && r.status >= 400
+      r.output.text && !r.stream && r.status >= 400
         ? h("p.muted", {}, "Text the turn produced, not sent (the answer failed):")
         : null,
-      r.output.text.length ? pre(r.output.text.join(""), "answer") : null,
+      r.output.text ? pre(r.output.text, "answer") : null,
       r.output.calls.length
         ? h(
             "ol.calls",

@@ -27,9 +27,20 @@ export interface InspectorView {
   readonly bodies: boolean;
   readonly limits: { readonly maxRequests: number; readonly maxBytes: number };
   readonly pool: { readonly processes: number; readonly warmThreads: number };
-  /** Codex plan usage where the backend knows it; absent = not known. */
-  readonly planUsage?: (() => unknown) | undefined;
 }
+
+interface PlanWindowView {
+  readonly usedPercent: number;
+  readonly windowMinutes?: number | undefined;
+  readonly resetsAt?: number | undefined;
+}
+/** The plan usage a backend's readiness reports (codex: `planLimits`), if it reports any. */
+const planOf = (
+  readiness: object,
+): { primary?: PlanWindowView | undefined; secondary?: PlanWindowView | undefined } | undefined =>
+  "planLimits" in readiness && typeof readiness.planLimits === "object" && readiness.planLimits !== null
+    ? readiness.planLimits
+    : undefined;
 
 /** A record without its bodies: one row of the requests view and one live event. */
 export const rowOf = (r: RequestRecord) => ({
@@ -131,11 +142,16 @@ export const mountInspectorRoutes = (app: Hono, view: InspectorView): void => {
   app.get(`${INSPECTOR_PATH}/api/overview`, (c) => {
     const { backend } = view;
     const r = backend.readiness();
+    const routes = backend.routes?.() ?? [];
     return c.json({
       backend: { name: backend.name, ...r, capacity: finite(r.capacity), activeTurns: backend.activeTurns() },
-      routes: (backend.routes?.() ?? []).map((route) => ({ ...route, capacity: finite(route.capacity) })),
+      routes: routes.map((route) => ({ ...route, capacity: finite(route.capacity) })),
       pool: { ...view.pool, inFlight: r.inFlight, queued: r.queued, restarts: r.restarts },
-      plan: view.planUsage?.() ?? null,
+      // Per route with model routes, else the one backend's; empty while no plan is known.
+      plan: [
+        ...(planOf(r) && routes.length === 0 ? [{ scope: backend.name, ...planOf(r) }] : []),
+        ...routes.flatMap((route) => (planOf(route) ? [{ scope: route.route, ...planOf(route) }] : [])),
+      ],
       traffic: view.stats.series(),
       inspector: { bodies: view.bodies, requests: log.list().length, bytes: log.bytes(), ...view.limits },
     });
@@ -157,7 +173,10 @@ export const mountInspectorRoutes = (app: Hono, view: InspectorView): void => {
   app.get(`${INSPECTOR_PATH}/api/requests/:seq`, (c) => {
     const record = log.get(Number(c.req.param("seq")));
     if (!record) return c.json({ error: { message: "No such request (it may have left the log)." } }, 404);
-    const { attempts, decisions, output, client, usage, errorBody } = record;
+    const { decisions, client, usage, errorBody } = record;
+    // The text is kept in the pieces it arrived in; the page gets it whole.
+    const attempts = record.attempts.map((a) => ({ ...a, raw: a.raw.join("") }));
+    const output = { text: record.output.text.join(""), calls: record.output.calls };
     return c.json({
       ...rowOf(record),
       bodies: view.bodies,

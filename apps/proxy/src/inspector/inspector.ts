@@ -18,7 +18,6 @@ export interface InspectorOptions {
   readonly maxRequests: number;
   readonly maxBytes: number;
   readonly pool: { readonly processes: number; readonly warmThreads: number };
-  readonly planUsage?: (() => unknown) | undefined;
 }
 
 /** The request inspector as create-app sees it: one mount and the surfaces' trace source. */
@@ -51,7 +50,6 @@ export const createInspector = (options: InspectorOptions): Inspector => {
     bodies: options.bodies,
     limits,
     pool: options.pool,
-    planUsage: options.planUsage,
   };
   return {
     mount(app) {

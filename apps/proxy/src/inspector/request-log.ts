@@ -69,6 +69,8 @@ export const createRequestLog = (limits: RequestLogLimits) => {
   const listeners = new Set<RecordListener>();
   let bytes = 0;
   let seq = 0;
+  /** A single request may hold a quarter of the bytes: one huge answer cannot empty the log. */
+  const perRequestBytes = Math.max(1024, Math.floor(limits.maxBytes / 4));
 
   const evict = () => {
     while (records.length > limits.maxRequests || (bytes > limits.maxBytes && records.length > 1)) {
@@ -81,8 +83,6 @@ export const createRequestLog = (limits: RequestLogLimits) => {
   };
 
   return {
-    /** A single request may hold a quarter of the bytes: one huge answer cannot empty the log. */
-    perRequestBytes: Math.max(1024, Math.floor(limits.maxBytes / 4)),
     open(fields: Pick<RequestRecord, "requestId" | "at" | "method" | "path">): RequestRecord {
       const record: RequestRecord = {
         ...fields,
@@ -114,7 +114,7 @@ export const createRequestLog = (limits: RequestLogLimits) => {
     },
     /** Counts `n` more recorded bytes against the record; false when its share is used up. */
     grow(record: RequestRecord, n: number): boolean {
-      if (record.bytes + n > this.perRequestBytes) return false;
+      if (record.bytes + n > perRequestBytes) return false;
       record.bytes += n;
       if (record.held) {
         bytes += n;

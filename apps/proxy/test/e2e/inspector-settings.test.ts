@@ -18,9 +18,9 @@ interface Detail {
   toolCalls: number;
   bodies: boolean;
   client?: unknown;
-  attempts: Array<{ raw: string[]; request?: unknown }>;
+  attempts: Array<{ raw: string; request?: unknown }>;
   decisions: Array<{ kind: string; text: string }>;
-  output: { text: string[]; calls: Array<{ name: string; arguments: string }> };
+  output: { text: string; calls: Array<{ name: string; arguments: string }> };
   timings: { firstTokenMs?: number; totalMs?: number };
 }
 
@@ -68,7 +68,7 @@ describe("inspector settings at the wire (real codex app-server)", { timeout: 12
         { name: "get_weather", id: expect.any(String), arguments: "[16 chars]" },
       ]);
       expect(detail.client).toBeUndefined();
-      expect(detail.attempts[0]?.raw).toEqual([]);
+      expect(detail.attempts[0]?.raw).toBe("");
       expect(detail.attempts[0]?.request).toBeUndefined();
       for (const secret of ["private prompt", "Paris", "Sure."]) expect(text).not.toContain(secret);
     });
