@@ -1,6 +1,7 @@
 import type { Context, Hono } from "hono";
 import type { GatewayBackend } from "../backend/gateway-backend.js";
 import { type InspectorAuth, sameOriginPost } from "./inspector-auth.js";
+import type { Redactor } from "./redact.js";
 import type { RequestLog, RequestRecord } from "./request-log.js";
 import type { StaticFile } from "./static-files.js";
 import type { TrafficStats } from "./traffic-stats.js";
@@ -25,6 +26,8 @@ export interface InspectorView {
   readonly files: ReadonlyMap<string, StaticFile>;
   readonly backend: GatewayBackend;
   readonly bodies: boolean;
+  /** The model's text is kept as it streamed; a key it repeats is hidden when it is shown. */
+  readonly redactor: Redactor;
   readonly limits: { readonly maxRequests: number; readonly maxBytes: number };
   readonly pool: { readonly processes: number; readonly warmThreads: number };
 }
@@ -175,8 +178,8 @@ export const mountInspectorRoutes = (app: Hono, view: InspectorView): void => {
     if (!record) return c.json({ error: { message: "No such request (it may have left the log)." } }, 404);
     const { decisions, client, usage, errorBody } = record;
     // The text is kept in the pieces it arrived in; the page gets it whole.
-    const attempts = record.attempts.map((a) => ({ ...a, raw: a.raw.join("") }));
-    const output = { text: record.output.text.join(""), calls: record.output.calls };
+    const attempts = record.attempts.map((a) => ({ ...a, raw: view.redactor.text(a.raw.join("")) }));
+    const output = { text: view.redactor.text(record.output.text.join("")), calls: record.output.calls };
     return c.json({
       ...rowOf(record),
       bodies: view.bodies,

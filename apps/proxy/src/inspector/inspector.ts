@@ -34,11 +34,12 @@ export const createInspector = (options: InspectorOptions): Inspector => {
   const limits = { maxRequests: options.maxRequests, maxBytes: options.maxBytes };
   const log = createRequestLog(limits);
   const stats = createTrafficStats();
+  const redactor = createRedactor([...options.apiKeys, options.adminKey]);
   const recording = createRequestRecording({
     log,
     stats,
     bodies: options.bodies,
-    redactor: createRedactor([...options.apiKeys, options.adminKey]),
+    redactor,
     apiKeys: options.apiKeys,
   });
   const view = {
@@ -48,6 +49,7 @@ export const createInspector = (options: InspectorOptions): Inspector => {
     files: loadStaticFiles(),
     backend: options.backend,
     bodies: options.bodies,
+    redactor,
     limits,
     pool: options.pool,
   };

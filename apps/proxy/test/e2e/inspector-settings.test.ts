@@ -72,5 +72,22 @@ describe("inspector settings at the wire (real codex app-server)", { timeout: 12
       expect(detail.attempts[0]?.request).toBeUndefined();
       for (const secret of ["private prompt", "Paris", "Sure."]) expect(text).not.toContain(secret);
     });
+
+    it("records every surface's turns under its own name", async () => {
+      const res = await fetch(`${e2e.url}/v1/messages`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "anthropic-version": "2023-06-01" },
+        body: JSON.stringify({ model: "m", max_tokens: 50, messages: [{ role: "user", content: "hi" }] }),
+      });
+      expect(res.status).toBe(200);
+      const list = (await (await fetch(`${e2e.url}/ui/api/requests?surface=messages`)).json()) as {
+        requests: Array<{ route: string; surface: string; status: number }>;
+        facets: { surface: string[] };
+      };
+      expect(list.requests).toEqual([
+        expect.objectContaining({ route: "/v1/messages", surface: "messages", status: 200 }),
+      ]);
+      expect(list.facets.surface).toEqual(["chat", "messages"]);
+    });
   });
 });

@@ -25,8 +25,9 @@ const model = (request: RecordedRequest) => {
   if (transcript.includes("sunny, 21"))
     return { text: "It is sunny in Paris.", usage: { inputTokens: 60, outputTokens: 6 } };
   return {
+    // The model repeats the client's key: the page must not.
     chunks: [
-      "Checking.\n",
+      `Checking (you said ${CLIENT_KEY}).\n`,
       toolCallText("get_weather", { city: "Paris" }).slice(0, 25),
       toolCallText("get_weather", { city: "Paris" }).slice(25),
     ],
@@ -181,7 +182,7 @@ describe("request inspector in a real browser (real codex app-server)", { timeou
     await page.locator("tr.row").last().click();
     await page.waitForSelector("text=Raw model text, as streamed");
     const raw = await page.locator("pre.raw").first().textContent();
-    expect(raw).toContain('Checking.\n<tool_call>{"name":"get_weather"');
+    expect(raw).toContain('Checking (you said [redacted]).\n<tool_call>{"name":"get_weather"');
     const decisions = await page.locator("ol.decisions").textContent();
     expect(decisions).toContain("block parsed: get_weather (json)");
     expect(await page.locator("ol.calls").textContent()).toContain("get_weather");
@@ -224,8 +225,36 @@ describe("request inspector in a real browser (real codex app-server)", { timeou
     const overview = (await (
       await fetch(`${e2e.url}/ui/api/overview`, { headers: { authorization: `Bearer ${ADMIN_KEY}` } })
     ).json()) as { traffic: { requests: number[]; toolCalls: number[] } };
-    expect(overview.traffic.requests.at(-1)).toBeGreaterThanOrEqual(3);
-    expect(overview.traffic.toolCalls.at(-1)).toBeGreaterThanOrEqual(1);
+    // Summed over the hour: the requests may straddle a minute boundary.
+    const total = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
+    expect(total(overview.traffic.requests)).toBe(3);
+    expect(total(overview.traffic.toolCalls)).toBe(1);
     await page.screenshot({ path: join(SHOTS, "overview.png") });
+  });
+
+  it("records a refused request with the exact error body the client got", async () => {
+    const res = await fetch(`${e2e.url}/v1/chat/completions`, {
+      method: "POST",
+      headers: { authorization: "Bearer wrong-key-0123456789", "content-type": "application/json" },
+      body: JSON.stringify({ model: "m", messages: [{ role: "user", content: "hi" }] }),
+    });
+    expect(res.status).toBe(401);
+    const sent = await res.json();
+    const admin = { authorization: `Bearer ${ADMIN_KEY}` };
+    const list = (await (
+      await fetch(`${e2e.url}/ui/api/requests?status=4xx`, { headers: admin })
+    ).json()) as {
+      requests: Array<{ seq: number; status: number }>;
+    };
+    const refused = list.requests.find((r) => r.status === 401);
+    const detail = (await (
+      await fetch(`${e2e.url}/ui/api/requests/${refused?.seq}`, { headers: admin })
+    ).json()) as {
+      errorBody: unknown;
+    };
+    expect(detail.errorBody).toEqual(sent);
+    await page.goto(`${e2e.url}/ui#request/${refused?.seq}`);
+    await page.waitForSelector("text=The error the client got (HTTP 401)");
+    expect(await page.locator(".client-error pre").textContent()).toContain("Incorrect API key provided.");
   });
 });
