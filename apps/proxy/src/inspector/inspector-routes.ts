@@ -32,19 +32,6 @@ export interface InspectorView {
   readonly pool: { readonly processes: number; readonly warmThreads: number };
 }
 
-interface PlanWindowView {
-  readonly usedPercent: number;
-  readonly windowMinutes?: number | undefined;
-  readonly resetsAt?: number | undefined;
-}
-/** The plan usage a backend's readiness reports (codex: `planLimits`), if it reports any. */
-const planOf = (
-  readiness: object,
-): { primary?: PlanWindowView | undefined; secondary?: PlanWindowView | undefined } | undefined =>
-  "planLimits" in readiness && typeof readiness.planLimits === "object" && readiness.planLimits !== null
-    ? readiness.planLimits
-    : undefined;
-
 /** A record without its bodies: one row of the requests view and one live event. */
 export const rowOf = (r: RequestRecord) => ({
   seq: r.seq,
@@ -152,8 +139,8 @@ export const mountInspectorRoutes = (app: Hono, view: InspectorView): void => {
       pool: { ...view.pool, inFlight: r.inFlight, queued: r.queued, restarts: r.restarts },
       // Per route with model routes, else the one backend's; empty while no plan is known.
       plan: [
-        ...(planOf(r) && routes.length === 0 ? [{ scope: backend.name, ...planOf(r) }] : []),
-        ...routes.flatMap((route) => (planOf(route) ? [{ scope: route.route, ...planOf(route) }] : [])),
+        ...(r.planLimits && routes.length === 0 ? [{ scope: backend.name, ...r.planLimits }] : []),
+        ...routes.flatMap((route) => (route.planLimits ? [{ scope: route.route, ...route.planLimits }] : [])),
       ],
       traffic: view.stats.series(),
       inspector: { bodies: view.bodies, requests: log.list().length, bytes: log.bytes(), ...view.limits },

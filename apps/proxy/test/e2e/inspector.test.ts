@@ -2,6 +2,7 @@ import { mkdirSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { planUsageHeaders } from "@proxy/adapter-codex-appserver/testing";
 import OpenAI from "openai";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -23,7 +24,15 @@ const model = (request: RecordedRequest) => {
   if (transcript.includes("strict please"))
     return { chunks: ["Let me check. ", toolCallText("get_weather", { city: 42 })] };
   if (transcript.includes("sunny, 21"))
-    return { text: "It is sunny in Paris.", usage: { inputTokens: 60, outputTokens: 6 } };
+    return {
+      text: "It is sunny in Paris.",
+      usage: { inputTokens: 60, outputTokens: 6 },
+      // The ChatGPT plan's usage, as codex learns it from its provider's headers.
+      headers: planUsageHeaders({
+        primary: { usedPercent: 42.6, windowMinutes: 300, resetAt: Math.floor(Date.now() / 1000) + 3600 },
+        secondary: { usedPercent: 9, windowMinutes: 10080, resetAt: Math.floor(Date.now() / 1000) + 86_400 },
+      }),
+    };
   return {
     // The model repeats the client's key: the page must not.
     chunks: [
@@ -221,7 +230,10 @@ describe("request inspector in a real browser (real codex app-server)", { timeou
     await page.goto(`${e2e.url}/ui#overview`);
     await page.waitForSelector(".chart .uplot canvas");
     expect(await page.locator(".chart .uplot").count()).toBe(3);
-    expect(await page.textContent("#plan-usage")).toContain("not known");
+    const plan = await page.textContent("#plan-usage");
+    // codex reports whole percents.
+    expect(plan).toContain("primary (5 h window): 43% used");
+    expect(plan).toContain("secondary (7 d window): 9% used");
     const overview = (await (
       await fetch(`${e2e.url}/ui/api/overview`, { headers: { authorization: `Bearer ${ADMIN_KEY}` } })
     ).json()) as { traffic: { requests: number[]; toolCalls: number[] } };
