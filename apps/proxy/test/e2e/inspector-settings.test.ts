@@ -1,6 +1,7 @@
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startE2E, toolCallText } from "./e2e-gateway.js";
+import { fn } from "./native-support.js";
 
 const model = () => ({ chunks: ["Sure. ", toolCallText("get_weather", { city: "Paris" })] });
 const tools = [
@@ -88,6 +89,40 @@ describe("inspector settings at the wire (real codex app-server)", { timeout: 12
         expect.objectContaining({ route: "/v1/messages", surface: "messages", status: 200 }),
       ]);
       expect(list.facets.surface).toEqual(["chat", "messages"]);
+    });
+  });
+
+  describe("native tool mode", () => {
+    let e2e: Awaited<ReturnType<typeof startE2E>>;
+    beforeAll(async () => {
+      e2e = await startE2E(() => ({ items: [fn("call_n1", "get_weather", { city: "Oslo" })] }), {
+        PROXY_INSPECTOR: "on",
+        PROXY_TOOL_MODE: "auto",
+      });
+    }, 60_000);
+    afterAll(() => e2e?.close());
+
+    it("shows the native tool list the backend was sent and the model's own call", async () => {
+      const client = new OpenAI({ baseURL: `${e2e.url}/v1`, apiKey: "none", maxRetries: 0 });
+      const res = await client.chat.completions.create({
+        model: "m",
+        tools,
+        messages: [{ role: "user", content: "weather?" }],
+      });
+      expect(res.choices[0]?.message.tool_calls).toHaveLength(1);
+      const detail = (await (await fetch(`${e2e.url}/ui/api/requests/1`)).json()) as {
+        attempts: Array<{ request: { mode: string; nativeTools?: { tools: Array<{ name: string }> } } }>;
+        decisions: Array<{ text: string }>;
+        output: { calls: Array<{ name: string; arguments: string }> };
+      };
+      expect(detail.attempts[0]?.request.mode).toBe("native");
+      expect(detail.attempts[0]?.request.nativeTools?.tools.map((t) => t.name)).toEqual(["get_weather"]);
+      expect(detail.decisions.map((d) => d.text)).toContain(
+        'native call get_weather (call_n1): {"city":"Oslo"}',
+      );
+      expect(detail.output.calls).toEqual([
+        expect.objectContaining({ name: "get_weather", arguments: '{"city":"Oslo"}' }),
+      ]);
     });
   });
 });
