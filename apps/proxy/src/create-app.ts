@@ -26,6 +26,7 @@ import { type RequestGuardOptions, requestGuards } from "./http/request-guard.js
 import { routeHeaders } from "./http/route-headers.js";
 import { allowedMethods, GATEWAY_ROUTES, ROUTES } from "./http/routes.js";
 import { type GatewaySurfaceDeps, SURFACES } from "./http/surfaces.js";
+import type { Inspector } from "./inspector/inspector.js";
 import type { Logger } from "./observability/logger.js";
 import type { Metrics } from "./observability/metrics.js";
 
@@ -53,6 +54,8 @@ export interface AppDeps
   readonly media?: MediaFetcher;
   /** Stored responses and conversations (see state/); absent = stateless. */
   readonly stored?: StoredStateOptions | undefined;
+  /** The request inspector (`/ui`), when PROXY_INSPECTOR is on. */
+  readonly inspector?: Inspector | undefined;
 }
 
 /** The composition of HTTP concerns around the API surfaces (`SURFACES`); no I/O of its own. */
@@ -67,7 +70,10 @@ export const createApp = (deps: AppDeps): Hono => {
   app.use("*", routeHeaders(backend, context.answeringRoute));
   // The surface a request is for: refusals before it runs answer in its shape, with its key scheme.
   const frontFor = (c: Context): SurfaceFront => SURFACES.find((s) => s.owns(c)) ?? OPENAI_FRONT;
-  app.use("*", ...requestGuards({ ...deps, frontFor }));
+  app.use(
+    "*",
+    ...requestGuards({ ...deps, frontFor, sameOriginPrefixes: deps.inspector?.sameOriginPrefixes }),
+  );
   if (deps.corsOrigins.length > 0) {
     app.use(
       "*",
@@ -78,6 +84,7 @@ export const createApp = (deps: AppDeps): Hono => {
     );
   }
 
+  deps.inspector?.mount(app);
   const G = GATEWAY_ROUTES;
   app.get(G.healthz.path, (c) => c.json({ status: "ok" }));
   /** The backend's readiness (and each model route's), recorded in the metrics as it is read. */
@@ -156,6 +163,7 @@ export const createApp = (deps: AppDeps): Hono => {
     keepAliveMs: deps.keepAliveMs,
     writeTimeoutMs: deps.writeTimeoutMs,
     stored: deps.stored,
+    trace: deps.inspector?.traceFor,
   };
   for (const surface of SURFACES) surface.mount(app, surfaceDeps);
 

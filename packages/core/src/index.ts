@@ -50,6 +50,7 @@ export {
   type ToolMode,
   type TurnSettings,
 } from "./turn/turn-settings.js";
+export type { AttemptEnd, TurnTrace } from "./turn/turn-trace.js";
 export {
   createTelemetry,
   type ToolWarning,

@@ -1,4 +1,3 @@
-import type { GatewayError } from "../errors/gateway-error.js";
 import type { AssistantEvent } from "../events/assistant-event.js";
 import type { BackendEvent } from "../events/backend-event.js";
 import type { TurnRequest } from "../model/conversation.js";
@@ -10,24 +9,15 @@ import { createOutputTokenBudget } from "../output/output-token-budget.js";
 import type { ArgumentsValidator } from "../parser/parser-types.js";
 import type { Clock } from "../ports/clock.js";
 import type { BackendBatch, BackendRequest, TextBackend } from "../ports/text-backend.js";
-import type { CallGate, Violation } from "./call-gate.js";
+import type { AttemptOutcome } from "./attempt-outcome.js";
+import type { CallGate } from "./call-gate.js";
 import { createEventReader } from "./native-turn.js";
 import type { TurnSettings } from "./turn-settings.js";
 import type { TurnCounters } from "./turn-telemetry.js";
+import type { TurnTrace } from "./turn-trace.js";
 import { createWatchdog } from "./watchdog.js";
 
-/** What one backend attempt produced; `tail` holds its last events, for the turn to end with. */
-export interface AttemptOutcome {
-  readonly rawText: string;
-  readonly finish?: Finish | undefined;
-  readonly usage?: Usage | undefined;
-  readonly stopped: boolean;
-  readonly violation?: Violation | undefined;
-  readonly error?: GatewayError | undefined;
-  /** The error is a call the client saw start and that was cut off (never a tool-call finish). */
-  readonly callCut?: boolean | undefined;
-  readonly tail: AssistantEvent[];
-}
+export type { AttemptOutcome };
 
 export interface AttemptContext {
   readonly backend: TextBackend;
@@ -45,6 +35,8 @@ export interface AttemptContext {
   readonly telemetry: TurnCounters;
   /** The turn's `stream-start` went out already (a corrective attempt sends none). */
   started: boolean;
+  /** The request inspector's observer, when one is recording this turn. */
+  readonly trace?: TurnTrace | undefined;
 }
 
 /** Ends the attempt; `drain` asks the stopped backend for its usage first. */
@@ -67,7 +59,7 @@ export async function* runAttempt(
   ctx: AttemptContext,
   backendRequest: BackendRequest,
 ): AsyncGenerator<AssistantEvent[], AttemptOutcome> {
-  const { gate, telemetry, settings } = ctx;
+  const { gate, telemetry, settings, trace } = ctx;
   const controller = new AbortController();
   const abort = () => controller.abort();
   ctx.signal.addEventListener("abort", abort, { once: true });
@@ -101,6 +93,7 @@ export async function* runAttempt(
     if (kept.type === "text-delta" && ctx.keepText) rawText += kept.delta;
     if (!(scan?.exhausted && kept.type !== "text-delta")) {
       for (const parsed of reader.push(kept)) {
+        if (trace !== undefined && parsed.type !== "text") trace.onParserEvent(parsed);
         const result = gate.accept(parsed);
         const guarded = guard.accept(result.events);
         emit(guarded.events);
@@ -122,6 +115,7 @@ export async function* runAttempt(
   const read = (batch: BackendBatch): End | undefined => {
     for (readTo = 0; readTo < batch.length; ) {
       const event = batch[readTo++] as BackendEvent;
+      trace?.onBackendEvent(event);
       switch (event.type) {
         case "stream-start":
           if (event.turnId !== undefined) telemetry.backendTurnId = event.turnId;
@@ -152,6 +146,7 @@ export async function* runAttempt(
 
   const flush = (): End => {
     for (const parsed of reader.flush()) {
+      if (trace !== undefined && parsed.type !== "text") trace.onParserEvent(parsed);
       const result = gate.accept(parsed);
       const guarded = guard.accept(result.events);
       emit(guarded.events);
