@@ -33,6 +33,7 @@ export const GatewayConfig = Schema.Struct({
   idleTimeoutMs: NonNegativeInt,
   keepAliveMs: NonNegativeInt,
   writeTimeoutMs: NonNegativeInt,
+  maxAnswerChars: NonNegativeInt,
   outputMode: Schema.Literals(OUTPUT_MODES),
   toolMode: Schema.Literals(TOOL_MODES),
   stopAfterTools: Schema.Boolean,

@@ -144,6 +144,13 @@ export const OPTIONS: ReadonlyArray<OptionSpec> = [
     "A streaming client that reads nothing for this long is dropped and its turn stopped (0 = never).",
   ),
   opt(
+    "maxAnswerChars",
+    "PROXY_MAX_ANSWER_CHARS",
+    "int",
+    String(16 * 1024 * 1024),
+    "Characters of output (text, reasoning, call arguments) an answer held whole may reach: a non-streaming answer or a background turn; past it the turn ends with `answer_too_large` (0 = no cap). Streams are not capped.",
+  ),
+  opt(
     "outputMode",
     "PROXY_OUTPUT_MODE",
     "enum",

@@ -106,6 +106,8 @@ export const startBackgroundResponse = async (
       request: parsed.purpose === "compaction" ? withCompactionInstruction(parsed.turn) : parsed.turn,
       tools: parsed.tools,
       stream: parsed.stream,
+      // The event log holds the whole answer until it is stored, streamed or not.
+      heldWhole: true,
     });
     if (!started.accepted) {
       // Refused before it began (overloaded, backend down): the stored response fails with that error.
