@@ -44,7 +44,7 @@ export const startBackgroundResponse = async (
       model: body.model,
       body,
       stored: true,
-      conversationId: prepared.conversationId,
+      conversationId: prepared.conversationName,
     },
     ids: deps.ids,
     clock: deps.clock,

@@ -1,5 +1,5 @@
 import type { IdGenerator, StoredItem } from "@proxy/core";
-import { GatewayError, invalidRequest } from "@proxy/core";
+import { autocreatedConversationId, GatewayError, invalidRequest } from "@proxy/core";
 import type { ItemResolver } from "../request/decode-input.js";
 import { referencedIds, toStoredItems } from "./items.js";
 import type { StoredState } from "./state.js";
@@ -13,7 +13,10 @@ export interface PreparedTurn {
   readonly history: ReadonlyArray<unknown>;
   readonly resolve: ItemResolver;
   readonly previousResponseId: string | null;
+  /** The conversation as the store keys it (an autocreated name is scoped to its owner). */
   readonly conversationId: string | null;
+  /** The conversation as the client named it (what responses show). */
+  readonly conversationName: string | null;
   /** This request's input items with ids, as they are stored and listed. */
   readonly input: ReadonlyArray<StoredItem>;
 }
@@ -46,8 +49,9 @@ export const prepareStoredTurn = async (
   const { store } = state;
   const previous = field(json, "previous_response_id");
   const previousResponseId = typeof previous === "string" ? previous : null;
-  const conversationId = conversationIdOf(field(json, "conversation"));
-  if (previousResponseId !== null && conversationId !== null)
+  const conversationName = conversationIdOf(field(json, "conversation"));
+  let conversationId = conversationName;
+  if (previousResponseId !== null && conversationName !== null)
     throw invalidRequest(
       "Mutually exclusive parameters: 'previous_response_id' and 'conversation' cannot be used together.",
       "previous_response_id",
@@ -64,21 +68,23 @@ export const prepareStoredTurn = async (
         "previous_response_not_found",
       );
     history = chain.flatMap((link) => [...link.input, ...link.output].map((item) => item.body));
-  } else if (conversationId !== null) {
-    const items = await store.readConversation(owner, conversationId);
-    if (items !== undefined) history = items.map((item) => item.body);
-    else if (state.autocreateConversations)
-      await store
-        .createConversation(
-          { id: conversationId, owner, createdAt: now, expiresAt: now + state.ttlMs, metadata: {} },
-          [],
-        )
-        .catch(async () => {
-          // Another request of this owner just created it (fine), or another owner has it (not ours).
-          if ((await store.getConversation(owner, conversationId)) === undefined)
-            throw conversationNotFound(conversationId, "conversation");
-        });
-    else throw conversationNotFound(conversationId, "conversation");
+  } else if (conversationName !== null) {
+    const named = await store.readConversation(owner, conversationName);
+    if (named !== undefined) history = named.map((item) => item.body);
+    else if (state.autocreateConversations) {
+      const id = autocreatedConversationId(owner, conversationName);
+      conversationId = id;
+      const items = await store.readConversation(owner, id);
+      if (items !== undefined) history = items.map((item) => item.body);
+      else
+        await store
+          .createConversation({ id, owner, createdAt: now, expiresAt: now + state.ttlMs, metadata: {} }, [])
+          .catch(async () => {
+            // Another request of this owner just created it.
+            if ((await store.getConversation(owner, id)) === undefined)
+              throw conversationNotFound(conversationName, "conversation");
+          });
+    } else throw conversationNotFound(conversationName, "conversation");
   }
 
   const referenced = new Map<string, unknown>();
@@ -94,6 +100,7 @@ export const prepareStoredTurn = async (
     resolve,
     previousResponseId,
     conversationId,
+    conversationName,
     input: toStoredItems(field(json, "input"), ids, resolve),
   };
 };

@@ -99,6 +99,13 @@ export interface StoredEvent {
   readonly body: unknown;
 }
 
+/**
+ * Where a conversation autocreated from a client's own name (`PROXY_CONVERSATIONS_AUTOCREATE`) is
+ * stored: names are per owner, so one caller can neither learn nor take another's. The client keeps
+ * using its name; only the store sees this id.
+ */
+export const autocreatedConversationId = (owner: string, name: string): string => `auto:${owner}:${name}`;
+
 export interface StoredConversation {
   readonly id: string;
   readonly owner: string;
