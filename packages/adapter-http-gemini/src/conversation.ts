@@ -3,6 +3,7 @@ import {
   GatewayError,
   type IdGenerator,
   invalidRequest,
+  isStorableId,
   type ResponseStore,
 } from "@proxy/core";
 import { callerOwner } from "@proxy/http-surface";
@@ -51,6 +52,7 @@ export const openConversation = async (
     );
   const { store } = conversations;
   const owner = callerOwner(c);
+  if (!isStorableId(id)) throw notFound(id);
   const named = await store.readConversation(owner, id);
   if (named !== undefined) return { owner, id, history: named.map((item) => item.body) };
   if (!conversations.autocreate) throw notFound(id);

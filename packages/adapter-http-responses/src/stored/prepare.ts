@@ -1,5 +1,5 @@
 import type { IdGenerator, StoredItem } from "@proxy/core";
-import { autocreatedConversationId, GatewayError, invalidRequest } from "@proxy/core";
+import { autocreatedConversationId, GatewayError, invalidRequest, isStorableId } from "@proxy/core";
 import type { ItemResolver } from "../request/decode-input.js";
 import { referencedIds, toStoredItems } from "./items.js";
 import type { StoredState } from "./state.js";
@@ -31,6 +31,16 @@ const conversationIdOf = (value: unknown): string | null => {
   return typeof id === "string" && id !== "" ? id : null;
 };
 
+/** An input item's own `id` is kept as the stored item's id: one no store can hold is a 400. */
+const checkItemIds = (input: unknown): void => {
+  if (!Array.isArray(input)) return;
+  input.forEach((item, i) => {
+    const id = field(item, "id");
+    if (typeof id === "string" && !isStorableId(id) && field(item, "type") !== "item_reference")
+      throw invalidRequest(`'input[${i}].id' must not contain a NUL character.`, `input[${i}].id`);
+  });
+};
+
 export const conversationNotFound = (id: string, param?: string) =>
   new GatewayError("not_found", `Conversation with id '${id}' not found.`, { param, code: "not_found" });
 
@@ -58,9 +68,12 @@ export const prepareStoredTurn = async (
       "mutually_exclusive_parameters",
     );
 
+  checkItemIds(field(json, "input"));
   let history: unknown[] = [];
   if (previousResponseId !== null) {
-    const chain = await store.readChain(owner, previousResponseId);
+    const chain = isStorableId(previousResponseId)
+      ? await store.readChain(owner, previousResponseId)
+      : undefined;
     if (chain === undefined)
       throw invalidRequest(
         `Previous response with id '${previousResponseId}' not found.`,
@@ -69,6 +82,7 @@ export const prepareStoredTurn = async (
       );
     history = chain.flatMap((link) => [...link.input, ...link.output].map((item) => item.body));
   } else if (conversationName !== null) {
+    if (!isStorableId(conversationName)) throw conversationNotFound(conversationName, "conversation");
     const named = await store.readConversation(owner, conversationName);
     if (named !== undefined) history = named.map((item) => item.body);
     else if (state.autocreateConversations) {
@@ -89,7 +103,7 @@ export const prepareStoredTurn = async (
 
   const referenced = new Map<string, unknown>();
   for (const id of referencedIds(field(json, "input"))) {
-    const item = await state.items.lookup(owner, id);
+    const item = isStorableId(id) ? await state.items.lookup(owner, id) : undefined;
     if (item !== undefined) referenced.set(id, item);
   }
   const resolve: ItemResolver = (id) => referenced.get(id);

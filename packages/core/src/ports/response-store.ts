@@ -104,6 +104,12 @@ export interface StoredEvent {
  * stored: names are per owner, so one caller can neither learn nor take another's. The client keeps
  * using its name; only the store sees this id.
  */
+/**
+ * Whether a client's id can name a stored object at all: PostgreSQL cannot hold a NUL character in
+ * text, so an id with one names nothing on any store (checked before a turn runs, not at the save).
+ */
+export const isStorableId = (id: string): boolean => !id.includes("\u0000");
+
 export const autocreatedConversationId = (owner: string, name: string): string => `auto:${owner}:${name}`;
 
 export interface StoredConversation {
