@@ -62,6 +62,7 @@ export const GatewayConfig = Schema.Struct({
     }),
   ),
   storeMaxResponseBytes: PositiveInt,
+  storeMaxConversationBytes: PositiveInt,
   storeLeaseMs: Schema.Number.check(Schema.isInt(), Schema.isBetween({ minimum: 1000, maximum: 30_000 })),
   conversationsAutocreate: Schema.Boolean,
   logLevel: Schema.Literals(["fatal", "error", "warn", "info", "debug", "trace", "silent"]),
