@@ -144,13 +144,18 @@ describe("a backend failure after complete tool calls (real codex app-server)", 
   });
 
   it("responses streaming: two complete calls, then the backend fails → response.completed with both", async () => {
-    for (const input of ["two calls via responses", "two calls then a dropped connection"]) {
-      const stream = await client.responses.create({
-        model: "m",
-        input,
-        tools: responsesTools,
-        stream: true,
-      });
+    const strictTools = responsesTools.map((t) => ({
+      ...t,
+      strict: true,
+      parameters: { ...t.parameters, additionalProperties: false },
+    }));
+    for (const [input, tools] of [
+      ["two calls via responses", responsesTools],
+      ["two calls then a dropped connection", responsesTools],
+      ["two calls via responses, strict", strictTools],
+      ["two calls then a dropped connection, strict", strictTools],
+    ] as const) {
+      const stream = await client.responses.create({ model: "m", input, tools: [...tools], stream: true });
       const types: string[] = [];
       let completed: OpenAI.Responses.Response | undefined;
       for await (const event of stream) {

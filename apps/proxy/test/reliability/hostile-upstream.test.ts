@@ -299,7 +299,7 @@ describe("an upstream that drops the connection after complete tool calls", { ti
           model: "m",
           stream: true,
           input: "weather in Paris and Rome",
-          tools: [{ type: "function", name: "get_weather", strict: false, parameters }],
+          tools: [{ type: "function", name: "get_weather", strict: true, parameters: { ...parameters, additionalProperties: false } }],
         }),
       });
       const text = await res.text();
