@@ -1,8 +1,7 @@
 import { GatewayError, withoutUrls } from "@proxy/core";
 
 /** Upstream messages may name hosts, paths or keys of the deployment: never pass a URL on. */
-const redact = (message: string): string =>
-  withoutUrls(message).replace(/\s+/g, " ").trim().slice(0, 300);
+const redact = (message: string): string => withoutUrls(message).replace(/\s+/g, " ").trim().slice(0, 300);
 
 const detail = (message: string | undefined) => (message ? `: ${redact(message)}` : "");
 

@@ -1,14 +1,13 @@
 import type { ResponseStore } from "@proxy/core";
 import { openPostgresDriver } from "./postgres-driver.js";
-import { openSqlStore } from "./sql-response-store.js";
 import type { ConversationLimits } from "./sql-conversations.js";
+import { openSqlStore } from "./sql-response-store.js";
 import { openSqliteDriver } from "./sqlite-driver.js";
 
 export { MIGRATIONS, migrate } from "./migrations.js";
+export type { ConversationLimits } from "./sql-conversations.js";
 export type { SqlDriver } from "./sql-driver.js";
 export { openPostgresDriver, openSqliteDriver };
-
-export type { ConversationLimits } from "./sql-conversations.js";
 
 /** SQLite file (created with its directory), or `:memory:` for a store that lives as long as the process. */
 export const openSqliteStore = (

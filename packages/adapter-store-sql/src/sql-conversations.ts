@@ -39,7 +39,10 @@ const conversationTooLarge = (id: string, limit: number) =>
   );
 
 /** The conversation half of the SQL ResponseStore. */
-export const createSqlConversations = (db: SqlDriver, limits: ConversationLimits = {}): ConversationMethods => {
+export const createSqlConversations = (
+  db: SqlDriver,
+  limits: ConversationLimits = {},
+): ConversationMethods => {
   const limit = limits.maxConversationBytes ?? Number.POSITIVE_INFINITY;
   // SQLite runs one transaction at a time anyway and has no row locks.
   const forUpdate = db.dialect === "postgres" ? " FOR UPDATE" : "";
@@ -79,10 +82,10 @@ export const createSqlConversations = (db: SqlDriver, limits: ConversationLimits
     appendConversationItems: (owner, id, items) =>
       db.transaction(async (tx) => {
         // The row lock keeps one batch's items together when several turns append at once.
-        const found = await tx.all(
-          `SELECT bytes FROM conversations WHERE id = ? AND owner = ?${forUpdate}`,
-          [id, owner],
-        );
+        const found = await tx.all(`SELECT bytes FROM conversations WHERE id = ? AND owner = ?${forUpdate}`, [
+          id,
+          owner,
+        ]);
         if (found[0] === undefined) return false;
         const texts = bodies(items);
         const bytes = Number(found[0].bytes) + texts.reduce((n, text) => n + text.length, 0);
@@ -123,16 +126,15 @@ export const createSqlConversations = (db: SqlDriver, limits: ConversationLimits
           "SELECT COALESCE(SUM(LENGTH(body)), 0) AS n FROM conversation_items WHERE conversation_id = ? AND item_id = ?",
           [id, itemId],
         );
-        const deleted = await tx.run("DELETE FROM conversation_items WHERE conversation_id = ? AND item_id = ?", [
-          id,
-          itemId,
-        ]);
+        const deleted = await tx.run(
+          "DELETE FROM conversation_items WHERE conversation_id = ? AND item_id = ?",
+          [id, itemId],
+        );
         const n = Number(freed[0]?.n ?? 0);
-        await tx.run("UPDATE conversations SET bytes = CASE WHEN bytes > ? THEN bytes - ? ELSE 0 END WHERE id = ?", [
-          n,
-          n,
-          id,
-        ]);
+        await tx.run(
+          "UPDATE conversations SET bytes = CASE WHEN bytes > ? THEN bytes - ? ELSE 0 END WHERE id = ?",
+          [n, n, id],
+        );
         return deleted > 0;
       });
     },

@@ -69,7 +69,9 @@ export const resolveSurfaceDeps = (input: SurfaceDepsInput): SurfaceDeps => ({
   keepAliveMs: input.keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS,
   writeTimeoutMs: input.writeTimeoutMs ?? DEFAULT_WRITE_TIMEOUT_MS,
   maxAnswerChars:
-    input.maxAnswerChars === 0 ? Number.POSITIVE_INFINITY : (input.maxAnswerChars ?? DEFAULT_MAX_ANSWER_CHARS),
+    input.maxAnswerChars === 0
+      ? Number.POSITIVE_INFINITY
+      : (input.maxAnswerChars ?? DEFAULT_MAX_ANSWER_CHARS),
   schemas: createSchemaCache(),
   media: input.media,
 });

@@ -113,7 +113,13 @@ describe("a hostile OpenAI-compatible upstream", { timeout: 60_000 }, () => {
         res.end(`data: ${JSON.stringify({ error: { message: echo } })}\n\n`);
         return;
       }
-      const status = body.includes("auth") ? 401 : body.includes("busy") ? 429 : body.includes("down") ? 500 : 400;
+      const status = body.includes("auth")
+        ? 401
+        : body.includes("busy")
+          ? 429
+          : body.includes("down")
+            ? 500
+            : 400;
       res.writeHead(status, { "content-type": "application/json" });
       res.end(JSON.stringify(body.includes("detail") ? { detail: echo } : { error: { message: echo } }));
     });
@@ -299,7 +305,14 @@ describe("an upstream that drops the connection after complete tool calls", { ti
           model: "m",
           stream: true,
           input: "weather in Paris and Rome",
-          tools: [{ type: "function", name: "get_weather", strict: true, parameters: { ...parameters, additionalProperties: false } }],
+          tools: [
+            {
+              type: "function",
+              name: "get_weather",
+              strict: true,
+              parameters: { ...parameters, additionalProperties: false },
+            },
+          ],
         }),
       });
       const text = await res.text();

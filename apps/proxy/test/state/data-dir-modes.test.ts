@@ -17,10 +17,13 @@ describe("the default SQLite store's files (issue 25, item 10)", () => {
     const parent = await mkdtemp(join(tmpdir(), "gw-modes-"));
     dirs.push(parent);
     const dataDir = join(parent, "data", "nested");
-    const gateway = await gatewayOver(createScriptedBackend(() => ({ chunks: ["stored answer"] })), {
-      PROXY_DATA_DIR: dataDir,
-      PROXY_STORE: "sqlite:",
-    });
+    const gateway = await gatewayOver(
+      createScriptedBackend(() => ({ chunks: ["stored answer"] })),
+      {
+        PROXY_DATA_DIR: dataDir,
+        PROXY_STORE: "sqlite:",
+      },
+    );
     try {
       const res = await fetch(`${gateway.url}/v1/responses`, {
         method: "POST",

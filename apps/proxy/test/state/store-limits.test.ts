@@ -73,7 +73,9 @@ describe("store size limits (real gateway, SQLite and PostgreSQL)", { timeout: 1
 
     it(`${store}: a conversation grows to its bound and no further`, async () => {
       const url = gateways[store]!.url;
-      const conversation = (await (await send(url, "POST", "/v1/conversations", {})).json()) as { id: string };
+      const conversation = (await (await send(url, "POST", "/v1/conversations", {})).json()) as {
+        id: string;
+      };
       const item = { type: "message", role: "user", content: "y".repeat(50_000) };
       const statuses: number[] = [];
       for (let i = 0; i < 6; i++)
@@ -82,7 +84,9 @@ describe("store size limits (real gateway, SQLite and PostgreSQL)", { timeout: 1
         );
       expect(statuses.slice(0, 3)).toEqual([200, 200, 200]);
       expect(statuses.slice(4)).toEqual([413, 413]);
-      const refused = await send(url, "POST", `/v1/conversations/${conversation.id}/items`, { items: [item] });
+      const refused = await send(url, "POST", `/v1/conversations/${conversation.id}/items`, {
+        items: [item],
+      });
       expect(JSON.stringify(await refused.json())).toContain("conversation_too_large");
       // A turn in the full conversation is answered; the header says it was not kept.
       const turn = await send(url, "POST", "/v1/responses", {
@@ -91,16 +95,22 @@ describe("store size limits (real gateway, SQLite and PostgreSQL)", { timeout: 1
         input: "z".repeat(60_000),
       });
       expect(turn.status).toBe(200);
-      expect(turn.headers.get("x-proxy-store-warning")).toMatch(/conversation_too_large|PROXY_STORE_MAX_CONVERSATION_BYTES/);
+      expect(turn.headers.get("x-proxy-store-warning")).toMatch(
+        /conversation_too_large|PROXY_STORE_MAX_CONVERSATION_BYTES/,
+      );
       // Deleting items makes room again.
-      const items = (await (await send(url, "GET", `/v1/conversations/${conversation.id}/items?limit=100`)).json()) as {
+      const items = (await (
+        await send(url, "GET", `/v1/conversations/${conversation.id}/items?limit=100`)
+      ).json()) as {
         data: Array<{ id: string }>;
       };
       for (const { id } of items.data.slice(0, 2))
-        expect((await send(url, "DELETE", `/v1/conversations/${conversation.id}/items/${id}`)).status).toBe(200);
-      expect((await send(url, "POST", `/v1/conversations/${conversation.id}/items`, { items: [item] })).status).toBe(
-        200,
-      );
+        expect((await send(url, "DELETE", `/v1/conversations/${conversation.id}/items/${id}`)).status).toBe(
+          200,
+        );
+      expect(
+        (await send(url, "POST", `/v1/conversations/${conversation.id}/items`, { items: [item] })).status,
+      ).toBe(200);
     });
   }
 });

@@ -99,4 +99,3 @@ export const dechunk = (raw: Buffer): string => {
   }
   return Buffer.concat(parts).toString("utf8");
 };
-

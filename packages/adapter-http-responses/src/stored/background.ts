@@ -196,7 +196,9 @@ export const startBackgroundResponse = async (
       ended = true;
       log.end();
       await beat;
-      const response = tooLarge ? tooLargeBody(encoder.response(), state.maxResponseBytes) : encoder.response();
+      const response = tooLarge
+        ? tooLargeBody(encoder.response(), state.maxResponseBytes)
+        : encoder.response();
       const output = response.output.map((item) => ({ id: item.id, body: item }));
       const status = cancelled ? "cancelled" : response.status;
       // The last events and the final status land together: a follower elsewhere sees both or neither.

@@ -110,7 +110,8 @@ export const mountConversationRoutes = (app: Hono, deps: ResolvedDeps, state: St
     return c.json(conversationBody({ ...updated, id: id(c) }));
   });
   app.on(R.delete.method, R.delete.path, async (c) => {
-    if (!(await store.deleteConversation(callerOwner(c), await storedId(c)))) throw conversationNotFound(id(c));
+    if (!(await store.deleteConversation(callerOwner(c), await storedId(c))))
+      throw conversationNotFound(id(c));
     return c.json({ id: id(c), object: "conversation.deleted", deleted: true });
   });
   app.on(R.listItems.method, R.listItems.path, async (c) => {

@@ -113,7 +113,11 @@ export async function* runAttempt(
         if (result.violation !== undefined)
           return { stopped: true, violation: result.violation, drain: true };
         if (result.stop || guarded.stopped)
-          return { stopped: true, finish: guarded.stopped ? stopSequence(guarded.sequence) : undefined, drain: true };
+          return {
+            stopped: true,
+            finish: guarded.stopped ? stopSequence(guarded.sequence) : undefined,
+            drain: true,
+          };
       }
     }
     if (!scan?.exhausted) return undefined;
