@@ -98,7 +98,7 @@ export async function* streamTurn(
     if (!contentType.includes("text/event-stream"))
       throw badResponse(
         ctx.route,
-        `answered HTTP ${statusCode} with '${contentType}' instead of an event stream`,
+        `answered HTTP ${statusCode} with '${ctx.scrub(contentType).slice(0, 100)}' instead of an event stream`,
       );
 
     yield [{ type: "stream-start", model: request.model }];

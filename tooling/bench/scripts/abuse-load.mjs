@@ -30,7 +30,11 @@ const upstream = createServer((req, res) => {
     }
     if (body.includes("echo")) {
       res.writeHead(429, { "content-type": "application/json", "retry-after": "99999999999" });
-      return res.end(JSON.stringify({ error: { message: `${req.headers.authorization} at ${req.headers.host}${req.url}` } }));
+      return res.end(
+        JSON.stringify({
+          error: { message: `${req.headers.authorization} at ${req.headers.host}${req.url}` },
+        }),
+      );
     }
     res.writeHead(200, { "content-type": "text/event-stream" });
     res.end(`${chunk("ok")}${chunk(undefined, "stop")}data: [DONE]\n\n`);
@@ -47,7 +51,15 @@ const gateway = spawn(process.execPath, ["apps/proxy/dist/main.js"], {
     PROXY_STORE: "memory",
     PROXY_STORE_MAX_RESPONSE_BYTES: String(1024 * 1024),
     UPSTREAM_KEY: "sk-upstream-secret-0123456789",
-    PROXY_MODELS: JSON.stringify([{ id: "m", backend: "openai-compatible", baseUrl: upstreamUrl, apiKeyEnv: "UPSTREAM_KEY", maxInFlight: 256 }]),
+    PROXY_MODELS: JSON.stringify([
+      {
+        id: "m",
+        backend: "openai-compatible",
+        baseUrl: upstreamUrl,
+        apiKeyEnv: "UPSTREAM_KEY",
+        maxInFlight: 256,
+      },
+    ]),
     PROXY_MAX_IN_FLIGHT: "256",
   },
   stdio: ["ignore", "pipe", "inherit"],
@@ -67,7 +79,11 @@ const url = await new Promise((resolve) => {
 });
 
 const post = (body) =>
-  fetch(`${url}/v1/chat/completions`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) })
+  fetch(`${url}/v1/chat/completions`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  })
     .then((r) => r.arrayBuffer())
     .catch(() => undefined);
 const ask = (content, extra = {}) => ({ model: "m", messages: [{ role: "user", content }], ...extra });
@@ -78,7 +94,11 @@ const ABUSERS = {
   "6: endless upstream stream, non-streaming client": () => post(ask("endless please")),
   "5/11: upstream error echoing secrets, Retry-After of years": () => post(ask("echo please")),
   "7: 2 MB inputs to the store": () =>
-    fetch(`${url}/v1/responses`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ model: "m", input: "x ".repeat(1024 * 1024) }) })
+    fetch(`${url}/v1/responses`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ model: "m", input: "x ".repeat(1024 * 1024) }),
+    })
       .then((r) => r.arrayBuffer())
       .catch(() => undefined),
 };
@@ -96,7 +116,15 @@ for (const [name, abuse] of Object.entries(ABUSERS)) {
   const latencies = [];
   const result = await new Promise((resolve, reject) => {
     const instance = autocannon(
-      { url: `${url}/v1/chat/completions`, method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(ask("hi")), connections: 64, duration: SECONDS, timeout: 30 },
+      {
+        url: `${url}/v1/chat/completions`,
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(ask("hi")),
+        connections: 64,
+        duration: SECONDS,
+        timeout: 30,
+      },
       (err, res) => (err ? reject(err) : resolve(res)),
     );
     instance.on("response", (_c, _s, _b, ms) => latencies.push(ms));

@@ -205,8 +205,9 @@ describe("a hostile OpenAI-compatible upstream", { timeout: 60_000 }, () => {
   it("item 4b: a 200 that is not an event stream and never ends is refused without being read", async () => {
     let sent = 0;
     const block = Buffer.alloc(64 * 1024, "b");
-    const upstream = await startHostile((_req, _body, res) => {
-      res.writeHead(200, { "content-type": "application/json" });
+    const upstream = await startHostile((req, _body, res) => {
+      // Even its content type echoes the gateway's key: that text is passed on, scrubbed.
+      res.writeHead(200, { "content-type": `application/json; note=${req.headers.authorization}` });
       const pump = () => {
         while (!res.destroyed) {
           sent += block.length;
@@ -221,6 +222,7 @@ describe("a hostile OpenAI-compatible upstream", { timeout: 60_000 }, () => {
     const answer = await post(gateway.url, SURFACES[0], "hello", false);
     expect(answer.status).toBe(502);
     expect(answer.text).toContain("instead of an event stream");
+    expect(answer.text).not.toContain(UPSTREAM_KEY);
     expect(sent).toBeLessThan(16 * 1024 * 1024);
   });
 
