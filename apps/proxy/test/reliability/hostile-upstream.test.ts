@@ -297,7 +297,7 @@ describe("an upstream that drops the connection after complete tool calls", { ti
     const gateway = await startUpstreamGateway(
       [() => ({ chunks: ["Checking. ", call("Paris"), call("Rome")], delayMs: 30, disconnect: true })],
       (urls) => [{ id: "m", backend: "openai-compatible", baseUrl: urls[0] }],
-      { PROXY_STORE: "none" },
+      { PROXY_STORE: "memory" },
     );
     try {
       const res = await fetch(`${gateway.url}/v1/responses`, {
