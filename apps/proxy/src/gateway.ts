@@ -5,9 +5,10 @@ import { DEFAULT_TURN_SETTINGS, type TurnSettings } from "@proxy/core";
 import { Effect, type Layer, ManagedRuntime } from "effect";
 import { ConfigError, type GatewayConfig, resolveConfig } from "./config/config.js";
 import { createApp } from "./create-app.js";
-import { createRequestScope } from "./http/request-context.js";
+import { createRequestScope, routeReporter } from "./http/request-context.js";
 import { isLoopbackHost } from "./http/request-guard.js";
 import { guardServer, SERVER_OPTIONS } from "./http/server-guard.js";
+import { createInspector } from "./inspector/inspector.js";
 import { createImageFetcher } from "./media/image-fetcher.js";
 import { createLogger, type Logger } from "./observability/logger.js";
 import { createMetrics } from "./observability/metrics.js";
@@ -57,8 +58,8 @@ export const startGateway = async (
   const runtime = ManagedRuntime.make(
     options.backendLayer ??
       (config.models.length > 0
-        ? Backend.layerRoutes(config, logger, options.env, metrics.observeRpc)
-        : Backend.layerCodex(config, logger, options.env, metrics.observeRpc)),
+        ? Backend.layerRoutes(config, logger, options.env, metrics.observeRpc, routeReporter(scope))
+        : Backend.layerCodex(config, logger, options.env, metrics.observeRpc, routeReporter(scope))),
   );
   const backend = await runtime.runPromise(
     Effect.gen(function* () {
@@ -90,6 +91,17 @@ export const startGateway = async (
     maxAnswerChars: config.maxAnswerChars,
     scope,
     version: VERSION,
+    inspector: config.inspector
+      ? createInspector({
+          backend,
+          adminKey: config.adminKey,
+          apiKeys: config.apiKeys,
+          bodies: config.inspectorBodies,
+          maxRequests: config.inspectorMaxRequests,
+          maxBytes: config.inspectorMaxBytes,
+          pool: { processes: config.codexPoolSize, warmThreads: config.codexWarmThreads },
+        })
+      : undefined,
   });
   if (config.apiKeys.length === 0 && !isLoopbackHost(config.host)) {
     logger.warn(

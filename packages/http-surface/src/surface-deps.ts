@@ -12,6 +12,7 @@ import {
   type TurnObserver,
   type TurnSettings,
 } from "@proxy/core";
+import type { RequestTraceFor } from "./request-trace.js";
 
 /** What a model's route sets for its requests (a request's `x-proxy-*-mode` headers still win). */
 export interface RouteSettings {
@@ -37,6 +38,8 @@ export interface SurfaceDepsInput {
   readonly writeTimeoutMs?: number | undefined;
   /** Characters of output an answer held whole (non-streaming, background) may reach; 0 = no cap. */
   readonly maxAnswerChars?: number | undefined;
+  /** The request inspector's recorder, when it is on: each turn's trace is taken from it. */
+  readonly trace?: RequestTraceFor | undefined;
 }
 
 export interface SurfaceDeps {
@@ -52,6 +55,7 @@ export interface SurfaceDeps {
   /** Tool schemas compiled once per app: clients resend the same tools every turn. */
   readonly schemas: SchemaCache;
   readonly media: MediaFetcher | undefined;
+  readonly trace: RequestTraceFor | undefined;
 }
 
 export const DEFAULT_KEEP_ALIVE_MS = 15_000;
@@ -74,4 +78,5 @@ export const resolveSurfaceDeps = (input: SurfaceDepsInput): SurfaceDeps => ({
       : (input.maxAnswerChars ?? DEFAULT_MAX_ANSWER_CHARS),
   schemas: createSchemaCache(),
   media: input.media,
+  trace: input.trace,
 });

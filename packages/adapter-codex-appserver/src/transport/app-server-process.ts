@@ -61,6 +61,8 @@ export interface AppServerOptions {
   readonly stdinGraceMs?: number | undefined;
   readonly termGraceMs?: number | undefined;
   readonly onRpcResult?: RpcResultObserver | undefined;
+  /** Notifications about the account, not a thread (`account/rateLimits/updated`). */
+  readonly onAccountNotification?: ThreadListener | undefined;
 }
 
 const ANSI = new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, "g");
@@ -124,6 +126,8 @@ export const startAppServer = async (options: AppServerOptions): Promise<AppServ
       const threadId = isObject(params) ? params.threadId : undefined;
       const listener = typeof threadId === "string" ? threads.get(threadId) : undefined;
       if (listener && isObject(params)) listener(method, params, size);
+      else if (method.startsWith("account/") && isObject(params))
+        options.onAccountNotification?.(method, params, size);
       else log.debug({ method }, "app-server notification");
     },
     onServerRequest: (method, params) => {
