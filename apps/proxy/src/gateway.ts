@@ -13,6 +13,7 @@ import { createLogger, type Logger } from "./observability/logger.js";
 import { createMetrics } from "./observability/metrics.js";
 import { routeSettingsOf } from "./routing/route-config.js";
 import { Backend } from "./runtime.js";
+import { openUsageAccounting } from "./usage/usage-accounting.js";
 import { openGatewayState, type StateTimings } from "./state/gateway-state.js";
 
 export const VERSION = "0.1.0";
@@ -60,20 +61,25 @@ export const startGateway = async (
         ? Backend.layerRoutes(config, logger, options.env, metrics.observeRpc)
         : Backend.layerCodex(config, logger, options.env, metrics.observeRpc)),
   );
-  const backend = await runtime.runPromise(
-    Effect.gen(function* () {
-      return yield* Backend;
-    }),
-  );
   const state = await openGatewayState(config, logger, options.stateTimings);
+  const usage = openUsageAccounting(config, state.usage, metrics.registry, logger);
+  const backend = usage.limit(
+    await runtime.runPromise(
+      Effect.gen(function* () {
+        return yield* Backend;
+      }),
+    ),
+  );
   const app = createApp({
     stored: state.stored,
+    turnObservers: [usage.recorder],
+    admin: usage.admin,
     backend,
     settings: turnSettingsFrom(config),
     routeSettings: routeSettingsOf(config.models),
     logger,
     metrics,
-    apiKeys: config.apiKeys,
+    apiKeys: usage.keys,
     corsOrigins: config.corsOrigins,
     bindHost: config.host,
     allowedHosts: config.allowedHosts,
@@ -118,6 +124,7 @@ export const startGateway = async (
       await Promise.race([closed, new Promise((r) => setTimeout(r, 1000).unref())]);
       if ("closeAllConnections" in server) server.closeAllConnections();
       await runtime.dispose();
+      await usage.close();
       await state.close();
       logger.info("stopped");
     })());

@@ -1,6 +1,7 @@
 import { OUTPUT_MODES, STOP_AFTER_TOOLS_MODES, TOOL_MODES } from "@proxy/core";
 import { Result, Schema, SchemaIssue, SchemaParser } from "effect";
 import { RouteConfig, routeProblem } from "../routing/route-config.js";
+import { ApiKeyEntry, apiKeysProblem, resolveApiKeys } from "./api-keys.js";
 import { ConfigError } from "./config-error.js";
 import { applyLegacySettings } from "./legacy-settings.js";
 import { OPTIONS, type OptionSpec } from "./options.js";
@@ -12,7 +13,7 @@ const NonNegativeInt = Schema.Number.check(Schema.isInt(), Schema.isGreaterThanO
 export const GatewayConfig = Schema.Struct({
   port: Schema.Number.check(Schema.isInt(), Schema.isBetween({ minimum: 0, maximum: 65535 })),
   host: Schema.String.check(Schema.isMinLength(1)),
-  apiKeys: Schema.Array(Schema.String.check(Schema.isMinLength(8))),
+  apiKeys: Schema.Array(ApiKeyEntry),
   corsOrigins: Schema.Array(Schema.String),
   allowedHosts: Schema.Array(Schema.String),
   metricsAuth: Schema.Boolean,
@@ -70,6 +71,14 @@ export type GatewayConfig = typeof GatewayConfig.Type;
 
 export { ConfigError };
 
+const parseJson = (spec: OptionSpec, value: string): unknown => {
+  try {
+    return JSON.parse(value);
+  } catch {
+    throw new ConfigError(`${spec.env}: expected JSON, got '${value.slice(0, 80)}'`);
+  }
+};
+
 const parseRaw = (spec: OptionSpec, raw: string): unknown => {
   const value = raw.trim();
   switch (spec.kind) {
@@ -80,6 +89,8 @@ const parseRaw = (spec: OptionSpec, raw: string): unknown => {
       if (/^(0|false|no|off)$/i.test(value)) return false;
       return value;
     case "list":
+      // A JSON list is taken as it is (named keys with limits in PROXY_API_KEYS).
+      if (value.startsWith("[")) return parseJson(spec, value);
       return value === ""
         ? []
         : value
@@ -99,11 +110,7 @@ const parseRaw = (spec: OptionSpec, raw: string): unknown => {
       return out;
     }
     case "json":
-      try {
-        return JSON.parse(value);
-      } catch {
-        throw new ConfigError(`${spec.env}: expected JSON, got '${value.slice(0, 80)}'`);
-      }
+      return parseJson(spec, value);
     default:
       return value;
   }
@@ -144,8 +151,12 @@ export const resolveConfig = (sources: {
   }
   const result = decode(merged);
   if (Result.isSuccess(result)) {
+    const keys = apiKeysProblem(merged.apiKeys, sources.env);
+    if (keys !== undefined)
+      throw new ConfigError(`Invalid configuration value for ${origin.apiKeys ?? "apiKeys"}: ${keys}`);
     const problem = routeProblem(merged.models, sources.env);
-    if (problem === undefined) return result.success;
+    if (problem === undefined)
+      return { ...result.success, apiKeys: resolveApiKeys(result.success.apiKeys, sources.env) };
     throw new ConfigError(`Invalid configuration value for ${origin.models ?? "models"}: ${problem}`);
   }
   const first = formatter(result.failure).issues[0];
@@ -155,6 +166,8 @@ export const resolveConfig = (sources: {
   // A route list error names the entry and field (`models[1].baseUrl`), not just the option.
   const routes = key === "models" ? routeProblem(merged.models, sources.env) : undefined;
   if (routes) throw new ConfigError(`Invalid configuration value for ${where}: ${routes}`);
+  const keys = key === "apiKeys" ? apiKeysProblem(merged.apiKeys, sources.env) : undefined;
+  if (keys) throw new ConfigError(`Invalid configuration value for ${where}: ${keys}`);
   throw new ConfigError(
     `Invalid configuration value for ${where}: ${first?.message ?? "invalid"} (got ${JSON.stringify(merged[key])})`,
   );

@@ -26,6 +26,8 @@ export const createRequestContext = (deps: {
   readonly metrics: Metrics;
   readonly scope?: RequestScope;
   readonly now?: () => number;
+  /** More observers of each turn (usage accounting, traces), told after the metrics. */
+  readonly observers?: ReadonlyArray<TurnObserver> | undefined;
 }) => {
   const storage = deps.scope ?? createRequestScope();
   const now = deps.now ?? (() => performance.now());
@@ -35,6 +37,7 @@ export const createRequestContext = (deps: {
       const store = storage.getStore();
       if (store) store.summary = summary;
       deps.metrics.observeTurn(summary);
+      for (const o of deps.observers ?? []) o.onTurnEnd(summary);
     },
   };
 
