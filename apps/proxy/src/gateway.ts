@@ -11,6 +11,7 @@ import { guardServer, SERVER_OPTIONS } from "./http/server-guard.js";
 import { createImageFetcher } from "./media/image-fetcher.js";
 import { createLogger, type Logger } from "./observability/logger.js";
 import { createMetrics } from "./observability/metrics.js";
+import { startTracing } from "./observability/tracing.js";
 import { routeSettingsOf } from "./routing/route-config.js";
 import { Backend } from "./runtime.js";
 import { openUsageAccounting } from "./usage/usage-accounting.js";
@@ -63,6 +64,7 @@ export const startGateway = async (
   );
   const state = await openGatewayState(config, logger, options.stateTimings);
   const usage = openUsageAccounting(config, state.usage, metrics.registry, logger);
+  const tracer = await startTracing(config, logger);
   const backend = usage.limit(
     await runtime.runPromise(
       Effect.gen(function* () {
@@ -72,7 +74,7 @@ export const startGateway = async (
   );
   const app = createApp({
     stored: state.stored,
-    turnObservers: [usage.recorder],
+    turnObservers: tracer ? [usage.recorder, tracer] : [usage.recorder],
     admin: usage.admin,
     backend,
     settings: turnSettingsFrom(config),
@@ -125,6 +127,7 @@ export const startGateway = async (
       if ("closeAllConnections" in server) server.closeAllConnections();
       await runtime.dispose();
       await usage.close();
+      await tracer?.shutdown();
       await state.close();
       logger.info("stopped");
     })());

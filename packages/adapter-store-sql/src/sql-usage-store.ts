@@ -37,10 +37,12 @@ const toRow = (row: Row): UsageRow => ({
 
 /** The UsageStore over a migrated SqlDriver (SQLite or PostgreSQL, same SQL). */
 export const createSqlUsageStore = (db: SqlDriver): UsageStore => ({
-  async recordUsage(row, minute) {
-    await db.run(RECORD, [row.key, row.day, row.route, ...COUNTS.map(([field]) => row[field])]);
-    if (minute !== undefined) await db.run(ADD_TOKENS, [row.key, minute, row.inputTokens + row.outputTokens]);
-  },
+  recordUsage: (rows, minutes = []) =>
+    db.transaction(async (tx) => {
+      for (const row of rows)
+        await tx.run(RECORD, [row.key, row.day, row.route, ...COUNTS.map(([field]) => row[field])]);
+      for (const m of minutes) await tx.run(ADD_TOKENS, [m.key, m.minute, m.tokens]);
+    }),
   async usage(filter: UsageFilter) {
     const where: string[] = [];
     const params: SqlParam[] = [];

@@ -47,7 +47,7 @@ export const OPTIONS: ReadonlyArray<OptionSpec> = [
     "PROXY_API_KEYS",
     "list",
     "",
-    "Comma-separated API keys clients must send (Bearer token or `x-api-key`). Empty = no auth.",
+    "Comma-separated API keys clients must send (Bearer token or `x-api-key`). Empty = no auth. In the config file (or as a JSON list here) an entry may be `{\"name\", \"key\" or \"keyEnv\", \"limits\": {\"rpm\", \"tpm\", \"tokensPerDay\"}}`: usage is then accounted under the name and the limits enforced (see docs/operations.md).",
   ),
   opt(
     "corsOrigins",
@@ -287,6 +287,29 @@ export const OPTIONS: ReadonlyArray<OptionSpec> = [
     "bool",
     "false",
     "`conversation` naming an unknown id creates that conversation instead of answering 404.",
+  ),
+  opt(
+    "otelEndpoint",
+    "OTEL_EXPORTER_OTLP_ENDPOINT",
+    "string",
+    "",
+    "OTLP/HTTP collector base URL (traces go to `<url>/v1/traces`): each request becomes a trace with GenAI attributes. Empty = no tracing (the OpenTelemetry SDK is not even loaded).",
+  ),
+  opt(
+    "otelProtocol",
+    "OTEL_EXPORTER_OTLP_PROTOCOL",
+    "enum",
+    "http/protobuf",
+    "How traces are sent to the collector.",
+    ["http/protobuf", "http/json"],
+  ),
+  opt("otelServiceName", "OTEL_SERVICE_NAME", "string", "codex-tool-gateway", "`service.name` of the traces."),
+  opt(
+    "otelHeaders",
+    "OTEL_EXPORTER_OTLP_HEADERS",
+    "string",
+    "",
+    "Headers sent to the collector, as comma-separated `name=value` pairs (values URL-encoded), e.g. `authorization=Bearer%20abc`.",
   ),
   opt("logLevel", "LOG_LEVEL", "enum", "info", "pino log level.", [
     "fatal",

@@ -5,7 +5,7 @@ import type { GatewayConfig } from "../config/config.js";
 import type { Logger } from "../observability/logger.js";
 import type { AdminDeps } from "./admin-usage.js";
 import { createKeyMetrics } from "./key-metrics.js";
-import { limitedKeys, limitKeys } from "./key-limits.js";
+import { type LimitedKey, limitedKeys, limitKeys } from "./key-limits.js";
 import { createUsageRecorder, type UsageRecorder } from "./usage-recorder.js";
 
 const MINUTE_MS = 60_000;
@@ -18,7 +18,7 @@ export interface UsageAccounting {
   limit<B extends TextBackend>(backend: B): B;
   /** The admin endpoints' dependencies, when `PROXY_ADMIN_KEY` is set. */
   readonly admin: AdminDeps | undefined;
-  /** Stops the minute-bucket upkeep and waits for usage writes under way. */
+  /** Stops the upkeep and writes the usage still gathered in memory. */
   close(): Promise<void>;
 }
 
@@ -32,13 +32,17 @@ export const openUsageAccounting = (
   const keys = apiKeysOf(config.apiKeys);
   const metrics = createKeyMetrics(registry);
   const limited = limitedKeys(keys);
-  const perMinute = new Set([...limited.values()].filter((k) => k.limits.tpm !== undefined).map((k) => k.name));
+  const named = (has: (k: LimitedKey) => boolean) =>
+    new Set([...limited.values()].filter(has).map((k) => k.name));
+  const perMinute = named((k) => k.limits.tpm !== undefined);
+  const tokenLimited = named((k) => k.limits.tpm !== undefined || k.limits.tokensPerDay !== undefined);
   const log = logger.child({ component: "usage" });
   const recorder = createUsageRecorder({
     store,
     metrics,
     logger: log,
     tracksMinutes: (account) => perMinute.has(account),
+    writesAtOnce: (account) => tokenLimited.has(account),
   });
   // Minute buckets older than the current and previous minute are never read again.
   const purge = () =>
@@ -55,7 +59,7 @@ export const openUsageAccounting = (
       config.adminKey === "" ? undefined : { adminKey: config.adminKey, usage: store, settle: recorder.settle },
     async close() {
       if (purger) clearInterval(purger);
-      await recorder.settle();
+      await recorder.close();
     },
   };
 };

@@ -68,13 +68,17 @@ const none = (): Seen => ({
 
 describe.each(stores)("per-key usage in %s matches what the clients received", (_, location) => {
   let gateway: RunningGateway;
+  let store: string;
   const seen: Record<string, Seen> = { alice: none(), bob: none(), [PLAIN_DIGEST]: none() };
-  beforeAll(async () => {
-    gateway = await gatewayWith(
+  const start = async () =>
+    gatewayWith(
       script,
-      { PROXY_STORE: await location(), PROXY_ADMIN_KEY: ADMIN, ALICE_KEY: ALICE, PROXY_TOOL_MODE: "prompt" },
+      { PROXY_STORE: store, PROXY_ADMIN_KEY: ADMIN, ALICE_KEY: ALICE, PROXY_TOOL_MODE: "prompt" },
       { apiKeys: KEYS },
     );
+  beforeAll(async () => {
+    store = await location();
+    gateway = await start();
   }, 60_000);
   afterAll(() => gateway?.shutdown("test done"));
 
@@ -154,6 +158,19 @@ describe.each(stores)("per-key usage in %s matches what the clients received", (
     expect(metrics).toContain(`proxy_key_requests_total{key="${PLAIN_DIGEST.slice(0, 12)}"} 1`);
     expect(metrics).toContain('proxy_key_tool_calls_total{key="alice"} 1');
     expect(metrics).not.toContain(PLAIN_DIGEST);
+  });
+
+  it("writes what it gathered at shutdown: a restarted gateway reports the same usage", async () => {
+    const before = await (await adminGet(gateway.url, "/admin/usage")).json();
+    const alice = new OpenAI({ baseURL: `${gateway.url}/v1`, apiKey: ALICE, maxRetries: 0 });
+    await alice.chat.completions.create({ model: "other", messages: [{ role: "user", content: "last" }] });
+    await gateway.shutdown("restart");
+    gateway = await start();
+    const after = (await (await adminGet(gateway.url, "/admin/usage")).json()) as typeof before & {
+      data: Array<{ route: string }>;
+    };
+    expect(after.data.filter((r) => r.route === "m")).toEqual(before.data);
+    expect(after.data.filter((r) => r.route === "other")).toMatchObject([{ key: "alice", requests: 1 }]);
   });
 
   it("answers /admin/usage only with the admin key, and refuses bad dates naming the field", async () => {

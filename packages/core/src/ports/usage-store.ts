@@ -37,12 +37,19 @@ export interface KeyLoad {
   readonly dayTokens: number;
 }
 
+/** Tokens a key used in one minute (input, cached included, plus output). */
+export interface MinuteTokens {
+  readonly key: string;
+  readonly minute: number;
+  readonly tokens: number;
+}
+
 export interface UsageStore {
   /**
-   * Adds one turn's counts to its key/route/day row; with `minute`, adds its tokens to that
-   * minute's bucket too (kept only for keys with a tokens-per-minute limit).
+   * Adds each row's counts to its key/route/day row, and each minute's tokens to that key's minute
+   * bucket (kept only for keys with a tokens-per-minute limit), in one transaction.
    */
-  recordUsage(row: UsageRow, minute?: number): Promise<void>;
+  recordUsage(rows: ReadonlyArray<UsageRow>, minutes?: ReadonlyArray<MinuteTokens>): Promise<void>;
   /** Rows matching the filter, ordered by day, key, route. */
   usage(filter: UsageFilter): Promise<ReadonlyArray<UsageRow>>;
   /**

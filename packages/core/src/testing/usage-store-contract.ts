@@ -23,10 +23,12 @@ export const describeUsageStoreContract = (name: string, open: () => Promise<Usa
     it("adds turns into one row per key, route and day, and filters by each", async () => {
       const store = await open();
       const key = fresh("alice");
-      await store.recordUsage(turn(key, "m1", "2026-01-01"));
-      await store.recordUsage(turn(key, "m1", "2026-01-01", { errors: 1, outputTokens: 0 }));
-      await store.recordUsage(turn(key, "m2", "2026-01-02"));
-      await store.recordUsage(turn(fresh("bob"), "m1", "2026-01-01"));
+      await store.recordUsage([turn(key, "m1", "2026-01-01")]);
+      await store.recordUsage([
+        turn(key, "m1", "2026-01-01", { errors: 1, outputTokens: 0 }),
+        turn(key, "m2", "2026-01-02"),
+        turn(fresh("bob"), "m1", "2026-01-01"),
+      ]);
       expect(await store.usage({ key })).toEqual([
         turn(key, "m1", "2026-01-01", {
           requests: 2,
@@ -55,10 +57,17 @@ export const describeUsageStoreContract = (name: string, open: () => Promise<Usa
     it("reports the tokens of the key's minute and day (input, cached included, plus output)", async () => {
       const store = await open();
       const key = fresh("load");
-      await store.recordUsage(turn(key, "m1", "2026-02-01"), 500);
-      await store.recordUsage(turn(key, "m2", "2026-02-01"), 501);
-      await store.recordUsage(turn(key, "m2", "2026-02-02"), 2000);
+      await store.recordUsage(
+        [turn(key, "m1", "2026-02-01"), turn(key, "m2", "2026-02-01")],
+        [
+          { key, minute: 500, tokens: 110 },
+          { key, minute: 501, tokens: 110 },
+        ],
+      );
+      await store.recordUsage([turn(key, "m2", "2026-02-02")], [{ key, minute: 2000, tokens: 110 }]);
+      await store.recordUsage([], [{ key, minute: 2000, tokens: 5 }]);
       expect(await store.keyLoad(key, 501, "2026-02-01")).toEqual({ minuteTokens: 110, dayTokens: 220 });
+      expect((await store.keyLoad(key, 2000, "2026-02-02")).minuteTokens).toBe(115);
       expect(await store.keyLoad(fresh("nobody"), 501, "2026-02-01")).toEqual({ minuteTokens: 0, dayTokens: 0 });
       expect(await store.purgeMinutesBefore(501)).toBeGreaterThanOrEqual(1);
       expect((await store.keyLoad(key, 500, "2026-02-01")).minuteTokens).toBe(0);
