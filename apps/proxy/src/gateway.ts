@@ -14,8 +14,8 @@ import { createMetrics } from "./observability/metrics.js";
 import { startTracing } from "./observability/tracing.js";
 import { routeSettingsOf } from "./routing/route-config.js";
 import { Backend } from "./runtime.js";
-import { openUsageAccounting } from "./usage/usage-accounting.js";
 import { openGatewayState, type StateTimings } from "./state/gateway-state.js";
+import { openUsageAccounting } from "./usage/usage-accounting.js";
 
 export const VERSION = "0.1.0";
 

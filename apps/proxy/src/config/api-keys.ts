@@ -52,7 +52,9 @@ export const apiKeysProblem = (
   const strict = decodeStrict(raw, { onExcessProperty: "error" });
   if (!Result.isSuccess(strict)) {
     const issue = formatter(strict.failure).issues[0];
-    const path = (issue?.path ?? []).map((p) => (typeof p === "number" ? `[${p}]` : `.${String(p)}`)).join("");
+    const path = (issue?.path ?? [])
+      .map((p) => (typeof p === "number" ? `[${p}]` : `.${String(p)}`))
+      .join("");
     return `apiKeys${path}: ${issue?.message ?? "invalid"}`;
   }
   const names = new Set<string>();

@@ -65,12 +65,16 @@ export const GatewayConfig = Schema.Struct({
   storeLeaseMs: Schema.Number.check(Schema.isInt(), Schema.isBetween({ minimum: 1000, maximum: 30_000 })),
   conversationsAutocreate: Schema.Boolean,
   otelEndpoint: Schema.String.check(
-    Schema.isPattern(/^(|https?:\/\/.+)$/, { message: "expected an http:// or https:// URL (or empty: no tracing)" }),
+    Schema.isPattern(/^(|https?:\/\/.+)$/, {
+      message: "expected an http:// or https:// URL (or empty: no tracing)",
+    }),
   ),
   otelProtocol: Schema.Literals(["http/protobuf", "http/json"]),
   otelServiceName: Schema.String.check(Schema.isMinLength(1)),
   otelHeaders: Schema.String.check(
-    Schema.isPattern(/^(|[^=,\s]+=[^,]*(,\s*[^=,\s]+=[^,]*)*)$/, { message: "expected name=value pairs separated by commas" }),
+    Schema.isPattern(/^(|[^=,\s]+=[^,]*(,\s*[^=,\s]+=[^,]*)*)$/, {
+      message: "expected name=value pairs separated by commas",
+    }),
   ),
   logLevel: Schema.Literals(["fatal", "error", "warn", "info", "debug", "trace", "silent"]),
   configFile: Schema.String,

@@ -47,7 +47,7 @@ export const OPTIONS: ReadonlyArray<OptionSpec> = [
     "PROXY_API_KEYS",
     "list",
     "",
-    "Comma-separated API keys clients must send (Bearer token or `x-api-key`). Empty = no auth. In the config file (or as a JSON list here) an entry may be `{\"name\", \"key\" or \"keyEnv\", \"limits\": {\"rpm\", \"tpm\", \"tokensPerDay\"}}`: usage is then accounted under the name and the limits enforced (see docs/operations.md).",
+    'Comma-separated API keys clients must send (Bearer token or `x-api-key`). Empty = no auth. In the config file (or as a JSON list here) an entry may be `{"name", "key" or "keyEnv", "limits": {"rpm", "tpm", "tokensPerDay"}}`: usage is then accounted under the name and the limits enforced (see docs/operations.md).',
   ),
   opt(
     "corsOrigins",
@@ -303,7 +303,13 @@ export const OPTIONS: ReadonlyArray<OptionSpec> = [
     "How traces are sent to the collector.",
     ["http/protobuf", "http/json"],
   ),
-  opt("otelServiceName", "OTEL_SERVICE_NAME", "string", "codex-tool-gateway", "`service.name` of the traces."),
+  opt(
+    "otelServiceName",
+    "OTEL_SERVICE_NAME",
+    "string",
+    "codex-tool-gateway",
+    "`service.name` of the traces.",
+  ),
   opt(
     "otelHeaders",
     "OTEL_EXPORTER_OTLP_HEADERS",

@@ -26,7 +26,10 @@ export const parseOtlpHeaders = (raw: string): Record<string, string> => {
  * plain tracer provider would not read them. Spans are written from each turn's summary after the
  * response ended and exported in batches.
  */
-export const startTracing = async (config: GatewayConfig, logger: Logger): Promise<TurnTracer | undefined> => {
+export const startTracing = async (
+  config: GatewayConfig,
+  logger: Logger,
+): Promise<TurnTracer | undefined> => {
   if (config.otelEndpoint === "") return undefined;
   const [api, sdk, resources, exporters] = await Promise.all([
     import("@opentelemetry/api"),

@@ -1,5 +1,5 @@
-import type { TurnSummary } from "@proxy/core";
 import type * as Api from "@opentelemetry/api";
+import type { TurnSummary } from "@proxy/core";
 
 /** Spans for at most this many tool calls per turn; the counts stay exact. */
 const MAX_TOOL_SPANS = 32;
@@ -77,7 +77,8 @@ export const writeTurnSpans = (api: typeof Api, tracer: Api.Tracer, summary: Tur
   const accepted = timings.acceptedMs;
   if (decoded !== undefined) {
     // Refused before the first byte (a limit, a full queue, bad tools): the admission span failed.
-    const refused = failed && (accepted === undefined || summary.ttfbMs === undefined || summary.ttfbMs <= accepted);
+    const refused =
+      failed && (accepted === undefined || summary.ttfbMs === undefined || summary.ttfbMs <= accepted);
     span("admission", decoded, accepted ?? timings.endedMs, {}, refused);
     if (accepted !== undefined && !refused) {
       const ttft = summary.ttfbMs === undefined ? undefined : summary.ttfbMs - decoded;
@@ -94,7 +95,8 @@ export const writeTurnSpans = (api: typeof Api, tracer: Api.Tracer, summary: Tur
         parent,
       );
       if (summary.ttfbMs !== undefined) backend.addEvent("first token", at(summary.ttfbMs));
-      if (failed) backend.setStatus({ code: api.SpanStatusCode.ERROR, message: summary.error?.message ?? "" });
+      if (failed)
+        backend.setStatus({ code: api.SpanStatusCode.ERROR, message: summary.error?.message ?? "" });
       backend.end(end);
       const parse = span("parse", accepted, timings.endedMs, {
         "proxy.tool_calls.detected": t.callsDetected,

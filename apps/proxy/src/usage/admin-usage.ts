@@ -46,7 +46,8 @@ export const createAdminApp = (deps: AdminDeps): Hono => {
       toolCalls: 0,
       errors: 0,
     };
-    for (const row of rows) for (const k of Object.keys(total) as Array<keyof typeof total>) total[k] += row[k];
+    for (const row of rows)
+      for (const k of Object.keys(total) as Array<keyof typeof total>) total[k] += row[k];
     return c.json({ object: "usage", filter, data: rows, total });
   });
   return app;

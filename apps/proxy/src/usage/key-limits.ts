@@ -57,7 +57,11 @@ export const checkKeyLimits = async (
   if (tpm !== undefined || tokensPerDay !== undefined) {
     const load = await store.keyLoad(key.name, minute, utcDay(now));
     if (tokensPerDay !== undefined && load.dayTokens >= tokensPerDay)
-      return refuse("tokensPerDay", `${load.dayTokens} of ${tokensPerDay} tokens today (UTC)`, DAY_MS - (now % DAY_MS));
+      return refuse(
+        "tokensPerDay",
+        `${load.dayTokens} of ${tokensPerDay} tokens today (UTC)`,
+        DAY_MS - (now % DAY_MS),
+      );
     if (tpm !== undefined && load.minuteTokens >= tpm)
       return refuse("tpm", `${load.minuteTokens} of ${tpm} tokens this minute`, toNextMinute);
   }

@@ -4,8 +4,8 @@ import { type ApiKey, apiKeysOf } from "../config/api-keys.js";
 import type { GatewayConfig } from "../config/config.js";
 import type { Logger } from "../observability/logger.js";
 import type { AdminDeps } from "./admin-usage.js";
-import { createKeyMetrics } from "./key-metrics.js";
 import { type LimitedKey, limitedKeys, limitKeys } from "./key-limits.js";
+import { createKeyMetrics } from "./key-metrics.js";
 import { createUsageRecorder, type UsageRecorder } from "./usage-recorder.js";
 
 const MINUTE_MS = 60_000;
@@ -56,7 +56,9 @@ export const openUsageAccounting = (
     recorder,
     limit: (backend) => limitKeys(backend, { store, keys: limited, metrics }),
     admin:
-      config.adminKey === "" ? undefined : { adminKey: config.adminKey, usage: store, settle: recorder.settle },
+      config.adminKey === ""
+        ? undefined
+        : { adminKey: config.adminKey, usage: store, settle: recorder.settle },
     async close() {
       if (purger) clearInterval(purger);
       await recorder.close();

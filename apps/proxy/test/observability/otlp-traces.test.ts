@@ -139,9 +139,11 @@ describe("OpenTelemetry traces", { timeout: 60_000 }, () => {
     expect(attribute(toolTurn, "proxy.tool_calls.count")).toBe(1);
     expect(attribute(toolTurn, "proxy.api_key.name")).toBe("tracy");
     const children = (root: JsonSpan) => spans.filter((s) => s.traceId === root.traceId && s !== root);
-    expect(children(toolTurn).map((s) => s.name).sort()).toEqual(
-      ["admission", "backend turn", "decode", "encode", "parse", "tool_call get_weather"].sort(),
-    );
+    expect(
+      children(toolTurn)
+        .map((s) => s.name)
+        .sort(),
+    ).toEqual(["admission", "backend turn", "decode", "encode", "parse", "tool_call get_weather"].sort());
     const backend = children(streamTurn).find((s) => s.name === "backend turn") as JsonSpan;
     expect(attribute(backend, "proxy.time_to_first_token_ms")).toBeTypeOf("number");
     // Stages sit inside the request's span.

@@ -68,7 +68,11 @@ describe("per-key limits, with the state in a SQLite file", { timeout: 120_000 }
     expect(retryAfter).toBeGreaterThanOrEqual(1);
     expect(retryAfter).toBeLessThanOrEqual(60);
     expect(await refused.json()).toMatchObject({
-      error: { type: "rate_limit_error", code: "key_limit_exceeded", message: expect.stringContaining("rpm") },
+      error: {
+        type: "rate_limit_error",
+        code: "key_limit_exceeded",
+        message: expect.stringContaining("rpm"),
+      },
     });
 
     const anthropic = new Anthropic({ baseURL: gateway.url, apiKey: RPM, maxRetries: 0 });
@@ -78,7 +82,10 @@ describe("per-key limits, with the state in a SQLite file", { timeout: 120_000 }
       stream: true,
       messages: [{ role: "user", content: "hi" }],
     });
-    await expect(streamed).rejects.toMatchObject({ status: 429, error: { error: { type: "rate_limit_error" } } });
+    await expect(streamed).rejects.toMatchObject({
+      status: 429,
+      error: { error: { type: "rate_limit_error" } },
+    });
 
     const gemini = await fetch(`${gateway.url}/v1beta/models/m:streamGenerateContent?alt=sse`, {
       method: "POST",
@@ -98,7 +105,8 @@ describe("per-key limits, with the state in a SQLite file", { timeout: 120_000 }
   it("tpm: tokens used this minute (input with cached, plus output) stop the next turn", async () => {
     await freshMinute();
     const openai = new OpenAI({ baseURL: `${gateway.url}/v1`, apiKey: TPM, maxRetries: 0 });
-    const ask = () => openai.chat.completions.create({ model: "m", messages: [{ role: "user", content: "hi" }] });
+    const ask = () =>
+      openai.chat.completions.create({ model: "m", messages: [{ role: "user", content: "hi" }] });
     await ask(); // 110 tokens
     await ask(); // 220: over 150 once recorded
     await expect(ask()).rejects.toMatchObject({ status: 429, code: "key_limit_exceeded" });

@@ -94,7 +94,10 @@ describe.each(stores)("per-key usage in %s matches what the clients received", (
 
   it("records every turn of every key, whatever the surface", async () => {
     const alice = openai(ALICE);
-    const plain = await alice.chat.completions.create({ model: "m", messages: [{ role: "user", content: "hi" }] });
+    const plain = await alice.chat.completions.create({
+      model: "m",
+      messages: [{ role: "user", content: "hi" }],
+    });
     addChat(seen.alice as Seen, plain.usage, 0);
     const tools = await alice.chat.completions.create({
       model: "m",
@@ -102,7 +105,10 @@ describe.each(stores)("per-key usage in %s matches what the clients received", (
       tools: [
         {
           type: "function",
-          function: { name: "get_weather", parameters: { type: "object", properties: { city: { type: "string" } } } },
+          function: {
+            name: "get_weather",
+            parameters: { type: "object", properties: { city: { type: "string" } } },
+          },
         },
       ],
     });

@@ -24,7 +24,10 @@ export const gatewayWith = async (
 export const sharedPostgres = () => {
   let server: Promise<PostgresServer> | undefined;
   return {
-    database: async (name: string) => (await (server ??= startPostgresServer())).createDatabase(name),
+    database: async (name: string) => {
+      server ??= startPostgresServer();
+      return (await server).createDatabase(name);
+    },
     stop: async () => (await server)?.stop(),
   };
 };

@@ -68,7 +68,10 @@ export const describeUsageStoreContract = (name: string, open: () => Promise<Usa
       await store.recordUsage([], [{ key, minute: 2000, tokens: 5 }]);
       expect(await store.keyLoad(key, 501, "2026-02-01")).toEqual({ minuteTokens: 110, dayTokens: 220 });
       expect((await store.keyLoad(key, 2000, "2026-02-02")).minuteTokens).toBe(115);
-      expect(await store.keyLoad(fresh("nobody"), 501, "2026-02-01")).toEqual({ minuteTokens: 0, dayTokens: 0 });
+      expect(await store.keyLoad(fresh("nobody"), 501, "2026-02-01")).toEqual({
+        minuteTokens: 0,
+        dayTokens: 0,
+      });
       expect(await store.purgeMinutesBefore(501)).toBeGreaterThanOrEqual(1);
       expect((await store.keyLoad(key, 500, "2026-02-01")).minuteTokens).toBe(0);
     });
