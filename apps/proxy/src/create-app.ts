@@ -13,7 +13,6 @@ import {
   type IdGenerator,
   type MediaFetcher,
   systemClock,
-  type TurnObserver,
   type TurnSettings,
   unixSeconds,
 } from "@proxy/core";
@@ -26,8 +25,9 @@ import { bearerAuth, type KeyList } from "./http/auth.js";
 import { methodNotAllowed, notFound, onError } from "./http/errors.js";
 import { googleKeyAuth, isGeminiRequest } from "./http/google-auth.js";
 import { openApiDocument } from "./http/openapi.js";
-import { createRequestContext, type RequestScope } from "./http/request-context.js";
+import { createRequestContext, type RequestScope, type RequestTurnObserver } from "./http/request-context.js";
 import { type RequestGuardOptions, requestGuards } from "./http/request-guard.js";
+import { routeHeaders } from "./http/route-headers.js";
 import { allowedMethods, GATEWAY_ROUTES, ROUTES } from "./http/routes.js";
 import type { Logger } from "./observability/logger.js";
 import type { Metrics } from "./observability/metrics.js";
@@ -58,7 +58,7 @@ export interface AppDeps
   /** Stored responses and conversations (see state/); absent = stateless. */
   readonly stored?: StoredStateOptions | undefined;
   /** Told of every turn after the logs and metrics (usage accounting, traces). */
-  readonly turnObservers?: ReadonlyArray<TurnObserver> | undefined;
+  readonly turnObservers?: ReadonlyArray<RequestTurnObserver> | undefined;
   /** The admin endpoints (`/admin/*`); absent = they do not exist (no `PROXY_ADMIN_KEY`). */
   readonly admin?: AdminDeps | undefined;
 }
@@ -77,6 +77,7 @@ export const createApp = (deps: AppDeps): Hono => {
   app.onError(onError(logger));
   app.notFound(notFound);
   app.use("*", context.middleware);
+  app.use("*", routeHeaders(backend, context.answeringRoute));
   // Refusals before any surface runs still answer in the shape of the surface asked for.
   const errorShapeFor = (c: Context) =>
     c.req.path.startsWith("/v1/messages")

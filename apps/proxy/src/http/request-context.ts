@@ -10,11 +10,26 @@ import type { Metrics } from "../observability/metrics.js";
 export interface RequestStore {
   readonly requestId: string;
   summary?: TurnSummary;
+  /** The model route serving the request (the last one tried, after fallbacks). */
+  route?: string;
+}
+
+/** Told of each turn with the route that answered it (undefined: no route took the turn). */
+export interface RequestTurnObserver {
+  onTurnEnd(summary: TurnSummary, route: string | undefined): void;
 }
 
 /** The request scope, shared with the logger so every line logged inside a request carries its id. */
 export const createRequestScope = () => new AsyncLocalStorage<RequestStore>();
 export type RequestScope = ReturnType<typeof createRequestScope>;
+
+/** Records the route serving the current request (the backends call it when they take a turn). */
+export const routeReporter =
+  (scope: RequestScope) =>
+  (route: string): void => {
+    const store = scope.getStore();
+    if (store) store.route = route;
+  };
 
 /**
  * Per-request context without globals in handlers: the adapters' TurnObserver drops its summary
@@ -27,7 +42,7 @@ export const createRequestContext = (deps: {
   readonly scope?: RequestScope;
   readonly now?: () => number;
   /** More observers of each turn (usage accounting, traces), told after the metrics. */
-  readonly observers?: ReadonlyArray<TurnObserver> | undefined;
+  readonly observers?: ReadonlyArray<RequestTurnObserver> | undefined;
 }) => {
   const storage = deps.scope ?? createRequestScope();
   const now = deps.now ?? (() => performance.now());
@@ -37,7 +52,7 @@ export const createRequestContext = (deps: {
       const store = storage.getStore();
       if (store) store.summary = summary;
       deps.metrics.observeTurn(summary);
-      for (const o of deps.observers ?? []) o.onTurnEnd(summary);
+      for (const o of deps.observers ?? []) o.onTurnEnd(summary, store?.route);
     },
   };
 
@@ -70,6 +85,7 @@ export const createRequestContext = (deps: {
           durationMs: Math.round(duration),
           ttfbMs: ttfb === undefined ? undefined : Math.round(ttfb),
           model: s?.model,
+          modelRoute: store.route,
           stream: s?.stream,
           toolCalls: s?.telemetry.callsEmitted,
           tools: s?.telemetry.calledTools.length ? s.telemetry.calledTools : undefined,
@@ -112,5 +128,7 @@ export const createRequestContext = (deps: {
     c.res = new Response(body.pipeThrough(tap), c.res);
   };
 
-  return { middleware, observer };
+  /** The route serving the current request, once a backend took its turn. */
+  const answeringRoute = () => storage.getStore()?.route;
+  return { middleware, observer, answeringRoute };
 };

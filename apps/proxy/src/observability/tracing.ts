@@ -1,9 +1,9 @@
-import type { TurnObserver } from "@proxy/core";
 import type { GatewayConfig } from "../config/config.js";
+import type { RequestTurnObserver } from "../http/request-context.js";
 import type { Logger } from "./logger.js";
 import { writeTurnSpans } from "./turn-spans.js";
 
-export interface TurnTracer extends TurnObserver {
+export interface TurnTracer extends RequestTurnObserver {
   /** Exports what is still buffered and stops the exporter. */
   shutdown(): Promise<void>;
 }
@@ -55,9 +55,9 @@ export const startTracing = async (
   const log = logger.child({ component: "tracing" });
   log.info({ endpoint: config.otelEndpoint, protocol: config.otelProtocol }, "exporting traces");
   return {
-    onTurnEnd(summary) {
+    onTurnEnd(summary, route) {
       try {
-        writeTurnSpans(api, tracer, summary);
+        writeTurnSpans(api, tracer, summary, route);
       } catch (err) {
         log.warn({ err }, "trace not written");
       }

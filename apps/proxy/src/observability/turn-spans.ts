@@ -19,7 +19,12 @@ const OPERATION: Readonly<Record<string, string>> = {
  * token), parse and encode (incremental, so they span the stream they worked on), and one span per
  * emitted tool call. No prompt or completion text is ever recorded.
  */
-export const writeTurnSpans = (api: typeof Api, tracer: Api.Tracer, summary: TurnSummary): void => {
+export const writeTurnSpans = (
+  api: typeof Api,
+  tracer: Api.Tracer,
+  summary: TurnSummary,
+  route: string | undefined,
+): void => {
   const timings = summary.timings;
   if (timings === undefined) return;
   const at = (offsetMs: number) => timings.arrivedAt + offsetMs;
@@ -50,6 +55,7 @@ export const writeTurnSpans = (api: typeof Api, tracer: Api.Tracer, summary: Tur
   }
   if (summary.finish !== undefined) attributes["gen_ai.response.finish_reasons"] = [summary.finish];
   if (summary.caller?.name !== undefined) attributes["proxy.api_key.name"] = summary.caller.name;
+  if (route !== undefined) attributes["proxy.route"] = route;
   if (summary.error !== undefined) attributes["error.type"] = summary.error.kind;
 
   const root = tracer.startSpan(`${operation} ${summary.model}`.trim(), {

@@ -1,12 +1,12 @@
 import {
   type MinuteTokens,
-  type TurnObserver,
   type TurnSummary,
   type UsageCounts,
   type UsageRow,
   type UsageStore,
   utcDay,
 } from "@proxy/core";
+import type { RequestTurnObserver } from "../http/request-context.js";
 import type { Logger } from "../observability/logger.js";
 import { accountLabel, accountOf } from "./key-account.js";
 import type { KeyMetrics } from "./key-metrics.js";
@@ -40,7 +40,7 @@ const add = (into: Counts, counts: UsageCounts) => {
   into.errors += counts.errors;
 };
 
-export interface UsageRecorder extends TurnObserver {
+export interface UsageRecorder extends RequestTurnObserver {
   /** Writes what is gathered now and waits for it (admin reads, shutdown). */
   settle(): Promise<void>;
   /** Stops the periodic flush after a last one. */
@@ -103,12 +103,13 @@ export const createUsageRecorder = (deps: {
   timer.unref();
 
   return {
-    onTurnEnd(summary) {
+    onTurnEnd(summary, route) {
       const at = now();
       const key = accountOf(summary.caller);
       const counts = turnCounts(summary);
       deps.metrics.observe(accountLabel(key, summary.caller?.name !== undefined), counts);
-      gather(key, summary.model, utcDay(at), counts);
+      // The route that answered (after fallbacks); the model asked for when none took the turn.
+      gather(key, route ?? summary.model, utcDay(at), counts);
       if (deps.tracksMinutes(key))
         gatherMinute(key, Math.floor(at / 60_000), counts.inputTokens + counts.outputTokens);
       if (deps.writesAtOnce(key)) void flush();

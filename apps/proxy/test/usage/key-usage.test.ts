@@ -7,6 +7,7 @@ import type { Script } from "@proxy/core/testing";
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningGateway } from "../../src/gateway.js";
+import { startUpstreamGateway } from "../e2e/upstream-gateway.js";
 import { ADMIN, adminGet, gatewayWith, sharedPostgres } from "./support.js";
 
 const ALICE = "sk-alice-0123456789";
@@ -167,14 +168,13 @@ describe.each(stores)("per-key usage in %s matches what the clients received", (
   });
 
   it("writes what it gathered at shutdown: a restarted gateway reports the same usage", async () => {
-    const before = await (await adminGet(gateway.url, "/admin/usage")).json();
+    type Rows = { data: Array<{ route: string }> };
+    const before = (await (await adminGet(gateway.url, "/admin/usage")).json()) as Rows;
     const alice = new OpenAI({ baseURL: `${gateway.url}/v1`, apiKey: ALICE, maxRetries: 0 });
     await alice.chat.completions.create({ model: "other", messages: [{ role: "user", content: "last" }] });
     await gateway.shutdown("restart");
     gateway = await start();
-    const after = (await (await adminGet(gateway.url, "/admin/usage")).json()) as typeof before & {
-      data: Array<{ route: string }>;
-    };
+    const after = (await (await adminGet(gateway.url, "/admin/usage")).json()) as Rows;
     expect(after.data.filter((r) => r.route === "m")).toEqual(before.data);
     expect(after.data.filter((r) => r.route === "other")).toMatchObject([{ key: "alice", requests: 1 }]);
   });
@@ -198,6 +198,48 @@ describe("without PROXY_ADMIN_KEY", () => {
       expect((await adminGet(gateway.url, "/admin/usage")).status).toBe(404);
     } finally {
       await gateway.shutdown("test done");
+    }
+  });
+});
+
+describe("with model routes", () => {
+  it("records the route that answered, after a fallback, with the upstream's usage", async () => {
+    const stack = await startUpstreamGateway(
+      [
+        () => ({ status: 503, errorMessage: "primary is down" }),
+        () => ({ text: "from local", usage: { inputTokens: 77, outputTokens: 9 } }),
+      ],
+      ([primary, local]) => [
+        { id: "primary", backend: "openai-compatible", baseUrl: primary, fallbacks: ["local"] },
+        { id: "local", backend: "openai-compatible", baseUrl: local },
+      ],
+      {
+        PROXY_API_KEYS: JSON.stringify([{ name: "carol", key: PLAIN }]),
+        PROXY_ADMIN_KEY: ADMIN,
+        LOG_LEVEL: "silent",
+      },
+    );
+    try {
+      const client = new OpenAI({ baseURL: `${stack.url}/v1`, apiKey: PLAIN, maxRetries: 0 });
+      const answer = await client.chat.completions
+        .create({ model: "primary", messages: [{ role: "user", content: "hi" }] })
+        .withResponse();
+      expect(answer.response.headers.get("x-proxy-route")).toBe("local");
+      const body = (await (await adminGet(stack.url, "/admin/usage?key=carol")).json()) as {
+        data: unknown[];
+      };
+      expect(body.data).toMatchObject([
+        {
+          key: "carol",
+          route: "local",
+          requests: 1,
+          inputTokens: answer.data.usage?.prompt_tokens,
+          outputTokens: answer.data.usage?.completion_tokens,
+        },
+      ]);
+      expect(answer.data.usage?.prompt_tokens).toBe(77);
+    } finally {
+      await stack.close();
     }
   });
 });
