@@ -3,6 +3,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Anthropic from "@anthropic-ai/sdk";
+import { GoogleGenAI } from "@google/genai";
 import type { Script } from "@proxy/core/testing";
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -138,6 +139,18 @@ describe.each(stores)("per-key usage in %s matches what the clients received", (
     b.cachedInputTokens += message.usage.cache_read_input_tokens ?? 0;
     b.outputTokens += message.usage.output_tokens;
 
+    // Google's clients send the key as x-goog-api-key; thoughts are counted apart from candidates.
+    const gemini = new GoogleGenAI({
+      apiKey: BOB,
+      httpOptions: { baseUrl: gateway.url, apiVersion: "v1beta" },
+    });
+    const generated = await gemini.models.generateContent({ model: "m", contents: "hi from bob's gemini" });
+    const g = generated.usageMetadata;
+    b.requests++;
+    b.inputTokens += g?.promptTokenCount ?? 0;
+    b.cachedInputTokens += g?.cachedContentTokenCount ?? 0;
+    b.outputTokens += (g?.candidatesTokenCount ?? 0) + (g?.thoughtsTokenCount ?? 0);
+
     const response = await openai(PLAIN).responses.create({ model: "m", input: "hi from plain" });
     const p = seen[PLAIN_DIGEST] as Seen;
     p.requests++;
@@ -155,13 +168,13 @@ describe.each(stores)("per-key usage in %s matches what the clients received", (
       expect(expected.inputTokens).toBeGreaterThan(0);
     }
     const all = (await (await adminGet(gateway.url, "/admin/usage?route=m")).json()) as { total: Seen };
-    expect(all.total.requests).toBe(5);
+    expect(all.total.requests).toBe(6);
   });
 
   it("counts per key in Prometheus, names whole and digests cut to 12 characters", async () => {
     const metrics = await (await fetch(`${gateway.url}/metrics`)).text();
     expect(metrics).toContain('proxy_key_requests_total{key="alice"} 3');
-    expect(metrics).toContain('proxy_key_requests_total{key="bob"} 1');
+    expect(metrics).toContain('proxy_key_requests_total{key="bob"} 2');
     expect(metrics).toContain(`proxy_key_requests_total{key="${PLAIN_DIGEST.slice(0, 12)}"} 1`);
     expect(metrics).toContain('proxy_key_tool_calls_total{key="alice"} 1');
     expect(metrics).not.toContain(PLAIN_DIGEST);
@@ -216,6 +229,7 @@ describe("with model routes", () => {
       {
         PROXY_API_KEYS: JSON.stringify([{ name: "carol", key: PLAIN }]),
         PROXY_ADMIN_KEY: ADMIN,
+        PROXY_STORE: "memory",
         LOG_LEVEL: "silent",
       },
     );
