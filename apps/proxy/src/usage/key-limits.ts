@@ -73,7 +73,8 @@ export const checkKeyLimits = async (
 /**
  * The backend behind per-key limits: a turn of a limited key is checked first and refused with
  * 429 + Retry-After (in the surface's own error shape) before anything reaches the backend.
- * Keys without limits pass straight through.
+ * Keys without limits pass straight through. A store that cannot be read lets the turn run: an
+ * unreachable database must not take the gateway down with it.
  */
 export const limitKeys = <B extends TextBackend>(
   backend: B,
@@ -82,6 +83,8 @@ export const limitKeys = <B extends TextBackend>(
     readonly keys: ReadonlyMap<string, LimitedKey>;
     readonly metrics?: KeyMetrics;
     readonly now?: () => number;
+    /** The store could not be read: the turn runs (limits fail open) and this is told why. */
+    readonly onStoreError?: (error: unknown, key: string) => void;
   },
 ): B => {
   if (deps.keys.size === 0) return backend;
@@ -90,7 +93,10 @@ export const limitKeys = <B extends TextBackend>(
     const key = request.partition === undefined ? undefined : deps.keys.get(request.partition);
     if (key === undefined) return backend.stream(request, options);
     return batchedEvents(async function* () {
-      const refused = await checkKeyLimits(deps.store, key, now(), deps.metrics);
+      const refused = await checkKeyLimits(deps.store, key, now(), deps.metrics).catch((error: unknown) => {
+        deps.onStoreError?.(error, key.name);
+        return undefined;
+      });
       if (refused !== undefined) throw refused;
       yield* backendBatches(backend, request, options);
     });

@@ -54,7 +54,14 @@ export const openUsageAccounting = (
   return {
     keys,
     recorder,
-    limit: (backend) => limitKeys(backend, { store, keys: limited, metrics }),
+    limit: (backend) =>
+      limitKeys(backend, {
+        store,
+        keys: limited,
+        metrics,
+        onStoreError: (err, key) =>
+          log.warn({ err, key }, "limits not checked (store unreachable); turn let through"),
+      }),
     admin:
       config.adminKey === ""
         ? undefined
