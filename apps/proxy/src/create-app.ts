@@ -29,6 +29,7 @@ import { createRequestContext, type RequestScope, type RequestTurnObserver } fro
 import { type RequestGuardOptions, requestGuards } from "./http/request-guard.js";
 import { routeHeaders } from "./http/route-headers.js";
 import { allowedMethods, GATEWAY_ROUTES, ROUTES } from "./http/routes.js";
+import type { Inspector } from "./inspector/inspector.js";
 import type { Logger } from "./observability/logger.js";
 import type { Metrics } from "./observability/metrics.js";
 import { type AdminDeps, createAdminApp } from "./usage/admin-usage.js";
@@ -61,6 +62,8 @@ export interface AppDeps
   readonly turnObservers?: ReadonlyArray<RequestTurnObserver> | undefined;
   /** The admin endpoints (`/admin/*`); absent = they do not exist (no `PROXY_ADMIN_KEY`). */
   readonly admin?: AdminDeps | undefined;
+  /** The request inspector (`/ui`), when PROXY_INSPECTOR is on. */
+  readonly inspector?: Inspector | undefined;
 }
 
 /** The composition of HTTP concerns around the two API sub-apps; no I/O of its own. */
@@ -85,7 +88,10 @@ export const createApp = (deps: AppDeps): Hono => {
       : c.req.path.startsWith("/v1beta/") || isGeminiRequest(c)
         ? geminiErrorBody
         : openAIErrorBody;
-  app.use("*", ...requestGuards({ ...deps, errorShapeFor }));
+  app.use(
+    "*",
+    ...requestGuards({ ...deps, errorShapeFor, sameOriginPrefixes: deps.inspector?.sameOriginPrefixes }),
+  );
   if (deps.corsOrigins.length > 0) {
     app.use(
       "*",
@@ -96,6 +102,7 @@ export const createApp = (deps: AppDeps): Hono => {
     );
   }
 
+  deps.inspector?.mount(app);
   const G = GATEWAY_ROUTES;
   app.get(G.healthz.path, (c) => c.json({ status: "ok" }));
   /** The backend's readiness (and each model route's), recorded in the metrics as it is read. */
@@ -184,6 +191,7 @@ export const createApp = (deps: AppDeps): Hono => {
     media: deps.media,
     keepAliveMs: deps.keepAliveMs,
     writeTimeoutMs: deps.writeTimeoutMs,
+    trace: deps.inspector?.traceFor,
   };
   v1.route("/", createChatCompletionsApp(adapterDeps));
   v1.route("/", createResponsesApp({ ...adapterDeps, stored: deps.stored }));

@@ -76,6 +76,10 @@ export const GatewayConfig = Schema.Struct({
       message: "expected name=value pairs separated by commas",
     }),
   ),
+  inspector: Schema.Boolean,
+  inspectorBodies: Schema.Boolean,
+  inspectorMaxRequests: PositiveInt,
+  inspectorMaxBytes: Schema.Number.check(Schema.isInt(), Schema.isGreaterThanOrEqualTo(65_536)),
   logLevel: Schema.Literals(["fatal", "error", "warn", "info", "debug", "trace", "silent"]),
   configFile: Schema.String,
 });
@@ -163,12 +167,16 @@ export const resolveConfig = (sources: {
   }
   const result = decode(merged);
   if (Result.isSuccess(result)) {
+    const config = result.success;
     const keys = apiKeysProblem(merged.apiKeys, sources.env);
     if (keys !== undefined)
       throw new ConfigError(`Invalid configuration value for ${origin.apiKeys ?? "apiKeys"}: ${keys}`);
+    if (config.inspector && config.apiKeys.length > 0 && config.adminKey === "")
+      throw new ConfigError(
+        `${origin.inspector ?? "PROXY_INSPECTOR"}: the gateway has API keys, so the inspector needs PROXY_ADMIN_KEY (only the admin key opens it).`,
+      );
     const problem = routeProblem(merged.models, sources.env);
-    if (problem === undefined)
-      return { ...result.success, apiKeys: resolveApiKeys(result.success.apiKeys, sources.env) };
+    if (problem === undefined) return { ...config, apiKeys: resolveApiKeys(config.apiKeys, sources.env) };
     throw new ConfigError(`Invalid configuration value for ${origin.models ?? "models"}: ${problem}`);
   }
   const first = formatter(result.failure).issues[0];
