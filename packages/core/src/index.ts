@@ -70,6 +70,7 @@ export {
   toGatewayError,
 } from "./errors/gateway-error.js";
 export { formatParamPath, issueToGatewayError } from "./errors/schema-issue.js";
+export { withoutSecrets, withoutUrls } from "./errors/scrub-text.js";
 
 // The backend port: what a backend implements, and how it is read.
 export type {
@@ -136,9 +137,11 @@ export { countTokens, tokenPrefix } from "./tokens/token-counter.js";
 
 // The response store port (stored Responses and conversations).
 export {
+  autocreatedConversationId,
   CALLER_VARIABLE,
   type Caller,
   type ChainLink,
+  isStorableId,
   isTerminalStatus,
   type NewResponse,
   type Page,
@@ -161,3 +164,14 @@ export {
   type IdPrefix,
 } from "./ports/id-generator.js";
 export type { FetchedImage, MediaFetcher } from "./ports/media-fetcher.js";
+
+// The usage store port (per-key usage and limits).
+export {
+  type KeyLoad,
+  type MinuteTokens,
+  type UsageCounts,
+  type UsageFilter,
+  type UsageRow,
+  type UsageStore,
+  utcDay,
+} from "./ports/usage-store.js";
