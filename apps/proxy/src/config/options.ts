@@ -90,7 +90,7 @@ export const OPTIONS: ReadonlyArray<OptionSpec> = [
     "PROXY_CODEX_PASS_ENV",
     "list",
     "",
-    "Extra environment variables passed to codex (e.g. a custom provider's `env_key`, `HTTPS_PROXY`); codex sees only an allow-list otherwise.",
+    "Extra environment variables passed to codex (e.g. `HTTPS_PROXY`); codex sees only an allow-list otherwise. The `env_key` of the provider codex's config.toml makes active (or a profile names) passes without it.",
   ),
   opt(
     "codexPoolSize",
