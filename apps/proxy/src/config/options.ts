@@ -2,7 +2,7 @@ import { OUTPUT_MODES, STOP_AFTER_TOOLS_MODES, TOOL_MODES } from "@proxy/core";
 
 /**
  * Every gateway option in one table: the env var, the CLI flag, the config-file key, the default
- * and what it does. `docs/configuration.md` and `proxy --help` are generated from / checked against it.
+ * and what it does. `docs/configuration.md` and `codex-tool-gateway --help` are generated from / checked against it.
  */
 export type OptionKind = "int" | "bool" | "string" | "list" | "map" | "enum" | "json";
 
