@@ -54,6 +54,10 @@ export const spawnGateway = async (
       }
     }
   });
+  let stderr = "";
+  child.stderr?.on("data", (b: Buffer) => {
+    stderr = (stderr + b.toString()).slice(-4000);
+  });
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setInterval(() => {
       const listening = lines.find((l) => l.msg === "gateway listening");
@@ -64,7 +68,7 @@ export const spawnGateway = async (
     }, 50);
     child.once("exit", (code) => {
       clearInterval(timer);
-      reject(new Error(`gateway exited early (${code})`));
+      reject(new Error(`gateway exited early (${code}): ${stderr.slice(-2000)}`));
     });
   });
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
