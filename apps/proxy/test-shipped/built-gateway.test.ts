@@ -19,6 +19,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { nativeModel, toolsOf } from "../test/e2e/native-support.js";
 import { lastUserText, toolCallText, transcriptOf } from "../test/support/scripted-text.js";
 import { BUILT_BIN, type SpawnedGateway, spawnGateway } from "../test/support/spawn-gateway.js";
+import { processTable, serverEnv, stillRunningAfter } from "./support.js";
 
 const VERSION = (
   JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string }
@@ -43,15 +44,6 @@ const codexModel = (request: RecordedRequest): ScriptedResponse => {
   return { text: "Hello from the scripted model." };
 };
 
-/** Running (a zombie waiting for its parent counts as gone). */
-const alive = (pid: number) => {
-  try {
-    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
-  } catch {
-    return false;
-  }
-};
-
 describe("the built gateway, started as the README starts it (plain node, the bin, no source condition)", () => {
   let provider: ScriptedModelProvider;
   let home: CodexHome;
@@ -69,8 +61,8 @@ describe("the built gateway, started as the README starts it (plain node, the bi
     cwd = await mkdtemp(join(tmpdir(), "gateway-cwd-"));
     gateway = await spawnGateway(
       {
+        ...serverEnv(),
         CODEX_HOME: home.path,
-        NODE_OPTIONS: "", // nothing inherited from the test runner may change how the bin resolves
         PROXY_MODELS: JSON.stringify([
           { id: MODEL, backend: "codex" },
           {
@@ -81,7 +73,8 @@ describe("the built gateway, started as the README starts it (plain node, the bi
           },
         ]),
       },
-      { command: [process.execPath, BUILT_BIN], cwd, detached: true },
+      // The runner's environment stays out: nothing it sets may change how the bin resolves.
+      { command: [process.execPath, BUILT_BIN], cwd, detached: true, inheritEnv: false },
     );
     openai = new OpenAI({ baseURL: `${gateway.url}/v1`, apiKey: "unused", maxRetries: 0 });
   });
@@ -229,12 +222,11 @@ describe("the built gateway, started as the README starts it (plain node, the bi
       .filter((l) => l.msg === "codex app-server ready")
       .map((l) => Number(l.pid));
     expect(codexPids.length).toBeGreaterThan(0);
-    expect(codexPids.every(alive)).toBe(true);
+    const running = processTable();
+    expect(codexPids.every((pid) => running.has(pid))).toBe(true);
     gateway.child.kill("SIGTERM");
     expect(await gateway.exited).toBe(0);
     expect(gateway.lines.map((l) => l.msg)).toContain("stopped");
-    const deadline = Date.now() + 5_000;
-    while (codexPids.some(alive) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-    expect(codexPids.filter(alive)).toEqual([]);
+    expect(await stillRunningAfter(codexPids, 5_000)).toEqual([]);
   });
 });

@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync } from "node:fs";
 import { appendFile, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -11,41 +11,17 @@ import {
 } from "@proxy/adapter-codex-appserver/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type SpawnedGateway, spawnGateway } from "../test/support/spawn-gateway.js";
+import { descendantsOf, processTable, serverEnv, stillRunningAfter } from "./support.js";
 
 const root = fileURLToPath(new URL("../../..", import.meta.url));
-
-/** pid → parent pid of every live process (zombies count as gone). */
-const processTable = (): Map<number, number> => {
-  const table = new Map<number, number>();
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-      const [state, ppid] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      if (state !== "Z") table.set(Number(entry), Number(ppid));
-    } catch {
-      // exited while we looked
-    }
-  }
-  return table;
-};
-
-const descendantsOf = (pid: number): number[] => {
-  const table = processTable();
-  const out: number[] = [];
-  for (let frontier = [pid]; frontier.length > 0; ) {
-    const children = [...table].filter(([, ppid]) => frontier.includes(ppid)).map(([child]) => child);
-    out.push(...children);
-    frontier = children;
-  }
-  return out;
-};
 
 describe.runIf(process.platform === "linux")("npm start, as a supervisor runs it", () => {
   let provider: ScriptedModelProvider;
   let home: CodexHome;
   let dataDir: string;
   let gateway: SpawnedGateway;
+  /** Everything `npm start` started (kept: a failed stop leaves orphans that no longer descend from it). */
+  let tree: number[] = [];
 
   beforeAll(async () => {
     provider = await startScriptedModelProvider({ text: "Hello through the custom provider." });
@@ -53,22 +29,24 @@ describe.runIf(process.platform === "linux")("npm start, as a supervisor runs it
     // A custom provider whose key comes from the environment, as codex's docs describe it.
     await appendFile(join(home.path, "config.toml"), 'env_key = "MY_PROVIDER_KEY"\n');
     dataDir = await mkdtemp(join(tmpdir(), "npm-start-data-"));
-    const env = Object.fromEntries(
-      Object.entries(process.env).filter(
-        ([name]) => !/^(npm_|PNPM_|NODE_OPTIONS$|VITEST|PROXY_)/i.test(name),
-      ),
-    ) as Record<string, string>;
     gateway = await spawnGateway(
-      { ...env, CODEX_HOME: home.path, MY_PROVIDER_KEY: "sk-custom-provider", PROXY_DATA_DIR: dataDir },
+      {
+        ...serverEnv(),
+        CODEX_HOME: home.path,
+        MY_PROVIDER_KEY: "sk-custom-provider",
+        PROXY_DATA_DIR: dataDir,
+      },
       // Its own process group, like a service's main process: only the top pid gets the signal.
-      { command: ["npm", "start", "--silent"], cwd: root, detached: true },
+      { command: ["npm", "start", "--silent"], cwd: root, detached: true, inheritEnv: false },
     );
   }, 240_000);
 
   afterAll(async () => {
-    if (gateway?.child.pid && gateway.child.exitCode === null) {
-      for (const pid of descendantsOf(gateway.child.pid)) process.kill(pid, "SIGKILL");
-      process.kill(gateway.child.pid, "SIGKILL");
+    const top = gateway?.child.pid;
+    if (top !== undefined) {
+      const live = processTable();
+      for (const pid of [top, ...tree, ...descendantsOf(top)])
+        if (live.has(pid)) process.kill(pid, "SIGKILL");
     }
     await provider?.close();
     await home?.cleanup();
@@ -91,7 +69,7 @@ describe.runIf(process.platform === "linux")("npm start, as a supervisor runs it
 
   it("SIGTERM to npm's own process stops everything under it, codex included, and exits 0", async () => {
     const top = gateway.child.pid as number;
-    const tree = descendantsOf(top);
+    tree = descendantsOf(top);
     const codexPids = gateway.lines
       .filter((l) => l.msg === "codex app-server ready")
       .map((l) => Number(l.pid));
@@ -100,9 +78,6 @@ describe.runIf(process.platform === "linux")("npm start, as a supervisor runs it
     process.kill(top, "SIGTERM");
     expect(await gateway.exited).toBe(0);
     expect(gateway.lines.map((l) => l.msg)).toContain("stopped");
-    const deadline = Date.now() + 10_000;
-    const alive = () => tree.filter((pid) => processTable().has(pid));
-    while (alive().length > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-    expect(alive()).toEqual([]);
+    expect(await stillRunningAfter(tree, 10_000)).toEqual([]);
   });
 });

@@ -12,6 +12,7 @@ import {
 } from "@proxy/adapter-codex-appserver/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type SpawnedGateway, spawnGateway } from "../test/support/spawn-gateway.js";
+import { serverEnv } from "./support.js";
 
 const root = fileURLToPath(new URL("../../..", import.meta.url));
 const VERSION = (
@@ -40,14 +41,6 @@ const outsideRepo = (command: ReadonlyArray<string>): string[] =>
         ...command,
       ]
     : [...command];
-
-/** A server's environment, not the test runner's: no package-manager or Node settings inherited. */
-const cleanEnv = (): NodeJS.ProcessEnv =>
-  Object.fromEntries(
-    Object.entries(process.env).filter(
-      ([name]) => !/^(npm_|PNPM_|NODE_OPTIONS$|NODE_PATH$|CODEX_BIN$|VITEST|TURBO_)/i.test(name),
-    ),
-  );
 
 /** Every symlink under `dir` (npm links bins; a link into the checkout would mean the repo is used). */
 const symlinksUnder = (dir: string): Array<[string, string]> => {
@@ -79,14 +72,14 @@ describe("the packed gateway, installed with npm in an empty directory outside t
       ["install", "--no-audit", "--no-fund", "--prefer-offline", "--loglevel=error", tarball],
       {
         cwd: dir,
-        env: cleanEnv(),
+        env: serverEnv(),
         stdio: ["ignore", "ignore", "inherit"],
         timeout: 540_000,
       },
     );
     provider = await startScriptedModelProvider({ chunks: ["Hello from ", "the installed gateway."] });
     home = await makeCodexHome(provider.url);
-    env = { ...cleanEnv(), HIDE: HIDDEN.join(" "), CODEX_HOME: home.path };
+    env = { ...serverEnv(), HIDE: HIDDEN.join(" "), CODEX_HOME: home.path };
   }, 600_000);
 
   afterAll(async () => {
@@ -100,6 +93,12 @@ describe("the packed gateway, installed with npm in an empty directory outside t
     expect(lstatSync(join(dir, "node_modules", "codex-tool-gateway")).isSymbolicLink()).toBe(false);
     const intoRepo = symlinksUnder(join(dir, "node_modules")).filter(([, target]) => target.startsWith(root));
     expect(intoRepo).toEqual([]);
+  });
+
+  it.runIf(canHideRepo)("what runs there cannot see the checkout's code", () => {
+    const [file, ...args] = outsideRepo(["ls", "-A", ...HIDDEN]);
+    const ls = spawnSync(file as string, args, { env, encoding: "utf8" });
+    expect([ls.status, ls.stdout.split("\n").filter((l) => l !== "" && !l.endsWith(":"))]).toEqual([0, []]);
   });
 
   it("npx codex-tool-gateway --version and --help", () => {
@@ -119,6 +118,7 @@ describe("the packed gateway, installed with npm in an empty directory outside t
       command: outsideRepo(["npx", "--no-install", "codex-tool-gateway"]),
       cwd: dir,
       detached: true,
+      inheritEnv: false,
     });
     // The codex it runs is the one npm installed beside it.
     const catalog = gateway.lines.find((l) => l.msg === "codex: sealed model catalog written");

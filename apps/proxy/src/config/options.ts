@@ -250,7 +250,7 @@ export const OPTIONS: ReadonlyArray<OptionSpec> = [
     "PROXY_SHUTDOWN_GRACE_MS",
     "int",
     "10000",
-    "On SIGTERM/SIGINT, how long in-flight streams may finish.",
+    "On SIGTERM/SIGINT/SIGHUP, how long in-flight streams may finish.",
   ),
   opt(
     "store",

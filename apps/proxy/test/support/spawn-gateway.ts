@@ -24,6 +24,8 @@ export const spawnGateway = async (
     /** Run this command instead of the sources through tsx (e.g. `[BUILT_BIN]`, or an installed bin). */
     readonly command?: ReadonlyArray<string>;
     readonly cwd?: string;
+    /** Start from this process's environment (default); false: `env` is the whole environment. */
+    readonly inheritEnv?: boolean;
   } = {},
 ): Promise<SpawnedGateway> => {
   const [file, ...args] = options.command ?? [
@@ -34,7 +36,7 @@ export const spawnGateway = async (
     main,
   ];
   const child = spawn(file as string, args, {
-    env: { ...process.env, PORT: "0", LOG_LEVEL: "info", ...env },
+    env: { ...(options.inheritEnv === false ? {} : process.env), PORT: "0", LOG_LEVEL: "info", ...env },
     ...(options.cwd ? { cwd: options.cwd } : {}),
     stdio: ["ignore", "pipe", "pipe"],
     // detached: the gateway leads its own process group, like `npm start` in a terminal.
