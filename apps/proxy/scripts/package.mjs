@@ -4,10 +4,10 @@
 // package's dependencies, pinned to the versions this checkout installed and tested.
 import { execFileSync } from "node:child_process";
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { builtinModules } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { importedSpecifiers, isUnprefixedBuiltin, packageOf } from "./bundle-imports.mjs";
 
 const app = fileURLToPath(new URL("..", import.meta.url));
 const root = join(app, "..", "..");
@@ -36,18 +36,11 @@ const checkImports = (dist, dependencies) => {
   for (const file of readdirSync(dist).filter((f) => f.endsWith(".js"))) {
     const code = readFileSync(join(dist, file), "utf8");
     if (code.includes("__require(")) problems.push(`${file}: bundled CommonJS (a dependency was inlined)`);
-    const specs = [
-      ...code.matchAll(/^(?:import|export)\b[^"';]*?\bfrom\s*["']([^"']+)["']/gm),
-      ...code.matchAll(/^import\s*["']([^"']+)["']/gm),
-      ...code.matchAll(/\bimport\(\s*["']([^"']+)["']\s*\)/g),
-    ].map((m) => m[1]);
-    for (const spec of specs) {
-      if (spec.startsWith(".")) continue;
-      if (spec.startsWith("node:")) continue;
-      const name = spec.startsWith("@") ? spec.split("/").slice(0, 2).join("/") : spec.split("/")[0];
-      if (builtinModules.includes(name))
-        problems.push(`${file}: "${spec}" (a builtin without its node: prefix)`);
-      else if (dependencies[name] === undefined) problems.push(`${file}: "${spec}" (not a dependency)`);
+    for (const spec of importedSpecifiers(code)) {
+      if (spec.startsWith(".") || spec.startsWith("node:")) continue;
+      if (isUnprefixedBuiltin(spec)) problems.push(`${file}: "${spec}" (a builtin without its node: prefix)`);
+      else if (dependencies[packageOf(spec)] === undefined)
+        problems.push(`${file}: "${spec}" (not a dependency)`);
     }
   }
   if (problems.length > 0)
