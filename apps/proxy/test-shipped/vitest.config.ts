@@ -8,6 +8,9 @@ export default defineProject({
     name: "shipped",
     include: ["*.test.ts"],
     globalSetup: ["./build-first.ts"],
+    // One file at a time: `npm start` runs the install and turbo build again (cache hits), which
+    // nothing of this layer should be loading or timing meanwhile; the source projects run beside it.
+    fileParallelism: false,
     testTimeout: 60_000,
     hookTimeout: 120_000,
   },
