@@ -81,13 +81,9 @@ export const mapRpcError = (e: unknown, method: string): GatewayError => {
         retryAfterSeconds: 1,
         cause: e,
       });
-    return new GatewayError(
-      "backend_error",
-      `codex ${method} failed: ${withEnvHint(withoutUrls(e.message))}`,
-      {
-        cause: e,
-      },
-    );
+    return new GatewayError("backend_error", `codex ${method} failed: ${withoutUrls(e.message)}`, {
+      cause: e,
+    });
   }
   if (e instanceof ConnectionClosedError)
     return new GatewayError(

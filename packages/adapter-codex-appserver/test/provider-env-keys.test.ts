@@ -73,9 +73,12 @@ describe("a custom provider with env_key, through the real codex binary", { time
 
   it("when the variable is not set, the error names it and says how to pass it", async () => {
     const { provider, backend } = await start({});
-    const events = await collect(backend.stream(request(), { signal: new AbortController().signal }));
-    const error = events.find((e) => e.type === "error");
-    expect(error?.type === "error" && error.error.message).toMatch(
+    // The failure arrives as the stream's error event or as the error the stream throws.
+    const failure = await collect(backend.stream(request(), { signal: new AbortController().signal })).then(
+      (events) => events.flatMap((e) => (e.type === "error" ? [e.error] : [])).at(0),
+      (error: unknown) => error,
+    );
+    expect(failure instanceof Error && failure.message).toMatch(
       /Missing environment variable: `MY_PROVIDER_KEY`\..*Set MY_PROVIDER_KEY in the gateway's environment.*PROXY_CODEX_PASS_ENV/,
     );
     expect(provider.requests).toHaveLength(0);
