@@ -57,7 +57,9 @@ try {
   );
   const dependencies = npmDependencies(app);
   checkImports(join(stage, "dist"), dependencies);
-  cpSync(join(app, "bin"), join(stage, "bin"), { recursive: true });
+  // Everything else the gateway ships besides its build (bin, the inspector's page) goes as it is.
+  for (const entry of gateway.files.filter((f) => f !== "dist"))
+    cpSync(join(app, entry), join(stage, entry), { recursive: true });
   cpSync(join(root, "README.md"), join(stage, "README.md"));
   const pkg = {
     name: "codex-tool-gateway",
@@ -68,7 +70,7 @@ try {
     engines: gateway.engines,
     bin: gateway.bin,
     exports: { ".": "./dist/index.js" },
-    files: ["dist", "bin"],
+    files: gateway.files,
     dependencies: Object.fromEntries(Object.entries(dependencies).sort(([a], [b]) => a.localeCompare(b))),
   };
   writeFileSync(join(stage, "package.json"), `${JSON.stringify(pkg, null, 2)}\n`);

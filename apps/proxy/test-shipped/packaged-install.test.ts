@@ -113,17 +113,23 @@ describe("the packed gateway, installed with npm in an empty directory outside t
     expect(help.stdout).toContain("Usage: codex-tool-gateway");
   });
 
-  it("npx codex-tool-gateway serves /healthz and a real turn through its own codex", async () => {
-    gateway = await spawnGateway(env as Record<string, string>, {
-      command: outsideRepo(["npx", "--no-install", "codex-tool-gateway"]),
-      cwd: dir,
-      detached: true,
-      inheritEnv: false,
-    });
+  it("npx codex-tool-gateway serves /healthz, the inspector page and a real turn through its own codex", async () => {
+    gateway = await spawnGateway(
+      { ...(env as Record<string, string>), PROXY_INSPECTOR: "true" },
+      {
+        command: outsideRepo(["npx", "--no-install", "codex-tool-gateway"]),
+        cwd: dir,
+        detached: true,
+        inheritEnv: false,
+      },
+    );
     // The codex it runs is the one npm installed beside it.
     const catalog = gateway.lines.find((l) => l.msg === "codex: sealed model catalog written");
     expect(String(catalog?.command)).toMatch(new RegExp(`^${dir}/node_modules/`));
     expect((await fetch(`${gateway.url}/healthz`)).status).toBe(200);
+    // The inspector's page, a folder of its own in the package, is there too.
+    const page = await fetch(`${gateway.url}/ui`);
+    expect([page.status, page.headers.get("content-type")]).toEqual([200, "text/html; charset=utf-8"]);
     const res = await fetch(`${gateway.url}/v1/chat/completions`, {
       method: "POST",
       headers: { "content-type": "application/json" },
