@@ -2,12 +2,15 @@ import {
   type BackendBatch,
   type BackendEvent,
   type BackendRequest,
-  countTokens,
+  countTokensPausing,
+  estimateTokens,
+  EXACT_COUNT_CHARS,
   type Finish,
   GatewayError,
   type Usage,
 } from "@proxy/core";
 import { createParser } from "eventsource-parser";
+import { setImmediate as yieldToLoop } from "node:timers/promises";
 import { type Dispatcher, request as httpRequest } from "undici";
 import { decodeChatChunk, mapFinishReason, toUsage, upstreamErrorMessage } from "./chat-chunk.js";
 import { type ChatMessage, promptText, toChatBody } from "./chat-request.js";
@@ -186,7 +189,7 @@ export async function* streamTurn(
     }
     // A call is complete only once the upstream finished; an interrupted stream yields none.
     for (const event of calls.flush()) tail.push(event);
-    tail.push({ type: "usage", usage: usage ?? estimateUsage(body.messages, output) });
+    tail.push({ type: "usage", usage: usage ?? (await estimateUsage(body.messages, output)) });
     tail.push({ type: "finish", finish: finish ?? { reason: "stop", raw: "done" } });
     yield tail;
   } finally {
@@ -195,14 +198,18 @@ export async function* streamTurn(
 }
 
 /** The gateway tokenizer's count, marked as an estimate, for upstreams that report no usage. */
-const estimateUsage = (messages: ReadonlyArray<ChatMessage>, output: OutputCounter): Usage => {
-  const inputTokens = countTokens(promptText(messages));
+const estimateUsage = async (messages: ReadonlyArray<ChatMessage>, output: OutputCounter): Promise<Usage> => {
+  // A prompt of megabytes takes seconds to count: slice by slice, letting other requests run between.
+  const inputTokens = await countTokensPausing([promptText(messages)], () => yieldToLoop());
   const outputTokens = output.tokens();
   return { inputTokens, outputTokens, totalTokens: inputTokens + outputTokens, estimated: true };
 };
 
-/** Output held whole for an exact count; past it, counted in pieces so a long answer is not kept. */
-const OUTPUT_HOLD_CHARS = 64 * 1024;
+/**
+ * Output held for an exact count of at most this much at a time (a bounded cost per chunk), then
+ * counted and dropped so a long answer is not kept; a single larger delta is estimated.
+ */
+const OUTPUT_HOLD_CHARS = EXACT_COUNT_CHARS;
 
 type OutputCounter = ReturnType<typeof createOutputCounter>;
 
@@ -212,13 +219,15 @@ const createOutputCounter = () => {
   let counted = 0;
   return {
     add(text: string): void {
+      // What is held is counted before it would grow past the exact size.
+      if (heldChars > 0 && heldChars + text.length > OUTPUT_HOLD_CHARS) {
+        counted += estimateTokens(held.join(""));
+        held = [];
+        heldChars = 0;
+      }
       held.push(text);
       heldChars += text.length;
-      if (heldChars < OUTPUT_HOLD_CHARS) return;
-      counted += countTokens(held.join(""));
-      held = [];
-      heldChars = 0;
     },
-    tokens: (): number => counted + countTokens(held.join("")),
+    tokens: (): number => counted + estimateTokens(held.join("")),
   };
 };

@@ -7,3 +7,4 @@ export * from "./sse-body.js";
 export * from "./surface-deps.js";
 export * from "./turn-headers.js";
 export * from "./turn-session.js";
+export * from "./count-tokens.js";
