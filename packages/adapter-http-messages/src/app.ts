@@ -45,6 +45,7 @@ export const MESSAGES_SURFACE: SurfaceProfile = {
   errorBody: anthropicErrorBody,
   errorStatus: anthropicStatus,
   keepAliveFrame: 'event: ping\ndata: {"type":"ping"}\n\n',
+  inputParam: "messages",
 };
 
 /**

@@ -5,6 +5,7 @@ import {
   type FinishReason,
   flattenBatches,
   GatewayError,
+  INPUT_TOO_LONG,
   inlineRemoteImages,
   resolveOutputMode,
   resolveToolMode,
@@ -40,7 +41,15 @@ export interface SurfaceProfile {
   readonly keepAliveFrame: string | undefined;
   /** The surface reports the output and stop-after-tools modes in response headers. */
   readonly modeHeaders?: boolean | undefined;
+  /** The surface's conversation field (`messages`, `input`, `contents`): named when a backend finds the input too long. */
+  readonly inputParam?: string | undefined;
 }
+
+/** A backend's "input too long" names the surface's own conversation field. */
+const namingInput = (error: GatewayError, param: string | undefined): GatewayError =>
+  error.code === INPUT_TOO_LONG && error.param === null && param !== undefined
+    ? new GatewayError(error.kind, error.message, { param, code: error.code, cause: error.cause })
+    : error;
 
 /** The OpenAI surfaces' keep-alive: an SSE comment every SSE parser skips. */
 export const SSE_COMMENT_KEEP_ALIVE = ": ping\n\n";
@@ -251,7 +260,7 @@ export const openTurnSession = (
       return { accepted: true, batches, events: flattenBatches(batches) };
     },
     fail(failure) {
-      error = toGatewayError(failure);
+      error = namingInput(toGatewayError(failure), profile.inputParam);
       markFirstByte();
       report();
       return errorResponse(c, error, profile.errorBody, profile.errorStatus);
