@@ -43,6 +43,13 @@ const readSome = async (body: AsyncIterable<Buffer>): Promise<string> => {
   return text.slice(0, MAX_ERROR_BODY);
 };
 
+/**
+ * The largest server-sent event read from an upstream. A model's deltas are a few tokens; one
+ * event of megabytes would hold the event loop while it is parsed and re-encoded for the client
+ * (a 32 MB delta took 0.6 s), so a longer one ends the turn as a bad response.
+ */
+export const MAX_UPSTREAM_EVENT_CHARS = 4 * 1024 * 1024;
+
 const badResponse = (route: string, what: string) =>
   new GatewayError("backend_error", `route '${route}': the upstream model server ${what}`, {
     code: "upstream_bad_response",
@@ -104,7 +111,17 @@ export async function* streamTurn(
     yield [{ type: "stream-start", model: request.model }];
 
     const data: string[] = [];
-    const parser = createParser({ onEvent: (event) => void data.push(event.data) });
+    // Characters fed since the last event (or comment) ended: an event's size so far.
+    let eventChars = 0;
+    const parser = createParser({
+      onEvent: (event) => {
+        eventChars = 0;
+        data.push(event.data);
+      },
+      onComment: () => {
+        eventChars = 0;
+      },
+    });
     const decoder = new TextDecoder();
     const splitter = createThinkSplitter();
     // Native turns only: the model's own calls, keyed by index; ids the server omits are minted here.
@@ -121,7 +138,13 @@ export async function* streamTurn(
 
     try {
       for await (const bytes of stream) {
-        parser.feed(decoder.decode(bytes as Buffer, { stream: true }));
+        const text = decoder.decode(bytes as Buffer, { stream: true });
+        eventChars += text.length;
+        if (eventChars > MAX_UPSTREAM_EVENT_CHARS) {
+          yield [{ type: "error", error: badResponse(ctx.route, `sent an event longer than ${MAX_UPSTREAM_EVENT_CHARS} characters`) }];
+          return;
+        }
+        parser.feed(text);
         batch = [];
         for (const payload of data) {
           // Read on to the end after [DONE] so the connection goes back to the keep-alive pool.
