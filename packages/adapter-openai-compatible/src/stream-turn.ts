@@ -1,16 +1,16 @@
+import { setImmediate as yieldToLoop } from "node:timers/promises";
 import {
   type BackendBatch,
   type BackendEvent,
   type BackendRequest,
   countTokensPausing,
-  estimateTokens,
   EXACT_COUNT_CHARS,
+  estimateTokens,
   type Finish,
   GatewayError,
   type Usage,
 } from "@proxy/core";
 import { createParser } from "eventsource-parser";
-import { setImmediate as yieldToLoop } from "node:timers/promises";
 import { type Dispatcher, request as httpRequest } from "undici";
 import { decodeChatChunk, mapFinishReason, toUsage, upstreamErrorMessage } from "./chat-chunk.js";
 import { type ChatMessage, promptText, toChatBody } from "./chat-request.js";
@@ -141,7 +141,15 @@ export async function* streamTurn(
         const text = decoder.decode(bytes as Buffer, { stream: true });
         eventChars += text.length;
         if (eventChars > MAX_UPSTREAM_EVENT_CHARS) {
-          yield [{ type: "error", error: badResponse(ctx.route, `sent an event longer than ${MAX_UPSTREAM_EVENT_CHARS} characters`) }];
+          yield [
+            {
+              type: "error",
+              error: badResponse(
+                ctx.route,
+                `sent an event longer than ${MAX_UPSTREAM_EVENT_CHARS} characters`,
+              ),
+            },
+          ];
           return;
         }
         parser.feed(text);

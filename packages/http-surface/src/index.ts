@@ -1,4 +1,5 @@
 export * from "./caller.js";
+export * from "./count-tokens.js";
 export * from "./http-error.js";
 export * from "./json-body.js";
 export * from "./openai-tools.js";
@@ -7,4 +8,3 @@ export * from "./sse-body.js";
 export * from "./surface-deps.js";
 export * from "./turn-headers.js";
 export * from "./turn-session.js";
-export * from "./count-tokens.js";

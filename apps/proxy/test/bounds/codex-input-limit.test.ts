@@ -28,8 +28,14 @@ describe("an input longer than codex takes is the client's 400 (real gateway + r
       messages: [{ role: "user", content: tooLong }],
     });
     expect(res.status).toBe(400);
-    const body = (await res.json()) as { error: { type: string; param: string; code: string; message: string } };
-    expect(body.error).toMatchObject({ type: "invalid_request_error", param: "messages", code: "input_too_long" });
+    const body = (await res.json()) as {
+      error: { type: string; param: string; code: string; message: string };
+    };
+    expect(body.error).toMatchObject({
+      type: "invalid_request_error",
+      param: "messages",
+      code: "input_too_long",
+    });
     expect(body.error.message).toContain(String(LIMIT));
     expect(g.provider.requests.length).toBe(before);
   });

@@ -26,7 +26,10 @@ const sse = (mb: number) =>
 const startPrebuiltUpstream = async () => {
   const answers = { huge: sse(32), large: sse(2) };
   const server = createServer((req, res) => {
-    if (req.method === "GET") return void res.writeHead(200, { "content-type": "application/json" }).end('{"object":"list","data":[]}');
+    if (req.method === "GET")
+      return void res
+        .writeHead(200, { "content-type": "application/json" })
+        .end('{"object":"list","data":[]}');
     let body = "";
     req.on("data", (c: Buffer) => {
       body += c.toString();
@@ -71,7 +74,10 @@ describe("large bodies and huge upstream deltas (real gateway, in-process loop m
   });
 
   it("10,000 messages, the most one request may hold, run without a long stall", async () => {
-    const body = JSON.stringify({ model: "m", messages: conversation(9_999).concat({ role: "user", content: "go" }) });
+    const body = JSON.stringify({
+      model: "m",
+      messages: conversation(9_999).concat({ role: "user", content: "go" }),
+    });
     const { worst, result } = await calmestStall(async () => {
       const res = await postJson(`${g.url}/v1/chat/completions`, body);
       return { status: res.status };
@@ -83,14 +89,20 @@ describe("large bodies and huge upstream deltas (real gateway, in-process loop m
   it("an OpenAI-compatible upstream's single 32 MB delta ends the turn with a clear error, without a stall", async () => {
     const upstream = await startPrebuiltUpstream();
     const config = resolveConfig({
-      env: { PROXY_MODELS: JSON.stringify([{ id: "local", backend: "openai-compatible", baseUrl: upstream.url }]) },
+      env: {
+        PROXY_MODELS: JSON.stringify([{ id: "local", backend: "openai-compatible", baseUrl: upstream.url }]),
+      },
       flags: { port: "0" },
     });
     const gateway = await startGateway(config, { logger: pino({ level: "silent" }) });
     try {
       for (const stream of [false, true]) {
         const ask = (content: string) =>
-          postJson(`${gateway.url}/v1/chat/completions`, { model: "local", stream, messages: [{ role: "user", content }] });
+          postJson(`${gateway.url}/v1/chat/completions`, {
+            model: "local",
+            stream,
+            messages: [{ role: "user", content }],
+          });
         const huge = await calmestStall(async () => {
           const res = await ask("huge");
           return { status: res.status, text: await res.text() };

@@ -16,10 +16,13 @@ const startImages = async () => {
     peak = Math.max(peak, active);
     const url = new URL(req.url ?? "/", "http://x");
     const body = Buffer.alloc(Number(url.searchParams.get("kb") ?? "1") * 1024, 7);
-    setTimeout(() => {
-      res.writeHead(200, { "content-type": "image/png" }).end(body);
-      active--;
-    }, Number(url.searchParams.get("ms") ?? "0"));
+    setTimeout(
+      () => {
+        res.writeHead(200, { "content-type": "image/png" }).end(body);
+        active--;
+      },
+      Number(url.searchParams.get("ms") ?? "0"),
+    );
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
@@ -36,7 +39,10 @@ const withImages = (urls: ReadonlyArray<string>) => ({
   messages: [
     {
       role: "user",
-      content: [{ type: "text", text: "look" }, ...urls.map((url) => ({ type: "image_url", image_url: { url } }))],
+      content: [
+        { type: "text", text: "look" },
+        ...urls.map((url) => ({ type: "image_url", image_url: { url } })),
+      ],
     },
   ],
 });

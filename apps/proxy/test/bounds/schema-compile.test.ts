@@ -26,12 +26,20 @@ describe("strict-schema compilation is bounded (real gateway, in-process loop mo
       JSON.stringify({
         model: "m",
         messages: [{ role: "user", content: "hi" }],
-        tools: [{ type: "function", function: { name: "big_form", strict: true, parameters: wideSchema(3000, `a${attempt}`) } }],
+        tools: [
+          {
+            type: "function",
+            function: { name: "big_form", strict: true, parameters: wideSchema(3000, `a${attempt}`) },
+          },
+        ],
       }),
     );
     const { worst, result } = await calmestStall(async (attempt) => {
       const res = await postJson(`${g.url}/v1/chat/completions`, bodies[attempt] as string);
-      return { status: res.status, json: (await res.json()) as { error: { message: string; param: string } } };
+      return {
+        status: res.status,
+        json: (await res.json()) as { error: { message: string; param: string } },
+      };
     }, BOUND_MS);
     expect(result.status).toBe(400);
     expect(result.json.error.param).toBe("tools");
@@ -68,7 +76,12 @@ describe("strict-schema compilation is bounded (real gateway, in-process loop mo
       JSON.stringify({
         model: "m",
         messages: [{ role: "user", content: "hi" }],
-        tools: [{ type: "function", function: { name: "form", strict: true, parameters: wideSchema(200, `b${attempt}`) } }],
+        tools: [
+          {
+            type: "function",
+            function: { name: "form", strict: true, parameters: wideSchema(200, `b${attempt}`) },
+          },
+        ],
       }),
     );
     const { worst, result } = await calmestStall(async (attempt) => {

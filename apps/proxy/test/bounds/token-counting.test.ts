@@ -19,7 +19,9 @@ describe("token counting cannot stall the gateway (real gateway, in-process loop
   afterAll(() => g?.close());
 
   it("Messages count_tokens on a 100 KB run of letters: counted, other requests keep running", async () => {
-    const bodies = runs().map((run) => JSON.stringify({ model: "m", messages: [{ role: "user", content: run }] }));
+    const bodies = runs().map((run) =>
+      JSON.stringify({ model: "m", messages: [{ role: "user", content: run }] }),
+    );
     const { worst, result } = await calmestStall(async (attempt) => {
       const res = await postJson(`${g.url}/v1/messages/count_tokens`, bodies[attempt] as string);
       return { status: res.status, json: (await res.json()) as { input_tokens: number } };
@@ -32,7 +34,9 @@ describe("token counting cannot stall the gateway (real gateway, in-process loop
   });
 
   it("Gemini countTokens on the same run", async () => {
-    const bodies = runs().map((run) => JSON.stringify({ contents: [{ role: "user", parts: [{ text: run }] }] }));
+    const bodies = runs().map((run) =>
+      JSON.stringify({ contents: [{ role: "user", parts: [{ text: run }] }] }),
+    );
     const { worst, result } = await calmestStall(async (attempt) => {
       const res = await postJson(`${g.url}/v1beta/models/m:countTokens`, bodies[attempt] as string);
       return { status: res.status, json: (await res.json()) as { totalTokens: number } };
@@ -43,10 +47,17 @@ describe("token counting cannot stall the gateway (real gateway, in-process loop
   });
 
   it("an output token limit over a 64K-character delta without a space", async () => {
-    const body = JSON.stringify({ model: "m", max_tokens: 100_000, messages: [{ role: "user", content: "hi" }] });
+    const body = JSON.stringify({
+      model: "m",
+      max_tokens: 100_000,
+      messages: [{ role: "user", content: "hi" }],
+    });
     const { worst, result } = await calmestStall(async () => {
       const res = await postJson(`${g.url}/v1/chat/completions`, body);
-      return { status: res.status, json: (await res.json()) as { choices: Array<{ message: { content: string } }> } };
+      return {
+        status: res.status,
+        json: (await res.json()) as { choices: Array<{ message: { content: string } }> },
+      };
     }, BOUND_MS);
     expect(result.status).toBe(200);
     expect(result.json.choices[0]?.message.content).toHaveLength(64_000);

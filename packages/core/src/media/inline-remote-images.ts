@@ -53,14 +53,20 @@ export const inlineRemoteImages = async (
     if (image === undefined) {
       try {
         const fetched = await fetcher.fetchImage(part.url, { signal, maxBytes: left });
-        image = { dataUrl: `data:${fetched.mediaType};base64,${fetched.base64}`, bytes: bytesOf(fetched.base64) };
+        image = {
+          dataUrl: `data:${fetched.mediaType};base64,${fetched.base64}`,
+          bytes: bytesOf(fetched.base64),
+        };
       } catch (error) {
         throw failed(part, error instanceof Error ? error.message : String(error));
       }
       byUrl.set(part.url, image);
     }
     if (left !== undefined && image.bytes > left)
-      throw failed(part, `the request's remote images together are larger than ${limits?.maxTotalBytes} bytes`);
+      throw failed(
+        part,
+        `the request's remote images together are larger than ${limits?.maxTotalBytes} bytes`,
+      );
     totalBytes += image.bytes;
   }
   const inlined = new Map<ImagePart, string>(

@@ -76,7 +76,10 @@ export const createOutputTokenBudget = (limit: number): OutputTokenBudget => {
     // Never between the halves of a surrogate pair.
     if (cut > 0 && cut < text.length && /[\uDC00-\uDFFF]/.test(text[cut] as string)) cut--;
     settled = limit;
-    return { accepted: cut > (text.length - delta.length) ? text.slice(text.length - delta.length, cut) : "", exhausted: true };
+    return {
+      accepted: cut > text.length - delta.length ? text.slice(text.length - delta.length, cut) : "",
+      exhausted: true,
+    };
   };
 
   return {

@@ -29,19 +29,19 @@ export function* countingPieces(
   maxRun: number,
   sliceChars: number,
 ): Generator<string, void, undefined> {
-  // Sticky, so a code point is classified where it stands, without a substring per character.
-  const letterAt = /\p{L}/uy;
-  const digitAt = /\p{N}/uy;
-  const spaceAt = /\s/uy;
+  // Sticky, so a code point is classified where it stands without a substring per character;
+  // made only when the text has a non-ASCII character.
+  let unicode: { letter: RegExp; digit: RegExp; space: RegExp } | undefined;
   const test = (re: RegExp, i: number) => {
     re.lastIndex = i;
     return re.test(text);
   };
   const classAt = (i: number, code: number): number => {
     if (code < 128) return asciiClass(code);
-    if (test(letterAt, i)) return LETTER;
-    if (test(digitAt, i)) return DIGIT;
-    return test(spaceAt, i) ? SPACE : OTHER;
+    unicode ??= { letter: /\p{L}/uy, digit: /\p{N}/uy, space: /\s/uy };
+    if (test(unicode.letter, i)) return LETTER;
+    if (test(unicode.digit, i)) return DIGIT;
+    return test(unicode.space, i) ? SPACE : OTHER;
   };
 
   let start = 0;
