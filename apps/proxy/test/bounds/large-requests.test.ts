@@ -73,6 +73,22 @@ describe("large bodies and huge upstream deltas (real gateway, in-process loop m
     }
   });
 
+  it("values nested below the array limit are bounded too: 2,000 messages of 20 blocks is a 400", async () => {
+    const messages = Array.from({ length: 2_000 }, () => ({
+      role: "user",
+      content: Array.from({ length: 20 }, () => ({ type: "text", text: "a" })),
+    }));
+    const body = JSON.stringify({ model: "m", messages });
+    const { worst, result } = await calmestStall(async () => {
+      const res = await postJson(`${g.url}/v1/chat/completions`, body);
+      return { status: res.status, json: (await res.json()) as { error: { code: string; message: string } } };
+    }, BOUND_MS);
+    expect(result.status).toBe(400);
+    expect(result.json.error.code).toBe("body_too_complex");
+    expect(result.json.error.message).toContain("100000 JSON values");
+    expect(worst).toBeLessThan(BOUND_MS);
+  });
+
   it("10,000 messages, the most one request may hold, run without a long stall", async () => {
     const body = JSON.stringify({
       model: "m",

@@ -44,7 +44,7 @@ describe("strict-schema compilation is bounded (real gateway, in-process loop mo
     expect(result.status).toBe(400);
     expect(result.json.error.param).toBe("tools");
     expect(result.json.error.message).toContain("big_form");
-    expect(result.json.error.message).toContain("256");
+    expect(result.json.error.message).toContain("128");
     expect(worst).toBeLessThan(BOUND_MS);
   });
 
@@ -71,7 +71,7 @@ describe("strict-schema compilation is bounded (real gateway, in-process loop mo
     expect(gj.error.message).toContain("big_form");
   });
 
-  it("a strict schema within the bound (200 properties) compiles without a stall and the turn runs", async () => {
+  it("a strict schema within the bound (120 properties) compiles without a stall and the turn runs", async () => {
     const bodies = [0, 1, 2].map((attempt) =>
       JSON.stringify({
         model: "m",
@@ -79,7 +79,7 @@ describe("strict-schema compilation is bounded (real gateway, in-process loop mo
         tools: [
           {
             type: "function",
-            function: { name: "form", strict: true, parameters: wideSchema(200, `b${attempt}`) },
+            function: { name: "form", strict: true, parameters: wideSchema(120, `b${attempt}`) },
           },
         ],
       }),

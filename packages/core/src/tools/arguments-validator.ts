@@ -30,11 +30,11 @@ const AJV_CODE = { optimize: false } as const;
 /**
  * What one schema may hold: ajv's compile runs on the event loop and its cost grows with the
  * schema's objects (each subschema becomes generated code; about 0.1 ms each on a quiet machine,
- * more than linearly past a few hundred) and it recurses with their depth, so a larger schema is
+ * more than linearly past a hundred or so) and it recurses with their depth, so a larger schema is
  * not compiled: a strict tool is refused with a 400 naming it, a non-strict one's arguments are
  * accepted unchecked.
  */
-export const MAX_SCHEMA_OBJECTS = 256;
+export const MAX_SCHEMA_OBJECTS = 128;
 export const MAX_SCHEMA_VALUES = 4096;
 export const MAX_SCHEMA_DEPTH = 32;
 
