@@ -16,6 +16,7 @@ import { answerServerRequest } from "../transport/server-requests.js";
 import { createAsyncQueue } from "./async-queue.js";
 import { toCodexTurnInput } from "./codex-input.js";
 import { nativeThreadParams, nativeToolNames } from "./native-tools.js";
+import { providerAnswered, refusalOf } from "./turn-acceptance.js";
 import { createTurnMapper } from "./turn-mapper.js";
 
 export interface TurnContext {
@@ -69,7 +70,9 @@ const unlessAborted = <T>(promise: Promise<T>, signal: AbortSignal): Promise<T |
  * One request = one ephemeral, sealed thread: `thread/start` → `thread/inject_items` (history) →
  * `turn/start` → notifications until `turn/completed` → `thread/unsubscribe`. Aborting `signal`
  * sends `turn/interrupt` at once (from the abort listener, not when the consumer next pulls); the
- * iterable then yields only codex's usage and ends with the interrupted turn (within a second). Failures before `stream-start` are thrown, after it they are `error` events.
+ * iterable then yields only codex's usage and ends with the interrupted turn (within a second).
+ * `stream-start` waits until the model provider answered (see turn-acceptance.ts): failures before
+ * it are thrown (an HTTP status for the client), after it they are `error` events.
  * Yields batches: every notification already queued when the consumer pulls, mapped in one pass.
  */
 export async function* runCodexTurn(
@@ -228,8 +231,13 @@ export async function* runCodexTurn(
     const ack = await unlessAborted(turnStart, signal);
     if (ack === undefined) return;
     turnId = ack.turn.id;
-    streamStarted = true;
-    yield [{ type: "stream-start", model: started.model ?? request.model, turnId }];
+    /** Held back until the provider answered, then sent ahead of the first batch. */
+    let start: BackendEvent | undefined = {
+      type: "stream-start",
+      model: started.model ?? request.model,
+      turnId,
+    };
+    let answered = false;
 
     const historyCallIds = new Set(
       request.history.flatMap((m) => ("toolCalls" in m ? m.toolCalls.map((c) => c.callId) : [])),
@@ -276,6 +284,7 @@ export async function* runCodexTurn(
       }
       const noteTurn = next.params.turnId ?? (next.params.turn as { id?: unknown } | undefined)?.id;
       if (noteTurn !== undefined && noteTurn !== turnId) return false;
+      if (!answered && providerAnswered(next.method, next.params)) answered = true;
       for (const event of mapper.map(next.method, next.params)) batch.push(event);
       if (!mapper.done()) return false;
       completed = next.method === "turn/completed"; // otherwise the closer interrupts it
@@ -285,9 +294,19 @@ export async function* runCodexTurn(
       const next = await queue.next();
       if (next === undefined) return;
       let ended = take(next);
-      for (let more = ended ? undefined : queue.shift(); more !== undefined; more = queue.shift()) {
+      // The provider's answer is handed on at once, as `stream-start` alone.
+      let cut = ended || (start !== undefined && answered);
+      for (let more = cut ? undefined : queue.shift(); more !== undefined; more = queue.shift()) {
         ended = take(more);
-        if (ended) break;
+        cut = ended || (start !== undefined && answered);
+        if (cut) break;
+      }
+      if (start !== undefined && (batch.length > 0 || answered)) {
+        const refusal = refusalOf(batch);
+        if (refusal !== undefined) throw refusal;
+        batch.unshift(start);
+        start = undefined;
+        streamStarted = true;
       }
       if (batch.length > 0) {
         const full = batch;
