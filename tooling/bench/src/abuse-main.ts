@@ -70,14 +70,25 @@ const abusers = (imageUrl: string): Abuse[] => [
     }),
   },
   {
-    name: "4: strict schema of 200 properties, new names each time (compiled every time)",
+    name: "4: strict schema of 120 properties, new names each time",
     path: "/v1/chat/completions",
     body: () => ({
       model: "m",
       messages: [{ role: "user", content: "hi" }],
       tools: [
-        { type: "function", function: { name: "f", strict: true, parameters: wide(200, randomRun(6)) } },
+        { type: "function", function: { name: "f", strict: true, parameters: wide(120, randomRun(6)) } },
       ],
+    }),
+  },
+  {
+    name: "12: 50,000 messages, 1.8 MB (refused)",
+    path: "/v1/chat/completions",
+    body: () => ({
+      model: "m",
+      messages: Array.from({ length: 50_000 }, (_, i) => ({
+        role: i % 2 ? "assistant" : "user",
+        content: `message ${i}`,
+      })),
     }),
   },
   {
