@@ -123,7 +123,7 @@ const normalLoad = (url: string) =>
 /** One abusive client: its requests back to back (bodies built before each send), until stopped. */
 const abuse = (url: string, a: Abuse, stop: { done: boolean }) =>
   (async () => {
-    const statuses: Record<number, number> = {};
+    const statuses: Record<string, number> = {};
     while (!stop.done) {
       const body = JSON.stringify(a.body());
       const res = await fetch(`${url}${a.path}`, {
@@ -131,8 +131,10 @@ const abuse = (url: string, a: Abuse, stop: { done: boolean }) =>
         headers: { "content-type": "application/json" },
         body,
       });
-      await res.arrayBuffer();
-      statuses[res.status] = (statuses[res.status] ?? 0) + 1;
+      const text = await res.text();
+      // A refusal is reported with the start of its message.
+      const key = res.status < 300 ? String(res.status) : `${res.status} ${text.slice(0, 120)}`;
+      statuses[key] = (statuses[key] ?? 0) + 1;
     }
     return statuses;
   })();
