@@ -34,7 +34,19 @@ export const countTokens = (text: string): number => {
  * value is the count of its slice.
  */
 export function* countTokensInSteps(text: string): Generator<number, void, undefined> {
-  for (const piece of countingPieces(text, TOKEN_PIECE_CHARS, TOKEN_SLICE_CHARS)) yield countPiece(piece);
+  let count = 0;
+  let chars = 0;
+  // A long run comes in many short pieces: a step gathers pieces up to a slice's size.
+  for (const piece of countingPieces(text, TOKEN_PIECE_CHARS, TOKEN_SLICE_CHARS)) {
+    count += countPiece(piece);
+    chars += piece.length;
+    if (chars >= TOKEN_SLICE_CHARS) {
+      yield count;
+      count = 0;
+      chars = 0;
+    }
+  }
+  if (chars > 0) yield count;
 }
 
 /**
