@@ -28,19 +28,21 @@ export const countTokens = (text: string): number => {
   return total;
 };
 
+/** A step of `countTokensInSteps` gathers pieces up to this many characters (a few ms at worst). */
+const STEP_CHARS = 1024;
+
 /**
- * The same count, one slice of at most `TOKEN_SLICE_CHARS` characters at a time: a caller that must
- * not hold the event loop (a token-counting endpoint) can yield between the steps. Each step's
- * value is the count of its slice.
+ * The same count, a slice at a time: a caller that must not hold the event loop (a token-counting
+ * endpoint) can yield between the steps. Each step's value is the count of its slice.
  */
 export function* countTokensInSteps(text: string): Generator<number, void, undefined> {
   let count = 0;
   let chars = 0;
-  // A long run comes in many short pieces: a step gathers pieces up to a slice's size.
+  // A long run comes in many short pieces: a step gathers pieces up to a step's size.
   for (const piece of countingPieces(text, TOKEN_PIECE_CHARS, TOKEN_SLICE_CHARS)) {
     count += countPiece(piece);
     chars += piece.length;
-    if (chars >= TOKEN_SLICE_CHARS) {
+    if (chars >= STEP_CHARS) {
       yield count;
       count = 0;
       chars = 0;
@@ -50,9 +52,9 @@ export function* countTokensInSteps(text: string): Generator<number, void, undef
 }
 
 /**
- * The same count without holding the caller for long: `pause` is awaited after each slice of at
- * most `TOKEN_SLICE_CHARS` characters (a token-counting endpoint passes one that yields to the
- * event loop, so a megabyte of input cannot stall other requests).
+ * The same count without holding the caller for long: `pause` is awaited after each step (a
+ * token-counting endpoint passes one that yields to the event loop, so a megabyte of input cannot
+ * stall other requests).
  */
 export const countTokensPausing = async (
   texts: Iterable<string>,
