@@ -5,7 +5,6 @@ import {
   type FinishReason,
   flattenBatches,
   GatewayError,
-  INPUT_TOO_LONG,
   inlineRemoteImages,
   resolveOutputMode,
   resolveToolMode,
@@ -19,7 +18,7 @@ import {
 } from "@proxy/core";
 import type { Context } from "hono";
 import { callerOwner } from "./caller.js";
-import { type ErrorBodyShaper, type ErrorStatusOverride, errorResponse } from "./http-error.js";
+import { type ErrorBodyShaper, type ErrorStatusOverride, errorResponse, namingInput } from "./http-error.js";
 import { SSE_HEADERS } from "./sse-body.js";
 import { createSseStream, type SseSink } from "./sse-sink.js";
 import type { SurfaceDeps } from "./surface-deps.js";
@@ -44,12 +43,6 @@ export interface SurfaceProfile {
   /** The surface's conversation field (`messages`, `input`, `contents`): named when a backend finds the input too long. */
   readonly inputParam?: string | undefined;
 }
-
-/** A backend's "input too long" names the surface's own conversation field. */
-const namingInput = (error: GatewayError, param: string | undefined): GatewayError =>
-  error.code === INPUT_TOO_LONG && error.param === null && param !== undefined
-    ? new GatewayError(error.kind, error.message, { param, code: error.code, cause: error.cause })
-    : error;
 
 /** The OpenAI surfaces' keep-alive: an SSE comment every SSE parser skips. */
 export const SSE_COMMENT_KEEP_ALIVE = ": ping\n\n";
