@@ -3,6 +3,7 @@ export * from "./count-tokens.js";
 export * from "./http-error.js";
 export * from "./json-body.js";
 export * from "./openai-tools.js";
+export type * from "./request-trace.js";
 export * from "./routes.js";
 export * from "./sse-body.js";
 export * from "./surface-deps.js";
