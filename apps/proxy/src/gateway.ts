@@ -12,9 +12,11 @@ import { createInspector } from "./inspector/inspector.js";
 import { createImageFetcher } from "./media/image-fetcher.js";
 import { createLogger, type Logger } from "./observability/logger.js";
 import { createMetrics } from "./observability/metrics.js";
+import { startTracing } from "./observability/tracing.js";
 import { routeSettingsOf } from "./routing/route-config.js";
 import { Backend } from "./runtime.js";
 import { openGatewayState, type StateTimings } from "./state/gateway-state.js";
+import { openUsageAccounting } from "./usage/usage-accounting.js";
 
 export const VERSION = "0.1.0";
 
@@ -61,20 +63,26 @@ export const startGateway = async (
         ? Backend.layerRoutes(config, logger, options.env, metrics.observeRpc, routeReporter(scope))
         : Backend.layerCodex(config, logger, options.env, metrics.observeRpc, routeReporter(scope))),
   );
-  const backend = await runtime.runPromise(
-    Effect.gen(function* () {
-      return yield* Backend;
-    }),
-  );
   const state = await openGatewayState(config, logger, options.stateTimings);
+  const usage = openUsageAccounting(config, state.usage, metrics.registry, logger);
+  const tracer = await startTracing(config, logger);
+  const backend = usage.limit(
+    await runtime.runPromise(
+      Effect.gen(function* () {
+        return yield* Backend;
+      }),
+    ),
+  );
   const app = createApp({
     stored: state.stored,
+    turnObservers: tracer ? [usage.recorder, tracer] : [usage.recorder],
+    admin: usage.admin,
     backend,
     settings: turnSettingsFrom(config),
     routeSettings: routeSettingsOf(config.models),
     logger,
     metrics,
-    apiKeys: config.apiKeys,
+    apiKeys: usage.keys,
     corsOrigins: config.corsOrigins,
     bindHost: config.host,
     allowedHosts: config.allowedHosts,
@@ -91,13 +99,14 @@ export const startGateway = async (
       maxInFlight: config.imageFetchMaxInFlight,
     }),
     writeTimeoutMs: config.writeTimeoutMs,
+    maxAnswerChars: config.maxAnswerChars,
     scope,
     version: VERSION,
     inspector: config.inspector
       ? createInspector({
           backend,
           adminKey: config.adminKey,
-          apiKeys: config.apiKeys,
+          apiKeys: usage.keys.map((k) => k.key),
           bodies: config.inspectorBodies,
           maxRequests: config.inspectorMaxRequests,
           maxBytes: config.inspectorMaxBytes,
@@ -133,6 +142,8 @@ export const startGateway = async (
       await Promise.race([closed, new Promise((r) => setTimeout(r, 1000).unref())]);
       if ("closeAllConnections" in server) server.closeAllConnections();
       await runtime.dispose();
+      await usage.close();
+      await tracer?.shutdown();
       await state.close();
       logger.info("stopped");
     })());

@@ -1,6 +1,7 @@
 export * from "./admission/admission-gate.js";
 export * from "./errors/gateway-error.js";
 export * from "./errors/schema-issue.js";
+export * from "./errors/scrub-text.js";
 export type * from "./events/assistant-event.js";
 export type * from "./events/backend-event.js";
 export * from "./media/inline-remote-images.js";
@@ -20,6 +21,7 @@ export * from "./ports/id-generator.js";
 export * from "./ports/media-fetcher.js";
 export * from "./ports/response-store.js";
 export type * from "./ports/text-backend.js";
+export * from "./ports/usage-store.js";
 export * from "./prompt/example-arguments.js";
 export * from "./prompt/render-history.js";
 export * from "./prompt/render-manifest.js";

@@ -17,7 +17,7 @@ import {
   toGatewayError,
 } from "@proxy/core";
 import type { Context } from "hono";
-import { callerOwner } from "./caller.js";
+import { callerOwner, requestCaller } from "./caller.js";
 import {
   type ErrorBodyShaper,
   type ErrorStatusOverride,
@@ -59,6 +59,11 @@ export interface TurnStart {
   readonly stream: boolean;
   /** Replaces the session's settings for this turn (rarely needed). */
   readonly settings?: TurnSettings | undefined;
+  /**
+   * The whole answer is held in memory (default: when not streaming; a background turn's log holds
+   * it too): it is then capped at `maxAnswerChars`.
+   */
+  readonly heldWhole?: boolean | undefined;
 }
 
 export type StartedTurn =
@@ -159,6 +164,8 @@ export const openTurnSession = (
   let finish: FinishReason | undefined;
   let error: GatewayError | undefined;
   let ttfbMs: number | undefined;
+  let decodedMs: number | undefined;
+  let acceptedMs: number | undefined;
   let reported = false;
   const trace = deps.trace?.(c);
   let stalled = false;
@@ -188,6 +195,8 @@ export const openTurnSession = (
       finish: error === undefined ? finish : undefined,
       error,
       ttfbMs,
+      caller: requestCaller(c),
+      timings: { arrivedAt, decodedMs, acceptedMs, endedMs: deps.clock.now() - arrivedAt },
     });
     deps.observer?.onTurnEnd(summary);
     if (trace !== undefined) {
@@ -219,6 +228,7 @@ export const openTurnSession = (
     signal: controller.signal,
     async start(turn) {
       model = turn.request.model;
+      decodedMs = deps.clock.now() - arrivedAt;
       session.useModel(model);
       stream = turn.stream;
       let request: TurnRequest = { ...turn.request, partition: callerOwner(c) };
@@ -251,13 +261,17 @@ export const openTurnSession = (
             : r.value,
         (e: unknown): AssistantBatch => [{ type: "error", error: toGatewayError(e) }],
       );
+      acceptedMs = deps.clock.now() - arrivedAt;
       const head = first[0];
       if (head?.type === "error") {
         await iterator.return?.();
         return { accepted: false, response: session.fail(head.error) };
       }
       const rest = head?.type === "stream-start" ? first.slice(1) : first;
-      const batches = { [Symbol.asyncIterator]: () => terminatedBatches(iterator, rest, watcher) };
+      const cap = (turn.heldWhole ?? !turn.stream) ? deps.maxAnswerChars : Number.POSITIVE_INFINITY;
+      const batches = {
+        [Symbol.asyncIterator]: () => terminatedBatches(iterator, rest, watcher, cap),
+      };
       return { accepted: true, batches, events: flattenBatches(batches) };
     },
     fail(failure) {

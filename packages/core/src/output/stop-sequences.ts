@@ -4,6 +4,8 @@ export interface StopScan {
   readonly text: string;
   /** A stop sequence matched: `text` ends right before it, and nothing after it may be emitted. */
   readonly stopped: boolean;
+  /** The sequence that matched (when `stopped`). */
+  readonly sequence?: string | undefined;
 }
 
 export interface StopSequenceMatcher {
@@ -97,10 +99,13 @@ export const createStopSequenceMatcher = (sequences: ReadonlyArray<string>): Sto
         const length = automaton.matchLength[state] as number;
         if (length > 0) {
           done = true;
-          const end = held.length + i + 1;
-          const text = (held + delta.slice(0, i + 1)).slice(0, end - length);
+          const seen = held + delta.slice(0, i + 1);
           held = "";
-          return { text, stopped: true };
+          return {
+            text: seen.slice(0, seen.length - length),
+            stopped: true,
+            sequence: seen.slice(seen.length - length),
+          };
         }
       }
       // The state's depth is the longest tail that may still become a sequence: hold exactly that.

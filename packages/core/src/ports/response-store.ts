@@ -14,9 +14,13 @@ export type StoredStatus = "queued" | "in_progress" | "completed" | "incomplete"
  */
 export const CALLER_VARIABLE = "proxyCaller";
 
-/** Who is calling: `owner` is a one-way hash of the API key ("" when keys are off); never the key. */
+/**
+ * Who is calling: `owner` is a one-way hash of the API key ("" when keys are off); never the key.
+ * `name` is the key's declared name, when the deployment gave it one (usage accounting, limits).
+ */
 export interface Caller {
   readonly owner: string;
+  readonly name?: string | undefined;
 }
 
 export const isTerminalStatus = (status: StoredStatus): boolean =>
@@ -98,6 +102,19 @@ export interface StoredEvent {
   readonly seq: number;
   readonly body: unknown;
 }
+
+/**
+ * Where a conversation autocreated from a client's own name (`PROXY_CONVERSATIONS_AUTOCREATE`) is
+ * stored: names are per owner, so one caller can neither learn nor take another's. The client keeps
+ * using its name; only the store sees this id.
+ */
+/**
+ * Whether a client's id can name a stored object at all: PostgreSQL cannot hold a NUL character in
+ * text, so an id with one names nothing on any store (checked before a turn runs, not at the save).
+ */
+export const isStorableId = (id: string): boolean => !id.includes("\u0000");
+
+export const autocreatedConversationId = (owner: string, name: string): string => `auto:${owner}:${name}`;
 
 export interface StoredConversation {
   readonly id: string;

@@ -50,7 +50,8 @@ describe("stop sequences in a turn", () => {
       { stopSequences: ["STOP"] },
     );
     expect(text(events)).toBe("Hello world. ");
-    expect(finishOf(events)).toEqual([{ reason: "stop", raw: "stop_sequence" }]);
+    // The finish names the sequence that matched (Messages reports it as `stop_sequence`).
+    expect(finishOf(events)).toEqual([{ reason: "stop", raw: "stop_sequence", stopSequence: "STOP" }]);
     expect(backend.aborts()).toBe(1);
   });
 
@@ -141,7 +142,7 @@ describe("the stop sequence matcher", () => {
     const started = performance.now();
     for (let i = 0; i < 20_000; i++) out += m.push("xxxx").text;
     expect(performance.now() - started).toBeLessThan(2_000);
-    expect(m.push("<255>")).toEqual({ text: "", stopped: true });
+    expect(m.push("<255>")).toEqual({ text: "", stopped: true, sequence: `${"x".repeat(1000)}<255>` });
     expect(out).toBe("x".repeat(80_000 - 1000));
   });
 });
