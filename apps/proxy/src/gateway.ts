@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import type { Server } from "node:http";
+import { createRequire } from "node:module";
 import { type ServerType, serve } from "@hono/node-server";
 import { DEFAULT_TURN_SETTINGS, type TurnSettings } from "@proxy/core";
 import { Effect, type Layer, ManagedRuntime } from "effect";
@@ -18,7 +19,9 @@ import { Backend } from "./runtime.js";
 import { openGatewayState, type StateTimings } from "./state/gateway-state.js";
 import { openUsageAccounting } from "./usage/usage-accounting.js";
 
-export const VERSION = "0.1.0";
+/** The package's own version (its package.json sits beside `src/` and `dist/` alike). */
+export const VERSION: string = (createRequire(import.meta.url)("../package.json") as { version: string })
+  .version;
 
 export const turnSettingsFrom = (config: GatewayConfig): TurnSettings => ({
   ...DEFAULT_TURN_SETTINGS,
@@ -94,6 +97,9 @@ export const startGateway = async (
       maxBytes: config.imageFetchMaxBytes,
       timeoutMs: config.imageFetchTimeoutMs,
       maxRedirects: config.imageFetchMaxRedirects,
+      maxPerRequest: config.imageFetchMaxPerRequest,
+      maxTotalBytes: config.imageFetchMaxTotalBytes,
+      maxInFlight: config.imageFetchMaxInFlight,
     }),
     writeTimeoutMs: config.writeTimeoutMs,
     maxAnswerChars: config.maxAnswerChars,
@@ -156,13 +162,15 @@ export const main = async (flags: Readonly<Record<string, string>> = {}): Promis
     config = resolveConfig({ env: process.env, flags, ...(fileValues ? { file: fileValues } : {}) });
   } catch (error) {
     process.stderr.write(
-      `proxy: ${error instanceof ConfigError || error instanceof Error ? error.message : String(error)}\n`,
+      `codex-tool-gateway: ${error instanceof ConfigError || error instanceof Error ? error.message : String(error)}\n`,
     );
     process.exit(2);
   }
   const gateway = await startGateway(config);
-  for (const signal of ["SIGTERM", "SIGINT"] as const) {
-    process.once(signal, () => {
+  // `on`, not `once`: a terminal's Ctrl-C reaches the gateway both directly and forwarded by the
+  // processes that started it (npm, the bootstrap, pnpm); a repeat must not cut the drain short.
+  for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"] as const) {
+    process.on(signal, () => {
       void gateway.shutdown(signal).then(() => process.exit(0));
     });
   }

@@ -1,4 +1,4 @@
-import { GatewayError, isGatewayError, withoutUrls as urlsReplaced } from "@proxy/core";
+import { GatewayError, INPUT_TOO_LONG, isGatewayError, withoutUrls as urlsReplaced } from "@proxy/core";
 import {
   ConnectionClosedError,
   JsonRpcError,
@@ -34,11 +34,21 @@ const variantOf = (info: unknown): { name: string; status: number | undefined } 
  */
 const withoutUrls = (message: string): string => urlsReplaced(message.replace(/,?\s*url:\s*[^\s,]+/gi, ""));
 
+/**
+ * Codex names a provider key it could not find ("Missing environment variable: `X`."). The child
+ * sees an allow-list of the gateway's environment, so say where the variable must be set.
+ */
+const withEnvHint = (message: string): string => {
+  const name = /Missing environment variable:\s*`?([A-Za-z_][A-Za-z0-9_]*)`?/.exec(message)?.[1];
+  if (name === undefined) return message;
+  return `${message} Set ${name} in the gateway's environment: it reaches codex when codex's config.toml names it as the env_key of the active provider (or of a profile's); otherwise add it to PROXY_CODEX_PASS_ENV (--codex-pass-env).`;
+};
+
 /** A failed turn (its `turn.error`, or the last non-retrying `error` notification) as a GatewayError. */
 export const mapCodexTurnError = (error: CodexTurnError | undefined): GatewayError => {
   const message =
     typeof error?.message === "string" && error.message !== ""
-      ? withoutUrls(error.message)
+      ? withEnvHint(withoutUrls(error.message))
       : "codex turn failed";
   const { name, status } = variantOf(error?.codexErrorInfo);
   const cause = error;
@@ -64,6 +74,16 @@ export const mapCodexTurnError = (error: CodexTurnError | undefined): GatewayErr
 export const mapRpcError = (e: unknown, method: string): GatewayError => {
   if (isGatewayError(e)) return e;
   if (e instanceof JsonRpcError) {
+    // The client's input, not a backend failure (normally refused before turn/start already).
+    if (/^Input exceeds the maximum length/i.test(e.message))
+      return new GatewayError(
+        "invalid_request",
+        `The input is too long for the codex backend: ${e.message}`,
+        {
+          code: INPUT_TOO_LONG,
+          cause: e,
+        },
+      );
     if (e.code === -32600) return new GatewayError("invalid_request", withoutUrls(e.message), { cause: e });
     if (e.code === -32001)
       return new GatewayError("overloaded", `codex app-server overloaded: ${e.message}`, {

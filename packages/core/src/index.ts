@@ -66,6 +66,7 @@ export {
   type GatewayErrorKind,
   type GatewayErrorOptions,
   invalidRequest,
+  INPUT_TOO_LONG,
   isGatewayError,
   toGatewayError,
 } from "./errors/gateway-error.js";
@@ -133,7 +134,14 @@ export {
   type StopScan,
   type StopSequenceMatcher,
 } from "./output/stop-sequences.js";
-export { countTokens, tokenPrefix } from "./tokens/token-counter.js";
+export {
+  countTokens,
+  countTokensPausing,
+  EXACT_COUNT_CHARS,
+  estimateTokens,
+  TOKEN_PIECE_CHARS,
+  tokenPrefix,
+} from "./tokens/token-counter.js";
 
 // The response store port (stored Responses and conversations).
 export {

@@ -2,7 +2,7 @@ import { OUTPUT_MODES, STOP_AFTER_TOOLS_MODES, TOOL_MODES } from "@proxy/core";
 
 /**
  * Every gateway option in one table: the env var, the CLI flag, the config-file key, the default
- * and what it does. `docs/configuration.md` and `proxy --help` are generated from / checked against it.
+ * and what it does. `docs/configuration.md` and `codex-tool-gateway --help` are generated from / checked against it.
  */
 export type OptionKind = "int" | "bool" | "string" | "list" | "map" | "enum" | "json";
 
@@ -90,7 +90,7 @@ export const OPTIONS: ReadonlyArray<OptionSpec> = [
     "PROXY_CODEX_PASS_ENV",
     "list",
     "",
-    "Extra environment variables passed to codex (e.g. a custom provider's `env_key`, `HTTPS_PROXY`); codex sees only an allow-list otherwise.",
+    "Extra environment variables passed to codex (e.g. `HTTPS_PROXY`); codex sees only an allow-list otherwise. The `env_key` of the provider codex's config.toml makes active (or a profile names) passes without it.",
   ),
   opt(
     "codexPoolSize",
@@ -232,6 +232,27 @@ export const OPTIONS: ReadonlyArray<OptionSpec> = [
     "Largest remote image the gateway fetches (http(s) `image_url` / `input_image` are inlined as data URLs).",
   ),
   opt(
+    "imageFetchMaxPerRequest",
+    "PROXY_IMAGE_FETCH_MAX_PER_REQUEST",
+    "int",
+    "20",
+    "Remote images one request may hold (a URL given several times is fetched once but counts each time); more is a 400.",
+  ),
+  opt(
+    "imageFetchMaxTotalBytes",
+    "PROXY_IMAGE_FETCH_MAX_TOTAL_BYTES",
+    "int",
+    String(32 * 1024 * 1024),
+    "Bytes of one request's remote images together (each place counts); more is a 400.",
+  ),
+  opt(
+    "imageFetchMaxInFlight",
+    "PROXY_IMAGE_FETCH_MAX_IN_FLIGHT",
+    "int",
+    "8",
+    "Remote image fetches running at once in the process; more wait for a slot within their deadline.",
+  ),
+  opt(
     "imageFetchTimeoutMs",
     "PROXY_IMAGE_FETCH_TIMEOUT_MS",
     "int",
@@ -257,7 +278,7 @@ export const OPTIONS: ReadonlyArray<OptionSpec> = [
     "PROXY_SHUTDOWN_GRACE_MS",
     "int",
     "10000",
-    "On SIGTERM/SIGINT, how long in-flight streams may finish.",
+    "On SIGTERM/SIGINT/SIGHUP, how long in-flight streams may finish.",
   ),
   opt(
     "store",
