@@ -1,5 +1,7 @@
 import type { Finish, Usage } from "@proxy/core";
-import { Result, Schema, SchemaParser } from "effect";
+import * as Result from "effect/Result";
+import * as Schema from "effect/Schema";
+import * as SchemaParser from "effect/SchemaParser";
 
 const OptionalText = Schema.optional(Schema.NullOr(Schema.String));
 const OptionalCount = Schema.optional(Schema.NullOr(Schema.Number));
