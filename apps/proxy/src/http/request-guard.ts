@@ -13,6 +13,8 @@ export interface RequestGuardOptions {
   readonly apiKeys: ReadonlyArray<string>;
   /** Also require an API key on the operational routes. */
   readonly metricsAuth?: boolean | undefined;
+  /** Paths of the gateway's own page (the inspector), whose same-origin form posts carry an `Origin`. */
+  readonly sameOriginPrefixes?: ReadonlyArray<string> | undefined;
   /** The error shape of the surface a request is for (refusals answer in it); OpenAI's by default. */
   readonly errorShapeFor?: ((c: Context) => ErrorBodyShaper) | undefined;
 }
@@ -56,6 +58,13 @@ export const requestGuards = (options: RequestGuardOptions): MiddlewareHandler[]
       () => status,
     );
 
+  const ownPage = options.sameOriginPrefixes ?? [];
+  /** A post from the gateway's own page names the gateway itself (the Host check vouches for it). */
+  const sameOrigin = (c: Context, value: string) =>
+    ownPage.some((p) => c.req.path === p || c.req.path.startsWith(`${p}/`)) &&
+    URL.canParse(value) &&
+    new URL(value).host === c.req.header("host");
+
   /** The refusal for this request, or undefined when it may go on. */
   const refusal = (c: Context): Response | Promise<Response> | undefined => {
     const host = c.req.header("host");
@@ -71,7 +80,7 @@ export const requestGuards = (options: RequestGuardOptions): MiddlewareHandler[]
         );
     }
     const origin = c.req.header("origin");
-    if (origin !== undefined && !anyOrigin && !origins.has(origin))
+    if (origin !== undefined && !anyOrigin && !origins.has(origin) && !sameOrigin(c, origin))
       return refuse(
         c,
         403,
