@@ -21,7 +21,8 @@ const AS_TEXT = { disallowedSpecial: new Set<string>() } as const;
  * The gateway's one tokenizer: o200k_base, the encoding of GPT-5-class models. Used for output
  * limits and for the token-counting endpoints; for other model families it is an estimate.
  */
-export const countTokens = (text: string): number => (text.length === 0 ? 0 : o200k().countTokens(text, AS_TEXT));
+export const countTokens = (text: string): number =>
+  text.length === 0 ? 0 : o200k().countTokens(text, AS_TEXT);
 
 /** The longest start of `text` made of at most `maxTokens` of its own tokens (whole characters only). */
 export const tokenPrefix = (text: string, maxTokens: number): string => {
