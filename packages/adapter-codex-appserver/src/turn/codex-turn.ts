@@ -37,14 +37,24 @@ export interface TurnContext {
   /** `item/tool/call` requests of native turns not yet answered, across the backend (a gauge). */
   readonly pendingToolRequests: { count: number };
   /**
-   * Notifications a turn may hold for a consumer that stopped reading. codex's stdout is shared by
-   * every turn of its process and cannot be paused for one, so beyond this the turn fails instead.
+   * Bytes of notifications a turn may hold for a consumer that stopped reading (each counted as its
+   * line plus the parsed object's overhead). codex's stdout is shared by every turn of its process
+   * and cannot be paused for one, so beyond this the turn fails instead.
    */
-  readonly maxPendingNotifications: number;
+  readonly maxPendingNotificationBytes: number;
 }
 
+/** What a parsed notification costs beyond its line: the objects and strings JSON.parse made. */
+const NOTE_OVERHEAD_BYTES = 256;
+
 type Signal =
-  | { readonly kind: "note"; readonly method: string; readonly params: Record<string, unknown> }
+  | {
+      readonly kind: "note";
+      readonly method: string;
+      readonly params: Record<string, unknown>;
+      /** What holding it costs; 0 for what is not counted (held tool requests). */
+      readonly bytes: number;
+    }
   | { readonly kind: "exit"; readonly info: ExitInfo }
   | { readonly kind: "abort" }
   | { readonly kind: "timeout" }
@@ -157,7 +167,7 @@ export async function* runCodexTurn(
     const held = new Set<(error: Error) => void>();
     const holdToolRequest = (method: string, params: Record<string, unknown>) => {
       if (method !== "item/tool/call") return Promise.resolve(answerServerRequest(method));
-      queue.push({ kind: "note", method, params });
+      queue.push({ kind: "note", method, params, bytes: 0 });
       ctx.pendingToolRequests.count++;
       return new Promise<never>((_, reject) => {
         const release = (error: Error) => {
@@ -173,9 +183,14 @@ export async function* runCodexTurn(
       for (const release of [...held]) release(answer);
     };
     let overflowed = false;
-    const onNote = (method: string, params: Record<string, unknown>) => {
+    let pendingBytes = 0;
+    const onNote = (method: string, params: Record<string, unknown>, size: number) => {
       if (overflowed) return;
-      if (queue.size() < ctx.maxPendingNotifications) return queue.push({ kind: "note", method, params });
+      const bytes = size + NOTE_OVERHEAD_BYTES;
+      if (pendingBytes + bytes <= ctx.maxPendingNotificationBytes) {
+        pendingBytes += bytes;
+        return queue.push({ kind: "note", method, params, bytes });
+      }
       // The consumer is blocked: the turn is interrupted when it reads the failure or is aborted.
       overflowed = true;
       queue.push({ kind: "overflow" });
@@ -246,6 +261,7 @@ export async function* runCodexTurn(
     let draining = false;
     /** Maps one queued signal into `batch`; true when the turn's stream ends with it. */
     const take = (next: Signal): boolean => {
+      if (next.kind === "note") pendingBytes -= next.bytes;
       if (next.kind === "abort") {
         // Stopped on purpose (stop-after-tools, a policy breach): the interrupt is on its way, and
         // codex's usage for what it already generated may still come with the interrupted turn's
@@ -273,7 +289,7 @@ export async function* runCodexTurn(
         return true;
       }
       if (next.kind === "overflow") {
-        const why = `the client stopped reading: more than ${ctx.maxPendingNotifications} backend events were waiting`;
+        const why = `the client stopped reading: more than ${ctx.maxPendingNotificationBytes} bytes of backend events were waiting`;
         batch.push({ type: "error", error: new GatewayError("timeout", why) });
         return true;
       }
