@@ -18,10 +18,10 @@ import {
 } from "@proxy/core";
 import { errorResponse, openAIErrorBody, type RouteSettings } from "@proxy/http-surface";
 import { type Context, Hono } from "hono";
-import { bodyLimit } from "hono/body-limit";
 import { cors } from "hono/cors";
 import type { GatewayBackend } from "./backend/gateway-backend.js";
 import { bearerAuth, type KeyList } from "./http/auth.js";
+import { bodyLimit } from "./http/body-limit.js";
 import { methodNotAllowed, notFound, onError } from "./http/errors.js";
 import { googleKeyAuth, isGeminiRequest } from "./http/google-auth.js";
 import { openApiDocument } from "./http/openapi.js";

@@ -1,6 +1,8 @@
 import { createCodexBackend } from "@proxy/adapter-codex-appserver";
 import type { TextBackend } from "@proxy/core";
-import { Context, Effect, Layer } from "effect";
+import * as Context from "effect/Context";
+import * as Effect from "effect/Effect";
+import * as Layer from "effect/Layer";
 import { createGatewayBackend, type GatewayBackend } from "./backend/gateway-backend.js";
 import { requireBackendAuth } from "./backend/require-auth.js";
 import type { GatewayConfig } from "./config/config.js";

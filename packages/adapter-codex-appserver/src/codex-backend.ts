@@ -145,8 +145,10 @@ export const createCodexBackend = (options: CodexBackendOptions = {}): CodexBack
     initialBackoffMs: options.restartBackoffMs?.initial ?? 250,
     maxBackoffMs: options.restartBackoffMs?.max ?? 5_000,
     start: async () => {
-      await sealed; // never serve a turn before the seal exists
-      const proc = await startAppServer({
+      // The app-server reads no catalog (threads name it), so it starts while `codex debug models`
+      // writes the seal; the process is handed out only once the seal exists. Cold start to ready
+      // was the two codex start-ups one after the other.
+      const starting = startAppServer({
         command,
         args: [
           "app-server",
@@ -167,6 +169,14 @@ export const createCodexBackend = (options: CodexBackendOptions = {}): CodexBack
         stdinGraceMs: options.shutdownGraceMs?.stdin,
         termGraceMs: options.shutdownGraceMs?.term,
       });
+      starting.catch(() => undefined); // its failure is reported below, once the seal is settled
+      try {
+        await sealed; // never serve a turn before the seal exists
+      } catch (e) {
+        await starting.then((proc) => proc.close()).catch(() => undefined);
+        throw e;
+      }
+      const proc = await starting;
       if (nativeTools && !proc.experimentalApi) {
         nativeTools = false;
         logger.warn(

@@ -1,5 +1,8 @@
 import { OUTPUT_MODES, STOP_AFTER_TOOLS_MODES, TOOL_MODES } from "@proxy/core";
-import { Result, Schema, SchemaIssue, SchemaParser } from "effect";
+import * as Result from "effect/Result";
+import * as Schema from "effect/Schema";
+import * as SchemaIssue from "effect/SchemaIssue";
+import * as SchemaParser from "effect/SchemaParser";
 import { RouteConfig, routeProblem } from "../routing/route-config.js";
 import { ApiKeyEntry, apiKeysProblem, resolveApiKeys } from "./api-keys.js";
 import { ConfigError } from "./config-error.js";

@@ -1,6 +1,9 @@
 import { OUTPUT_MODES } from "@proxy/core";
 import type { RouteSettings } from "@proxy/http-surface";
-import { Result, Schema, SchemaIssue, SchemaParser } from "effect";
+import * as Result from "effect/Result";
+import * as Schema from "effect/Schema";
+import * as SchemaIssue from "effect/SchemaIssue";
+import * as SchemaParser from "effect/SchemaParser";
 
 const Id = Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(200));
 const PositiveInt = Schema.Number.check(Schema.isInt(), Schema.isGreaterThanOrEqualTo(1));
