@@ -1,27 +1,30 @@
-import {
-  type AdmissionGate,
-  type BackendBatch,
-  type BackendEvent,
-  type BackendRequest,
-  GatewayError,
-} from "@proxy/core";
+import { type AdmissionGate, type BackendBatch, type BackendRequest, GatewayError } from "@proxy/core";
 import type { Logger } from "../logger.js";
 import { mapRpcError } from "../map-codex-error.js";
 import type { ProcessPool } from "../pool/process-pool.js";
 import type { ThreadSource } from "../pool/warm-threads.js";
-import type { ExitInfo } from "../transport/app-server-process.js";
-import { describe } from "../transport/app-server-process.js";
-import { JsonRpcError } from "../transport/rpc-errors.js";
-import { answerServerRequest } from "../transport/server-requests.js";
+import type { ConversationKey } from "../threads/conversation-key.js";
+import { type LiveThreads, releaseThread } from "../threads/live-threads.js";
+import { openThreadChannel, type ThreadChannel } from "../threads/thread-channel.js";
+import type { AppServerProcess } from "../transport/app-server-process.js";
 import { createAsyncQueue } from "./async-queue.js";
 import { toCodexTurnInput } from "./codex-input.js";
+import {
+  type Continuation,
+  conversationRoot,
+  nextConversationKey,
+  takeContinuation,
+} from "./continuation.js";
 import { nativeThreadParams, nativeToolNames } from "./native-tools.js";
-import { createTurnMapper } from "./turn-mapper.js";
+import { createTurnMapper, type TurnMapper } from "./turn-mapper.js";
+import { readTurn, type Signal } from "./turn-signals.js";
 
 export interface TurnContext {
   readonly pool: ProcessPool;
-  /** Where a turn's thread comes from: pre-started for its exact config, or started now. */
+  /** Where a new thread comes from: pre-started for its exact config, or started now. */
   readonly threads: ThreadSource;
+  /** Threads kept alive to continue their conversation; absent = one thread per request. */
+  readonly live: LiveThreads | undefined;
   readonly admission: AdmissionGate;
   readonly logger: Logger;
   /** The sealed `thread/start` params (waits for the sealed catalog on first use). */
@@ -42,19 +45,9 @@ export interface TurnContext {
   readonly maxPendingNotifications: number;
 }
 
-type Signal =
-  | { readonly kind: "note"; readonly method: string; readonly params: Record<string, unknown> }
-  | { readonly kind: "exit"; readonly info: ExitInfo }
-  | { readonly kind: "abort" }
-  | { readonly kind: "timeout" }
-  | { readonly kind: "overflow" };
-
 interface TurnStartResult {
   readonly turn: { readonly id: string };
 }
-
-/** How long an aborted turn waits for codex's usage before it ends. */
-const USAGE_DRAIN_MS = 1_000;
 
 /** Resolves with `promise`'s value, or `undefined` as soon as `signal` aborts. */
 const unlessAborted = <T>(promise: Promise<T>, signal: AbortSignal): Promise<T | undefined> =>
@@ -65,12 +58,26 @@ const unlessAborted = <T>(promise: Promise<T>, signal: AbortSignal): Promise<T |
     promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
   });
 
+/** The conversation's size in chars, roughly what codex holds for it (the live threads' memory bound). */
+const conversationChars = (request: BackendRequest, mapper: TurnMapper): number => {
+  let chars = request.instructions.length + mapper.reply().text.length;
+  for (const m of request.history)
+    if ("content" in m) for (const p of m.content) chars += p.type === "text" ? p.text.length : p.url.length;
+    else if ("toolCalls" in m) for (const c of m.toolCalls) chars += c.arguments.length + c.name.length;
+    else chars += m.output.length;
+  for (const p of request.input) chars += p.type === "text" ? p.text.length : p.url.length;
+  return chars;
+};
+
 /**
- * One request = one ephemeral, sealed thread: `thread/start` → `thread/inject_items` (history) →
- * `turn/start` → notifications until `turn/completed` → `thread/unsubscribe`. Aborting `signal`
- * sends `turn/interrupt` at once (from the abort listener, not when the consumer next pulls); the
- * iterable then yields only codex's usage and ends with the interrupted turn (within a second). Failures before `stream-start` are thrown, after it they are `error` events.
- * Yields batches: every notification already queued when the consumer pulls, mapped in one pass.
+ * One request = one turn on a sealed codex thread. A request that continues a live thread's
+ * conversation runs on that thread with only its new items (answering codex's open tool calls with
+ * the client's results, or `thread/inject_items` + `turn/start`); any other starts a thread:
+ * `thread/start` → `thread/inject_items` (history) → `turn/start`. Then notifications until the turn
+ * ends for the client; the thread is kept for the conversation's next request when it ended cleanly,
+ * and let go otherwise. Aborting `signal` sends `turn/interrupt` at once; the iterable then yields
+ * only codex's usage and ends (within a second). Failures before `stream-start` are thrown, after it
+ * they are `error` events. Yields batches: everything queued when the consumer pulls, in one pass.
  */
 export async function* runCodexTurn(
   ctx: TurnContext,
@@ -78,10 +85,12 @@ export async function* runCodexTurn(
   signal: AbortSignal,
 ): AsyncGenerator<BackendBatch> {
   const names = nativeToolNames(request);
-  const plan = toCodexTurnInput(request, {
-    allowRemoteImages: ctx.allowRemoteImages,
-    ...(names ? { codexName: names.toCodex } : {}),
-  });
+  const toTurnInput = (r: Pick<BackendRequest, "history" | "input">) =>
+    toCodexTurnInput(r, {
+      allowRemoteImages: ctx.allowRemoteImages,
+      ...(names ? { codexName: names.toCodex } : {}),
+    });
+  const plan = toTurnInput(request); // checks the images before anything starts
   const { logger } = ctx;
   let releaseAdmission: (() => void) | undefined;
   try {
@@ -94,10 +103,38 @@ export async function* runCodexTurn(
   const cleanups: Array<() => void> = [releaseAdmission];
   let phase = "thread/start";
   let streamStarted = false;
-  let completed = false;
-  /** The events mapped from what was queued, handed over together. */
-  let batch: BackendEvent[] = [];
-  const onAbort = () => queue.push({ kind: "abort" });
+  /** The thread this request holds, once it has one: kept for the conversation or let go at the end. */
+  let held:
+    | {
+        proc: AppServerProcess;
+        channel: ThreadChannel;
+        keys: ConversationKey[] | undefined;
+        continuation: Continuation | undefined;
+      }
+    | undefined;
+  let mapper: TurnMapper | undefined;
+  let turnStart: Promise<TurnStartResult> | undefined;
+  let turnId: string | undefined;
+  let interrupt: Promise<unknown> | undefined;
+  /** codex's turn is still running (not completed, failed or interrupted inside codex). */
+  const turnOpen = () => {
+    const ending = mapper?.ending();
+    return ending === undefined || ending === "tool_calls" || ending === "broken";
+  };
+  const sendInterrupt = () => {
+    if (interrupt || held === undefined || turnId === undefined || !turnOpen()) return;
+    const { proc, channel } = held;
+    interrupt = proc.connection.request(
+      "turn/interrupt",
+      { threadId: channel.threadId, turnId },
+      { timeoutMs: ctx.requestTimeoutMs },
+    );
+    interrupt.catch((err: unknown) => logger.debug({ err }, "codex turn/interrupt failed"));
+  };
+  const onAbort = () => {
+    queue.push({ kind: "abort" });
+    sendInterrupt();
+  };
   signal.addEventListener("abort", onAbort, { once: true });
   cleanups.push(() => signal.removeEventListener("abort", onAbort));
   if (ctx.turnTimeoutMs > 0) {
@@ -105,9 +142,66 @@ export async function* runCodexTurn(
     cleanups.push(() => clearTimeout(timer));
   }
 
+  /** Keeps the thread for the conversation's next request when this turn ended cleanly, else lets it go. */
+  const settleThread = () => {
+    if (held === undefined) return;
+    const { proc, channel, keys, continuation } = held;
+    const turn = mapper;
+    const ending = turn?.ending();
+    const reply = turn?.reply();
+    const waiting = new Set(channel.pendingCalls());
+    const parkable =
+      ctx.live !== undefined &&
+      keys !== undefined &&
+      turn !== undefined &&
+      reply !== undefined &&
+      !signal.aborted &&
+      interrupt === undefined &&
+      proc.isAlive() &&
+      reply.responses === 1 &&
+      (ending === "completed" ||
+        (ending === "tool_calls" &&
+          waiting.size === reply.calls.length &&
+          reply.calls.every((c) => waiting.has(c.callId))));
+    if (parkable) {
+      channel.detach();
+      ctx.live?.park(nextConversationKey(keys, request, reply), {
+        proc,
+        channel,
+        openTurnId: ending === "tool_calls" ? turnId : undefined,
+        usageTotal: turn.threadTotal() ?? continuation?.thread.usageTotal,
+        size: conversationChars(request, turn),
+      });
+      return;
+    }
+    // Interrupt (once a turn exists and is still running), then let the thread go — in the
+    // background, so neither the abort listener nor the generator's exit waits on codex.
+    void (async () => {
+      await turnStart?.catch(() => {});
+      sendInterrupt();
+      await interrupt?.catch(() => {});
+      releaseThread(proc, channel, undefined, ctx);
+    })();
+  };
+
   try {
     const sealed = await ctx.sealedParams();
-    const lease = await ctx.pool.acquire(signal, ctx.startWaitMs);
+    const threadParams = {
+      ...sealed,
+      ...(request.model ? { model: request.model } : {}),
+      baseInstructions: request.instructions,
+      ...(request.tools && names ? nativeThreadParams(request.tools, names) : {}),
+    };
+    const found = ctx.live
+      ? takeContinuation(ctx.live, conversationRoot(request, threadParams), request, toTurnInput)
+      : undefined;
+    let continuation = found?.continuation;
+    let lease = continuation ? ctx.pool.leaseProcess(continuation.thread.proc) : undefined;
+    if (continuation && lease === undefined) {
+      ctx.live?.release(continuation.thread);
+      continuation = undefined;
+    }
+    lease ??= await ctx.pool.acquire(signal, ctx.startWaitMs);
     cleanups.push(lease.release);
     const proc = lease.process;
     const rpc = proc.connection;
@@ -118,192 +212,108 @@ export async function* runCodexTurn(
         "Native tool mode needs codex's experimental API, which this codex app-server refused; use tool mode auto or prompt.",
         { param: "x-proxy-tool-mode", code: "native_tools_unavailable" },
       );
-    const call = <T>(method: string, params: unknown) => {
-      phase = method;
-      return rpc.request<T>(method, params, { signal, timeoutMs: ctx.requestTimeoutMs });
-    };
 
-    // Not cancelled by the signal either: a thread codex creates after we stopped waiting would
-    // stay loaded, so a late answer is unsubscribed instead.
-    const opened = ctx.threads.open(
-      proc,
-      {
-        ...sealed,
-        ...(request.model ? { model: request.model } : {}),
-        baseInstructions: request.instructions,
-        ...(request.tools && names ? nativeThreadParams(request.tools, names) : {}),
-      },
-      request.partition,
-    );
-    const threadStart = opened.started;
-    const started = await unlessAborted(threadStart, signal);
-    if (started === undefined) {
-      threadStart
-        .then((r) =>
-          rpc.request("thread/unsubscribe", { threadId: r.thread.id }, { timeoutMs: ctx.requestTimeoutMs }),
-        )
-        .catch(() => {});
-      return;
-    }
-    const threadId = started.thread.id;
-    // This config worked: the next turn with it finds a thread ready (started after this turn).
-    cleanups.push(opened.refill);
-    // Native turns: codex asks for each tool result and waits. The client runs the tools and sends
-    // the results in its next request (a new thread), so these are held only until the turn is
-    // interrupted below, then answered (codex ignores answers to a cancelled call).
-    const held = new Set<(error: Error) => void>();
-    const holdToolRequest = (method: string, params: Record<string, unknown>) => {
-      if (method !== "item/tool/call") return Promise.resolve(answerServerRequest(method));
-      queue.push({ kind: "note", method, params });
-      ctx.pendingToolRequests.count++;
-      return new Promise<never>((_, reject) => {
-        const release = (error: Error) => {
-          held.delete(release);
-          ctx.pendingToolRequests.count--;
-          reject(error);
-        };
-        held.add(release);
+    let model = request.model;
+    let channel: ThreadChannel;
+    if (continuation) channel = continuation.thread.channel;
+    else {
+      // Not cancelled by the signal: a thread codex creates after we stopped waiting would stay
+      // loaded, so a late answer is unsubscribed instead.
+      const opened = ctx.threads.open(proc, threadParams, request.partition);
+      const started = await unlessAborted(opened.started, signal);
+      if (started === undefined) {
+        opened.started
+          .then((r) =>
+            rpc.request("thread/unsubscribe", { threadId: r.thread.id }, { timeoutMs: ctx.requestTimeoutMs }),
+          )
+          .catch(() => {});
+        return;
+      }
+      model = started.model ?? request.model;
+      // This config worked: the next turn with it finds a thread ready (started after this turn).
+      cleanups.push(opened.refill);
+      channel = openThreadChannel(proc, started.thread.id, {
+        holdToolCalls: names !== undefined,
+        pendingGauge: ctx.pendingToolRequests,
       });
-    };
-    const releaseToolRequests = () => {
-      const answer = new JsonRpcError(-32000, "the client returns tool results in its next request");
-      for (const release of [...held]) release(answer);
-    };
+    }
+    held = { proc, channel, keys: found?.keys, continuation };
     let overflowed = false;
-    const onNote = (method: string, params: Record<string, unknown>) => {
+    channel.attach((method, params) => {
       if (overflowed) return;
       if (queue.size() < ctx.maxPendingNotifications) return queue.push({ kind: "note", method, params });
       // The consumer is blocked: the turn is interrupted when it reads the failure or is aborted.
       overflowed = true;
       queue.push({ kind: "overflow" });
-    };
-    cleanups.push(proc.subscribe(threadId, onNote, names ? holdToolRequest : undefined));
-
-    // Interrupt (once a turn exists and has not completed), then unsubscribe — in the
-    // background, so neither the abort listener nor the generator's exit waits on codex.
-    let turnStart: Promise<TurnStartResult> | undefined;
-    let turnId: string | undefined;
-    let interrupt: Promise<unknown> | undefined;
-    const quiet = (what: string) => (e: unknown) =>
-      logger.debug({ err: e, threadId }, `codex ${what} failed`);
-    const sendInterrupt = () => {
-      if (interrupt || completed || turnId === undefined) return;
-      interrupt = rpc.request("turn/interrupt", { threadId, turnId }, { timeoutMs: ctx.requestTimeoutMs });
-      interrupt.catch(quiet("turn/interrupt"));
-    };
-    signal.addEventListener("abort", sendInterrupt, { once: true });
-    cleanups.push(() => signal.removeEventListener("abort", sendInterrupt));
-    cleanups.push(() => {
-      void (async () => {
-        await turnStart?.catch(() => {});
-        sendInterrupt();
-        await interrupt?.catch(() => {});
-        releaseToolRequests();
-        await rpc
-          .request("thread/unsubscribe", { threadId }, { timeoutMs: ctx.requestTimeoutMs })
-          .catch(quiet("unsubscribe"));
-      })();
     });
 
-    if (plan.inject.length > 0) await call("thread/inject_items", { threadId, items: plan.inject });
-    if (signal.aborted) return;
-    phase = "turn/start";
-    // Not cancelled by the signal: if the client aborts meanwhile, the turn still starts inside
-    // codex and must be interrupted as soon as its id is known.
-    turnStart = rpc.request<TurnStartResult>(
-      "turn/start",
-      {
-        threadId,
-        input: plan.input,
-        ...(request.reasoningEffort ? { effort: request.reasoningEffort } : {}),
-        ...(request.reasoningSummary ? { summary: request.reasoningSummary } : {}),
-        ...(request.outputSchema ? { outputSchema: request.outputSchema } : {}),
-      },
-      { timeoutMs: ctx.requestTimeoutMs },
-    );
-    turnStart.then((r) => {
-      turnId = r.turn.id;
-      if (signal.aborted) sendInterrupt();
-    }, quiet("turn/start"));
-    const ack = await unlessAborted(turnStart, signal);
-    if (ack === undefined) return;
-    turnId = ack.turn.id;
+    const threadId = channel.threadId;
+    if (continuation !== undefined && continuation.thread.openTurnId !== undefined) {
+      // codex's turn waits on the model's tool calls: the client's results let it go on.
+      turnId = continuation.thread.openTurnId;
+      for (const { callId, output } of continuation.answers) channel.answer(callId, output);
+    } else {
+      const input = continuation?.turn ?? plan;
+      phase = "thread/inject_items";
+      if (input.inject.length > 0)
+        await rpc.request(
+          "thread/inject_items",
+          { threadId, items: input.inject },
+          { signal, timeoutMs: ctx.requestTimeoutMs },
+        );
+      if (signal.aborted) return;
+      phase = "turn/start";
+      // Not cancelled by the signal: if the client aborts meanwhile, the turn still starts inside
+      // codex and must be interrupted as soon as its id is known.
+      turnStart = rpc.request<TurnStartResult>(
+        "turn/start",
+        {
+          threadId,
+          input: input.input,
+          ...(request.reasoningEffort ? { effort: request.reasoningEffort } : {}),
+          ...(request.reasoningSummary ? { summary: request.reasoningSummary } : {}),
+          ...(request.outputSchema ? { outputSchema: request.outputSchema } : {}),
+        },
+        { timeoutMs: ctx.requestTimeoutMs },
+      );
+      turnStart.then(
+        (r) => {
+          turnId = r.turn.id;
+          if (signal.aborted) sendInterrupt();
+        },
+        (err: unknown) => logger.debug({ err, threadId }, "codex turn/start failed"),
+      );
+      const ack = await unlessAborted(turnStart, signal);
+      if (ack === undefined) return;
+      turnId = ack.turn.id;
+    }
     streamStarted = true;
-    yield [{ type: "stream-start", model: started.model ?? request.model, turnId }];
+    yield [{ type: "stream-start", model, turnId }];
 
     const historyCallIds = new Set(
       request.history.flatMap((m) => ("toolCalls" in m ? m.toolCalls.map((c) => c.callId) : [])),
     );
-    const mapper = createTurnMapper(logger, names, historyCallIds);
-    let draining = false;
-    /** Maps one queued signal into `batch`; true when the turn's stream ends with it. */
-    const take = (next: Signal): boolean => {
-      if (next.kind === "abort") {
-        // Stopped on purpose (stop-after-tools, a policy breach): the interrupt is on its way, and
-        // codex's usage for what it already generated may still come with the interrupted turn's
-        // end. Pass only that on, for a bounded moment; the consumer may stop reading sooner.
-        if (draining) return false;
-        draining = true;
-        const timer = setTimeout(() => queue.push({ kind: "timeout" }), USAGE_DRAIN_MS);
-        cleanups.push(() => clearTimeout(timer));
-        return false;
-      }
-      if (draining) {
-        if (next.kind !== "note") return true;
-        for (const event of mapper.map(next.method, next.params))
-          if (event.type === "usage") batch.push(event);
-        if (!mapper.done()) return false;
-        completed = next.method === "turn/completed";
-        return true;
-      }
-      if (next.kind === "exit") {
-        const why = `codex app-server died mid-turn (${describe(next.info)})`;
-        batch.push({
-          type: "error",
-          error: new GatewayError("backend_unavailable", why, { retryAfterSeconds: 1 }),
-        });
-        return true;
-      }
-      if (next.kind === "overflow") {
-        const why = `the client stopped reading: more than ${ctx.maxPendingNotifications} backend events were waiting`;
-        batch.push({ type: "error", error: new GatewayError("timeout", why) });
-        return true;
-      }
-      if (next.kind === "timeout") {
-        const why = `codex turn exceeded ${ctx.turnTimeoutMs} ms`;
-        batch.push({ type: "error", error: new GatewayError("timeout", why) });
-        return true;
-      }
-      const noteTurn = next.params.turnId ?? (next.params.turn as { id?: unknown } | undefined)?.id;
-      if (noteTurn !== undefined && noteTurn !== turnId) return false;
-      for (const event of mapper.map(next.method, next.params)) batch.push(event);
-      if (!mapper.done()) return false;
-      completed = next.method === "turn/completed"; // otherwise the closer interrupts it
-      return true;
-    };
-    for (;;) {
-      const next = await queue.next();
-      if (next === undefined) return;
-      let ended = take(next);
-      for (let more = ended ? undefined : queue.shift(); more !== undefined; more = queue.shift()) {
-        ended = take(more);
-        if (ended) break;
-      }
-      if (batch.length > 0) {
-        const full = batch;
-        batch = [];
-        yield full;
-      }
-      if (ended) return;
-    }
+    mapper = createTurnMapper(logger, {
+      names,
+      historyCallIds,
+      turnId,
+      usageBefore: continuation?.thread.usageTotal,
+    });
+    yield* readTurn({
+      queue,
+      mapper,
+      maxPendingNotifications: ctx.maxPendingNotifications,
+      turnTimeoutMs: ctx.turnTimeoutMs,
+      onCleanup: (cleanup) => cleanups.push(cleanup),
+    });
   } catch (e) {
     if (signal.aborted) return;
     const error = mapRpcError(e, phase);
     if (!streamStarted) throw error;
-    batch.push({ type: "error", error });
-    yield batch;
+    yield [{ type: "error", error }];
   } finally {
     queue.end();
+    settleThread();
     for (const cleanup of cleanups.reverse()) cleanup();
   }
 }
