@@ -10,8 +10,15 @@ const KEY_B = "continuity-key-b";
 const MODEL = "e2e-model";
 type Mode = "native" | "prompt";
 
-/** Calls get_weather when asked about weather, answers a tool result, and otherwise says welcome. */
-const model = (r: RecordedRequest): ScriptedResponse => {
+/**
+ * Calls get_weather when asked about weather, answers a tool result, and otherwise says welcome.
+ * Each response reports `cached = its request index` input tokens: a turn's own usage is recognisable.
+ */
+const model = (r: RecordedRequest): ScriptedResponse => ({
+  ...answer(r),
+  usage: { inputTokens: 1_000 + r.index, outputTokens: 5, cachedInputTokens: r.index },
+});
+const answer = (r: RecordedRequest): ScriptedResponse => {
   const native = ((r.body.tools ?? []) as unknown[]).length > 0;
   const last = itemsOf(r).at(-1);
   if (last?.type === "function_call_output") return { chunks: ["The weather: ", String(last.output)] };
@@ -59,6 +66,8 @@ describe("conversation continuity at the wire: real SDKs → gateway → real co
   afterAll(() => e2e?.close());
 
   /** Runs `session` and returns the provider requests it caused. */
+  /** The cached input tokens the provider reported for the latest request. */
+  const lastCached = () => e2e.provider.requests.at(-1)?.index;
   const recorded = async (session: () => Promise<void>) => {
     const from = e2e.provider.requests.length;
     await session();
@@ -80,6 +89,7 @@ describe("conversation continuity at the wire: real SDKs → gateway → real co
     messages.push(second, { role: "user", content: "thanks" });
     const third = await client.chat.completions.create({ model: MODEL, messages, tools }, { headers });
     expect(third.choices[0]!.message.content).toBe("You're welcome (thanks).");
+    expect(third.usage?.prompt_tokens_details?.cached_tokens).toBe(lastCached());
   };
 
   const responsesSession = (mode: Mode) => async () => {
@@ -96,7 +106,7 @@ describe("conversation continuity at the wire: real SDKs → gateway → real co
     input.push(...(second.output as OpenAI.Responses.ResponseInputItem[]), { role: "user", content: "thanks" });
     const third = await openai.responses.create({ model: MODEL, input, tools, store: false }, { headers });
     expect(third.output_text).toBe("You're welcome (thanks).");
-    expect(third.usage?.input_tokens_details).toHaveProperty("cached_tokens");
+    expect(third.usage?.input_tokens_details.cached_tokens).toBe(lastCached());
   };
 
   const storedResponsesSession = (mode: Mode) => async () => {
@@ -148,7 +158,7 @@ describe("conversation continuity at the wire: real SDKs → gateway → real co
     );
     const third = await ask();
     expect(third.content[0]).toMatchObject({ type: "text", text: "You're welcome (thanks)." });
-    expect(third.usage).toHaveProperty("cache_read_input_tokens");
+    expect(third.usage.cache_read_input_tokens).toBe(lastCached());
   };
 
   const geminiSession = (mode: Mode) => async () => {
@@ -169,6 +179,7 @@ describe("conversation continuity at the wire: real SDKs → gateway → real co
     contents.push(second.candidates![0]!.content!, { role: "user", parts: [{ text: "thanks" }] });
     const third = await gemini.models.generateContent({ model: MODEL, contents, config });
     expect(third.text).toBe("You're welcome (thanks).");
+    expect(third.usageMetadata?.cachedContentTokenCount).toBe(lastCached());
   };
 
   const sessions = {
