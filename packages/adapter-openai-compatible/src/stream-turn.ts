@@ -11,6 +11,7 @@ import { createParser } from "eventsource-parser";
 import { type Dispatcher, request as httpRequest } from "undici";
 import { decodeChatChunk, mapFinishReason, toUsage, upstreamErrorMessage } from "./chat-chunk.js";
 import { type ChatMessage, promptText, toChatBody } from "./chat-request.js";
+import { conversationCacheKey } from "./prompt-cache-key.js";
 import { mapTransportError, mapUpstreamStatus } from "./map-upstream-error.js";
 import { createThinkSplitter, type ThinkSegment } from "./think-splitter.js";
 import { createToolCallAccumulator } from "./tool-call-accumulator.js";
@@ -21,6 +22,8 @@ export interface TurnContext {
   readonly url: URL;
   readonly headers: Readonly<Record<string, string>>;
   readonly dispatcher: Dispatcher;
+  /** Send a per-conversation `prompt_cache_key` (servers that take it: OpenAI, vLLM, llama.cpp…). */
+  readonly promptCacheKey: boolean;
   /** Told whether the upstream could be reached at all (drives readiness). */
   readonly reached: (ok: boolean, error?: unknown) => void;
 }
@@ -61,7 +64,9 @@ export async function* streamTurn(
   request: BackendRequest,
   signal: AbortSignal,
 ): AsyncGenerator<BackendBatch> {
-  const body = toChatBody(request);
+  const body = ctx.promptCacheKey
+    ? { ...toChatBody(request), prompt_cache_key: conversationCacheKey(request) }
+    : toChatBody(request);
   let response: Dispatcher.ResponseData;
   try {
     response = await httpRequest(ctx.url, {
