@@ -11,8 +11,8 @@ import { createParser } from "eventsource-parser";
 import { type Dispatcher, request as httpRequest } from "undici";
 import { decodeChatChunk, mapFinishReason, toUsage, upstreamErrorMessage } from "./chat-chunk.js";
 import { type ChatMessage, promptText, toChatBody } from "./chat-request.js";
-import { conversationCacheKey } from "./prompt-cache-key.js";
 import { mapTransportError, mapUpstreamStatus } from "./map-upstream-error.js";
+import { conversationCacheKey } from "./prompt-cache-key.js";
 import { createThinkSplitter, type ThinkSegment } from "./think-splitter.js";
 import { createToolCallAccumulator } from "./tool-call-accumulator.js";
 

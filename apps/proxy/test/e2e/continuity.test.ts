@@ -26,9 +26,14 @@ const answer = (r: RecordedRequest): ScriptedResponse => {
   const result = /\[function_call_output call_id="[^"]*" output=("(?:[^"\\]|\\.)*")\]/.exec(ask);
   if (result) return { chunks: ["The weather: ", JSON.parse(result[1] ?? '""') as string] };
   if (/weather/i.test(ask))
+    // Words before the call: in prompt mode the client's echo re-renders them joined by a newline.
     return native
-      ? { items: [fn(`call_${r.index}`, "get_weather", { city: "Paris" })] }
-      : { chunks: [toolCallText("get_weather", { city: "Paris" })] };
+      ? {
+          chunks: ["Let me check. "],
+          items: [fn(`call_${r.index}`, "get_weather", { city: "Paris" })],
+          itemsLast: true,
+        }
+      : { chunks: ["Let me check. ", toolCallText("get_weather", { city: "Paris" })] };
   return { text: `You're welcome (${ask}).` };
 };
 
@@ -74,23 +79,26 @@ describe("conversation continuity at the wire: real SDKs → gateway → real co
     return e2e.provider.requests.slice(from);
   };
 
-  const chatSession = (mode: Mode, client = openai) => async () => {
-    const tools = [{ type: "function" as const, function: { name: "get_weather", parameters: PARAMS } }];
-    const headers = modeHeaders(mode);
-    const messages: OpenAI.ChatCompletionMessageParam[] = [{ role: "user", content: "Weather in Paris?" }];
-    const first = (await client.chat.completions.create({ model: MODEL, messages, tools }, { headers }))
-      .choices[0]!.message;
-    expect(first.tool_calls).toHaveLength(1);
-    messages.push(first);
-    for (const call of first.tool_calls ?? []) messages.push({ role: "tool", tool_call_id: call.id, content: "Sunny" });
-    const second = (await client.chat.completions.create({ model: MODEL, messages, tools }, { headers }))
-      .choices[0]!.message;
-    expect(second.content).toBe("The weather: Sunny");
-    messages.push(second, { role: "user", content: "thanks" });
-    const third = await client.chat.completions.create({ model: MODEL, messages, tools }, { headers });
-    expect(third.choices[0]!.message.content).toBe("You're welcome (thanks).");
-    expect(third.usage?.prompt_tokens_details?.cached_tokens).toBe(lastCached());
-  };
+  const chatSession =
+    (mode: Mode, client = openai) =>
+    async () => {
+      const tools = [{ type: "function" as const, function: { name: "get_weather", parameters: PARAMS } }];
+      const headers = modeHeaders(mode);
+      const messages: OpenAI.ChatCompletionMessageParam[] = [{ role: "user", content: "Weather in Paris?" }];
+      const first = (await client.chat.completions.create({ model: MODEL, messages, tools }, { headers }))
+        .choices[0]!.message;
+      expect(first.tool_calls).toHaveLength(1);
+      messages.push(first);
+      for (const call of first.tool_calls ?? [])
+        messages.push({ role: "tool", tool_call_id: call.id, content: "Sunny" });
+      const second = (await client.chat.completions.create({ model: MODEL, messages, tools }, { headers }))
+        .choices[0]!.message;
+      expect(second.content).toBe("The weather: Sunny");
+      messages.push(second, { role: "user", content: "thanks" });
+      const third = await client.chat.completions.create({ model: MODEL, messages, tools }, { headers });
+      expect(third.choices[0]!.message.content).toBe("You're welcome (thanks).");
+      expect(third.usage?.prompt_tokens_details?.cached_tokens).toBe(lastCached());
+    };
 
   const responsesSession = (mode: Mode) => async () => {
     const tools = [{ type: "function" as const, name: "get_weather", parameters: PARAMS, strict: false }];
@@ -103,7 +111,10 @@ describe("conversation continuity at the wire: real SDKs → gateway → real co
         input.push({ type: "function_call_output", call_id: item.call_id, output: "Sunny" });
     const second = await openai.responses.create({ model: MODEL, input, tools, store: false }, { headers });
     expect(second.output_text).toBe("The weather: Sunny");
-    input.push(...(second.output as OpenAI.Responses.ResponseInputItem[]), { role: "user", content: "thanks" });
+    input.push(...(second.output as OpenAI.Responses.ResponseInputItem[]), {
+      role: "user",
+      content: "thanks",
+    });
     const third = await openai.responses.create({ model: MODEL, input, tools, store: false }, { headers });
     expect(third.output_text).toBe("You're welcome (thanks).");
     expect(third.usage?.input_tokens_details.cached_tokens).toBe(lastCached());
@@ -112,7 +123,10 @@ describe("conversation continuity at the wire: real SDKs → gateway → real co
   const storedResponsesSession = (mode: Mode) => async () => {
     const tools = [{ type: "function" as const, name: "get_weather", parameters: PARAMS, strict: false }];
     const headers = modeHeaders(mode);
-    const first = await openai.responses.create({ model: MODEL, input: "Weather in Paris?", tools }, { headers });
+    const first = await openai.responses.create(
+      { model: MODEL, input: "Weather in Paris?", tools },
+      { headers },
+    );
     const call = first.output.find((i) => i.type === "function_call");
     if (call?.type !== "function_call") throw new Error("no function_call");
     const second = await openai.responses.create(
@@ -134,24 +148,33 @@ describe("conversation continuity at the wire: real SDKs → gateway → real co
 
   /** Claude Code's way: the cache_control marker moves to the newest message every turn. */
   const messagesSession = (mode: Mode) => async () => {
-    const tools: Anthropic.Tool[] = [{ name: "get_weather", input_schema: PARAMS as Anthropic.Tool.InputSchema }];
+    const tools: Anthropic.Tool[] = [
+      { name: "get_weather", input_schema: PARAMS as Anthropic.Tool.InputSchema },
+    ];
     const headers = modeHeaders(mode);
     const marker = { type: "ephemeral" as const };
     const messages: Anthropic.MessageParam[] = [
       { role: "user", content: [{ type: "text", text: "Weather in Paris?", cache_control: marker }] },
     ];
-    const ask = () => anthropic.messages.create({ model: MODEL, max_tokens: 512, messages, tools }, { headers });
+    const ask = () =>
+      anthropic.messages.create({ model: MODEL, max_tokens: 512, messages, tools }, { headers });
     const first = await ask();
     const call = first.content.find((b) => b.type === "tool_use");
     if (call?.type !== "tool_use") throw new Error("no tool_use");
     messages[0] = { role: "user", content: [{ type: "text", text: "Weather in Paris?" }] };
     messages.push(
       { role: "assistant", content: first.content },
-      { role: "user", content: [{ type: "tool_result", tool_use_id: call.id, content: "Sunny", cache_control: marker }] },
+      {
+        role: "user",
+        content: [{ type: "tool_result", tool_use_id: call.id, content: "Sunny", cache_control: marker }],
+      },
     );
     const second = await ask();
     expect(second.content[0]).toMatchObject({ type: "text", text: "The weather: Sunny" });
-    messages[2] = { role: "user", content: [{ type: "tool_result", tool_use_id: call.id, content: "Sunny" }] };
+    messages[2] = {
+      role: "user",
+      content: [{ type: "tool_result", tool_use_id: call.id, content: "Sunny" }],
+    };
     messages.push(
       { role: "assistant", content: second.content },
       { role: "user", content: [{ type: "text", text: "thanks", cache_control: marker }] },
@@ -172,7 +195,9 @@ describe("conversation continuity at the wire: real SDKs → gateway → real co
     expect(calls).toHaveLength(1);
     contents.push(first.candidates![0]!.content!, {
       role: "user",
-      parts: calls.map((c) => ({ functionResponse: { id: c.id, name: c.name, response: { output: "Sunny" } } })),
+      parts: calls.map((c) => ({
+        functionResponse: { id: c.id, name: c.name, response: { output: "Sunny" } },
+      })),
     });
     const second = await gemini.models.generateContent({ model: MODEL, contents, config });
     expect(second.text).toBe("The weather: Sunny");
@@ -234,11 +259,14 @@ describe("conversation continuity at the wire: real SDKs → gateway → real co
       const messages: OpenAI.ChatCompletionMessageParam[] = [{ role: "user", content: "fork" }];
       const first = await openai.chat.completions.create({ model: MODEL, messages }, { headers });
       messages.push(first.choices[0]!.message, { role: "user", content: "both" });
-      await Promise.all([1, 2].map(() => openai.chat.completions.create({ model: MODEL, messages }, { headers })));
+      await Promise.all(
+        [1, 2].map(() => openai.chat.completions.create({ model: MODEL, messages }, { headers })),
+      );
     });
     const keys = cacheKeys(sent);
     expect(keys.slice(1).filter((k) => k === keys[0])).toHaveLength(1);
-    for (const r of sent.slice(1)) expect(shown(r)).toEqual(["user:fork", "assistant:You're welcome (fork).", "user:both"]);
+    for (const r of sent.slice(1))
+      expect(shown(r)).toEqual(["user:fork", "assistant:You're welcome (fork).", "user:both"]);
   });
 });
 

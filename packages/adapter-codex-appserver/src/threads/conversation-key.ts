@@ -27,11 +27,19 @@ const canonicalParts = (parts: ReadonlyArray<ContentPart>): unknown[] => {
   return out;
 };
 
+/**
+ * The model's own text is compared with runs of whitespace collapsed: in prompt mode the client
+ * sends back the text and the parsed calls, which core re-renders joined by a newline where the
+ * model may have written a space or nothing. Every other character counts.
+ */
+const assistantText = (part: unknown) => (typeof part === "string" ? part.replace(/\s+/g, " ").trim() : part);
+
 const canonical = (m: PromptMessage): string => {
   if ("toolCalls" in m)
     return JSON.stringify(["calls", m.toolCalls.map((c) => [c.callId, c.name, c.arguments])]);
   if (m.role === "tool") return JSON.stringify(["output", m.callId, m.output]);
-  return JSON.stringify(["message", m.role, canonicalParts(m.content)]);
+  const parts = canonicalParts(m.content);
+  return JSON.stringify(["message", m.role, m.role === "assistant" ? parts.map(assistantText) : parts]);
 };
 
 export const extendKey = (key: ConversationKey, message: PromptMessage): ConversationKey =>
