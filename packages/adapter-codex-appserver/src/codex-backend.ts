@@ -230,6 +230,7 @@ export const createCodexBackend = (options: CodexBackendOptions = {}): CodexBack
             pool,
             threads,
             live,
+            rawEvents: () => nativeTools,
             admission,
             logger,
             sealedParams: () => sealed.catch(unavailable),

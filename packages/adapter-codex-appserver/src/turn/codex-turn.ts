@@ -26,6 +26,11 @@ export interface TurnContext {
   /** Threads kept alive to continue their conversation; absent = one thread per request. */
   readonly live: LiveThreads | undefined;
   readonly admission: AdmissionGate;
+  /**
+   * codex accepted the experimental API: prompt threads get raw events too, which tell a turn
+   * where codex sampled again on its own (such a thread holds items the client never saw).
+   */
+  readonly rawEvents: () => boolean;
   readonly logger: Logger;
   /** The sealed `thread/start` params (waits for the sealed catalog on first use). */
   readonly sealedParams: () => Promise<Record<string, unknown>>;
@@ -190,7 +195,11 @@ export async function* runCodexTurn(
       ...sealed,
       ...(request.model ? { model: request.model } : {}),
       baseInstructions: request.instructions,
-      ...(request.tools && names ? nativeThreadParams(request.tools, names) : {}),
+      ...(request.tools && names
+        ? nativeThreadParams(request.tools, names)
+        : ctx.live && ctx.rawEvents()
+          ? { experimentalRawEvents: true }
+          : {}),
     };
     const found = ctx.live
       ? takeContinuation(ctx.live, conversationRoot(request, threadParams), request, toTurnInput)

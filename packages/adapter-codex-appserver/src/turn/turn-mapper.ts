@@ -60,7 +60,6 @@ const createNativeCalls = (names: ToolNames, historyCallIds: ReadonlySet<string>
   const awaiting = new Map<string, NativeToolCall>();
   const asked = new Set<string>();
   let responded = false;
-  let responses = 0;
   let usage: Usage | undefined;
   return {
     map(n: CodexNotification): BackendEvent[] {
@@ -75,7 +74,6 @@ const createNativeCalls = (names: ToolNames, historyCallIds: ReadonlySet<string>
         return [{ type: "tool-call", callId, name: client, arguments: args }];
       }
       if (n.method === "rawResponse/completed") {
-        responses++;
         if (n.params.usage) usage = addUsage(usage, toUsage(n.params.usage));
         responded = awaiting.size > 0;
       } else if (n.method === "item/tool/call") asked.add(n.params.callId);
@@ -83,7 +81,6 @@ const createNativeCalls = (names: ToolNames, historyCallIds: ReadonlySet<string>
     },
     complete: () => responded && [...awaiting.keys()].every((id) => asked.has(id)),
     calls: () => [...awaiting.values()],
-    responses: () => responses,
     usage: () => usage,
   };
 };
@@ -136,6 +133,8 @@ export const createTurnMapper = (logger: Logger, options: TurnMapperOptions = {}
   let ending: TurnEnding | undefined;
   let emitted = false;
   let text = "";
+  /** Model responses seen (raw events); more than one means codex sampled again on its own. */
+  let responses = 0;
 
   const usage = (): Usage | undefined =>
     native?.usage() ?? (total ? since(total, options.usageBefore) : undefined);
@@ -203,6 +202,7 @@ export const createTurnMapper = (logger: Logger, options: TurnMapperOptions = {}
           logger.debug({ message: n.params.message }, "codex warning");
         return [];
       default: {
+        if (n.method === "rawResponse/completed") responses++;
         const calls = native ? native.map(n) : [];
         if (calls.length > 0) emitted = true;
         return calls;
@@ -216,7 +216,7 @@ export const createTurnMapper = (logger: Logger, options: TurnMapperOptions = {}
   return {
     done: () => ending !== undefined,
     ending: () => ending,
-    reply: () => ({ text, calls: native?.calls() ?? [], responses: native?.responses() ?? 1 }),
+    reply: () => ({ text, calls: native?.calls() ?? [], responses: Math.max(1, responses) }),
     threadTotal: () => total,
     map(method, params) {
       if (ending !== undefined) return [];
