@@ -198,6 +198,8 @@ export const createCodexBackend = (options: CodexBackendOptions = {}): CodexBack
         )
       : undefined;
 
+  const liveThreadCounts = () => live?.counts() ?? { live: 0, continued: 0 };
+
   const unavailable = (e: unknown): never => {
     const why = e instanceof Error ? e.message : String(e);
     throw new GatewayError("backend_unavailable", `codex could not be started (${command}): ${why}`, {
@@ -266,6 +268,7 @@ export const createCodexBackend = (options: CodexBackendOptions = {}): CodexBack
       const inFlight = admission.inFlight();
       const readySlots = pool.readySlots();
       const warm = threads.counts().ready;
+      const live = liveThreadCounts().live;
       return {
         ready: readySlots > 0 && inFlight < admission.capacity,
         inFlight,
@@ -275,13 +278,13 @@ export const createCodexBackend = (options: CodexBackendOptions = {}): CodexBack
         pendingToolRequests: pendingToolRequests.count,
         detail:
           readySlots > 0
-            ? `${readySlots} app-server(s) ready${warm > 0 ? `, ${warm} warm thread(s)` : ""}`
+            ? `${readySlots} app-server(s) ready${warm > 0 ? `, ${warm} warm thread(s)` : ""}${live > 0 ? `, ${live} live conversation thread(s)` : ""}`
             : pool.detail(),
       };
     },
     pendingToolRequests: () => pendingToolRequests.count,
     warmThreads: () => threads.counts(),
-    liveThreads: () => live?.counts() ?? { live: 0, continued: 0 },
+    liveThreads: liveThreadCounts,
     async checkAuth() {
       type Account = { account?: { type?: string } | null; requiresOpenaiAuth?: boolean };
       const result = await control<Account>("account/read", { refreshToken: false });

@@ -196,7 +196,7 @@ describe("conversation continuity at the wire: real SDKs → gateway → real co
     contents.push(first.candidates![0]!.content!, {
       role: "user",
       parts: calls.map((c) => ({
-        functionResponse: { id: c.id, name: c.name, response: { output: "Sunny" } },
+        functionResponse: { id: c.id ?? "", name: c.name ?? "", response: { output: "Sunny" } },
       })),
     });
     const second = await gemini.models.generateContent({ model: MODEL, contents, config });

@@ -63,7 +63,7 @@ export const requestFor = (
           stream: true,
           store: false,
           tools: [{ type: "function", strict: false, ...TOOL }],
-          input: entries.flatMap((e) =>
+          input: entries.flatMap((e): unknown[] =>
             e.kind === "user"
               ? [{ role: "user", content: e.text }]
               : e.kind === "result"
