@@ -1,23 +1,16 @@
-import { type AdmissionGate, type BackendBatch, type BackendRequest, GatewayError } from "@proxy/core";
+import type { AdmissionGate, BackendBatch, BackendRequest } from "@proxy/core";
 import type { Logger } from "../logger.js";
 import { mapRpcError } from "../map-codex-error.js";
 import type { ProcessPool } from "../pool/process-pool.js";
 import type { ThreadSource } from "../pool/warm-threads.js";
-import type { ConversationKey } from "../threads/conversation-key.js";
-import { type LiveThreads, releaseThread } from "../threads/live-threads.js";
-import { openThreadChannel, type ThreadChannel } from "../threads/thread-channel.js";
-import type { AppServerProcess } from "../transport/app-server-process.js";
+import type { LiveThreads } from "../threads/live-threads.js";
 import { createAsyncQueue } from "./async-queue.js";
-import { toCodexTurnInput } from "./codex-input.js";
-import {
-  type Continuation,
-  conversationRoot,
-  nextConversationKey,
-  takeContinuation,
-} from "./continuation.js";
-import { nativeThreadParams, nativeToolNames } from "./native-tools.js";
-import { createTurnMapper, type TurnMapper } from "./turn-mapper.js";
+import { type CodexTurnInput, toCodexTurnInput } from "./codex-input.js";
+import { nativeToolNames } from "./native-tools.js";
+import { createTurnControl, type HeldThread, type TurnControl } from "./turn-control.js";
+import { createTurnMapper } from "./turn-mapper.js";
 import { readTurn, type Signal } from "./turn-signals.js";
+import { acquireThread, unlessAborted } from "./turn-thread.js";
 
 export interface TurnContext {
   readonly pool: ProcessPool;
@@ -54,35 +47,71 @@ interface TurnStartResult {
   readonly turn: { readonly id: string };
 }
 
-/** Resolves with `promise`'s value, or `undefined` as soon as `signal` aborts. */
-const unlessAborted = <T>(promise: Promise<T>, signal: AbortSignal): Promise<T | undefined> =>
-  new Promise((resolve, reject) => {
-    if (signal.aborted) return resolve(undefined);
-    const onAbort = () => resolve(undefined);
-    signal.addEventListener("abort", onAbort, { once: true });
-    promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
-  });
-
-/** The conversation's size in chars, roughly what codex holds for it (the live threads' memory bound). */
-const conversationChars = (request: BackendRequest, mapper: TurnMapper): number => {
-  let chars = request.instructions.length + mapper.reply().text.length;
-  for (const m of request.history)
-    if ("content" in m) for (const p of m.content) chars += p.type === "text" ? p.text.length : p.url.length;
-    else if ("toolCalls" in m) for (const c of m.toolCalls) chars += c.arguments.length + c.name.length;
-    else chars += m.output.length;
-  for (const p of request.input) chars += p.type === "text" ? p.text.length : p.url.length;
-  return chars;
+/**
+ * Starts the request's turn on its thread: on a continued native thread, answers codex's open tool
+ * calls with the client's results (codex's turn goes on); otherwise injects the new history items
+ * and sends `turn/start`. The turn id, or `undefined` when the request was aborted meanwhile.
+ */
+const startTurn = async (
+  ctx: TurnContext,
+  request: BackendRequest,
+  thread: HeldThread,
+  input: CodexTurnInput,
+  control: TurnControl,
+  signal: AbortSignal,
+  setPhase: (phase: string) => void,
+): Promise<string | undefined> => {
+  const { channel, continuation } = thread;
+  const openTurnId = continuation?.thread.openTurnId;
+  if (continuation !== undefined && openTurnId !== undefined) {
+    control.started(openTurnId);
+    for (const { callId, output } of continuation.answers) channel.answer(callId, output);
+    return openTurnId;
+  }
+  const { threadId } = channel;
+  const rpc = thread.proc.connection;
+  setPhase("thread/inject_items");
+  if (input.inject.length > 0)
+    await rpc.request(
+      "thread/inject_items",
+      { threadId, items: input.inject },
+      { signal, timeoutMs: ctx.requestTimeoutMs },
+    );
+  if (signal.aborted) return undefined;
+  setPhase("turn/start");
+  // Not cancelled by the signal: if the client aborts meanwhile, the turn still starts inside
+  // codex and must be interrupted as soon as its id is known.
+  const turnStart = rpc.request<TurnStartResult>(
+    "turn/start",
+    {
+      threadId,
+      input: input.input,
+      ...(request.reasoningEffort ? { effort: request.reasoningEffort } : {}),
+      ...(request.reasoningSummary ? { summary: request.reasoningSummary } : {}),
+      ...(request.outputSchema ? { outputSchema: request.outputSchema } : {}),
+    },
+    { timeoutMs: ctx.requestTimeoutMs },
+  );
+  control.started(undefined, turnStart);
+  turnStart.then(
+    (r) => {
+      control.started(r.turn.id);
+      if (signal.aborted) control.interrupt();
+    },
+    (err: unknown) => ctx.logger.debug({ err, threadId }, "codex turn/start failed"),
+  );
+  const ack = await unlessAborted(turnStart, signal);
+  return ack?.turn.id;
 };
 
 /**
  * One request = one turn on a sealed codex thread. A request that continues a live thread's
- * conversation runs on that thread with only its new items (answering codex's open tool calls with
- * the client's results, or `thread/inject_items` + `turn/start`); any other starts a thread:
- * `thread/start` → `thread/inject_items` (history) → `turn/start`. Then notifications until the turn
- * ends for the client; the thread is kept for the conversation's next request when it ended cleanly,
- * and let go otherwise. Aborting `signal` sends `turn/interrupt` at once; the iterable then yields
- * only codex's usage and ends (within a second). Failures before `stream-start` are thrown, after it
- * they are `error` events. Yields batches: everything queued when the consumer pulls, in one pass.
+ * conversation runs on that thread with only its new items; any other starts a thread
+ * (`thread/start` → `thread/inject_items` with the history → `turn/start`). Then notifications until
+ * the turn ends for the client; the thread is kept for the conversation's next request when it ended
+ * cleanly, and let go otherwise. Aborting `signal` sends `turn/interrupt` at once; the iterable then
+ * yields only codex's usage and ends (within a second). Failures before `stream-start` are thrown,
+ * after it they are `error` events. Yields batches: everything queued when the consumer pulls.
  */
 export async function* runCodexTurn(
   ctx: TurnContext,
@@ -96,7 +125,6 @@ export async function* runCodexTurn(
       ...(names ? { codexName: names.toCodex } : {}),
     });
   const plan = toTurnInput(request); // checks the images before anything starts
-  const { logger } = ctx;
   let releaseAdmission: (() => void) | undefined;
   try {
     releaseAdmission = await ctx.admission.acquire(signal);
@@ -106,214 +134,59 @@ export async function* runCodexTurn(
   }
   const queue = createAsyncQueue<Signal>();
   const cleanups: Array<() => void> = [releaseAdmission];
+  const onCleanup = (cleanup: () => void) => cleanups.push(cleanup);
+  const control = createTurnControl(ctx, request, signal);
   let phase = "thread/start";
   let streamStarted = false;
-  /** The thread this request holds, once it has one: kept for the conversation or let go at the end. */
-  let held:
-    | {
-        proc: AppServerProcess;
-        channel: ThreadChannel;
-        keys: ConversationKey[] | undefined;
-        continuation: Continuation | undefined;
-      }
-    | undefined;
-  let mapper: TurnMapper | undefined;
-  let turnStart: Promise<TurnStartResult> | undefined;
-  let turnId: string | undefined;
-  let interrupt: Promise<unknown> | undefined;
-  /** codex's turn is still running (not completed, failed or interrupted inside codex). */
-  const turnOpen = () => {
-    const ending = mapper?.ending();
-    return ending === undefined || ending === "tool_calls" || ending === "broken";
-  };
-  const sendInterrupt = () => {
-    if (interrupt || held === undefined || turnId === undefined || !turnOpen()) return;
-    const { proc, channel } = held;
-    interrupt = proc.connection.request(
-      "turn/interrupt",
-      { threadId: channel.threadId, turnId },
-      { timeoutMs: ctx.requestTimeoutMs },
-    );
-    interrupt.catch((err: unknown) => logger.debug({ err }, "codex turn/interrupt failed"));
-  };
   const onAbort = () => {
     queue.push({ kind: "abort" });
-    sendInterrupt();
+    control.interrupt();
   };
   signal.addEventListener("abort", onAbort, { once: true });
-  cleanups.push(() => signal.removeEventListener("abort", onAbort));
+  onCleanup(() => signal.removeEventListener("abort", onAbort));
   if (ctx.turnTimeoutMs > 0) {
     const timer = setTimeout(() => queue.push({ kind: "timeout" }), ctx.turnTimeoutMs);
-    cleanups.push(() => clearTimeout(timer));
+    onCleanup(() => clearTimeout(timer));
   }
 
-  /** Keeps the thread for the conversation's next request when this turn ended cleanly, else lets it go. */
-  const settleThread = () => {
-    if (held === undefined) return;
-    const { proc, channel, keys, continuation } = held;
-    const turn = mapper;
-    const ending = turn?.ending();
-    const reply = turn?.reply();
-    const waiting = new Set(channel.pendingCalls());
-    const parkable =
-      ctx.live !== undefined &&
-      keys !== undefined &&
-      turn !== undefined &&
-      reply !== undefined &&
-      !signal.aborted &&
-      interrupt === undefined &&
-      proc.isAlive() &&
-      reply.responses === 1 &&
-      (ending === "completed" ||
-        (ending === "tool_calls" &&
-          waiting.size === reply.calls.length &&
-          reply.calls.every((c) => waiting.has(c.callId))));
-    if (parkable) {
-      channel.detach();
-      ctx.live?.park(nextConversationKey(keys, request, reply), {
-        proc,
-        channel,
-        openTurnId: ending === "tool_calls" ? turnId : undefined,
-        usageTotal: turn.threadTotal() ?? continuation?.thread.usageTotal,
-        size: conversationChars(request, turn),
-      });
-      return;
-    }
-    // Interrupt (once a turn exists and is still running), then let the thread go — in the
-    // background, so neither the abort listener nor the generator's exit waits on codex.
-    void (async () => {
-      await turnStart?.catch(() => {});
-      sendInterrupt();
-      await interrupt?.catch(() => {});
-      releaseThread(proc, channel, undefined, ctx);
-    })();
-  };
-
   try {
-    const sealed = await ctx.sealedParams();
-    const threadParams = {
-      ...sealed,
-      ...(request.model ? { model: request.model } : {}),
-      baseInstructions: request.instructions,
-      ...(request.tools && names
-        ? nativeThreadParams(request.tools, names)
-        : ctx.live && ctx.rawEvents()
-          ? { experimentalRawEvents: true }
-          : {}),
-    };
-    const found = ctx.live
-      ? takeContinuation(ctx.live, conversationRoot(request, threadParams), request, toTurnInput)
-      : undefined;
-    let continuation = found?.continuation;
-    let lease = continuation ? ctx.pool.leaseProcess(continuation.thread.proc) : undefined;
-    if (continuation && lease === undefined) {
-      ctx.live?.release(continuation.thread);
-      continuation = undefined;
-    }
-    lease ??= await ctx.pool.acquire(signal, ctx.startWaitMs);
-    cleanups.push(lease.release);
-    const proc = lease.process;
-    const rpc = proc.connection;
-    cleanups.push(proc.onExit((info) => queue.push({ kind: "exit", info })));
-    if (names && !proc.experimentalApi)
-      throw new GatewayError(
-        "invalid_request",
-        "Native tool mode needs codex's experimental API, which this codex app-server refused; use tool mode auto or prompt.",
-        { param: "x-proxy-tool-mode", code: "native_tools_unavailable" },
-      );
-
-    let model = request.model;
-    let channel: ThreadChannel;
-    if (continuation) channel = continuation.thread.channel;
-    else {
-      // Not cancelled by the signal: a thread codex creates after we stopped waiting would stay
-      // loaded, so a late answer is unsubscribed instead.
-      const opened = ctx.threads.open(proc, threadParams, request.partition);
-      const started = await unlessAborted(opened.started, signal);
-      if (started === undefined) {
-        opened.started
-          .then((r) =>
-            rpc.request("thread/unsubscribe", { threadId: r.thread.id }, { timeoutMs: ctx.requestTimeoutMs }),
-          )
-          .catch(() => {});
-        return;
-      }
-      model = started.model ?? request.model;
-      // This config worked: the next turn with it finds a thread ready (started after this turn).
-      cleanups.push(opened.refill);
-      channel = openThreadChannel(proc, started.thread.id, {
-        holdToolCalls: names !== undefined,
-        pendingGauge: ctx.pendingToolRequests,
-      });
-    }
-    held = { proc, channel, keys: found?.keys, continuation };
+    const thread = await acquireThread(ctx, request, names, toTurnInput, signal, onCleanup);
+    if (thread === undefined) return;
+    onCleanup(thread.proc.onExit((info) => queue.push({ kind: "exit", info })));
+    control.hold(thread);
     let overflowed = false;
-    channel.attach((method, params) => {
+    thread.channel.attach((method, params) => {
       if (overflowed) return;
       if (queue.size() < ctx.maxPendingNotifications) return queue.push({ kind: "note", method, params });
       // The consumer is blocked: the turn is interrupted when it reads the failure or is aborted.
       overflowed = true;
       queue.push({ kind: "overflow" });
     });
-
-    const threadId = channel.threadId;
-    if (continuation !== undefined && continuation.thread.openTurnId !== undefined) {
-      // codex's turn waits on the model's tool calls: the client's results let it go on.
-      turnId = continuation.thread.openTurnId;
-      for (const { callId, output } of continuation.answers) channel.answer(callId, output);
-    } else {
-      const input = continuation?.turn ?? plan;
-      phase = "thread/inject_items";
-      if (input.inject.length > 0)
-        await rpc.request(
-          "thread/inject_items",
-          { threadId, items: input.inject },
-          { signal, timeoutMs: ctx.requestTimeoutMs },
-        );
-      if (signal.aborted) return;
-      phase = "turn/start";
-      // Not cancelled by the signal: if the client aborts meanwhile, the turn still starts inside
-      // codex and must be interrupted as soon as its id is known.
-      turnStart = rpc.request<TurnStartResult>(
-        "turn/start",
-        {
-          threadId,
-          input: input.input,
-          ...(request.reasoningEffort ? { effort: request.reasoningEffort } : {}),
-          ...(request.reasoningSummary ? { summary: request.reasoningSummary } : {}),
-          ...(request.outputSchema ? { outputSchema: request.outputSchema } : {}),
-        },
-        { timeoutMs: ctx.requestTimeoutMs },
-      );
-      turnStart.then(
-        (r) => {
-          turnId = r.turn.id;
-          if (signal.aborted) sendInterrupt();
-        },
-        (err: unknown) => logger.debug({ err, threadId }, "codex turn/start failed"),
-      );
-      const ack = await unlessAborted(turnStart, signal);
-      if (ack === undefined) return;
-      turnId = ack.turn.id;
-    }
+    const input = thread.continuation?.turn ?? plan;
+    const turnId = await startTurn(ctx, request, thread, input, control, signal, (p) => {
+      phase = p;
+    });
+    if (turnId === undefined) return;
+    control.started(turnId);
     streamStarted = true;
-    yield [{ type: "stream-start", model, turnId }];
+    yield [{ type: "stream-start", model: thread.model, turnId }];
 
     const historyCallIds = new Set(
       request.history.flatMap((m) => ("toolCalls" in m ? m.toolCalls.map((c) => c.callId) : [])),
     );
-    mapper = createTurnMapper(logger, {
+    const mapper = createTurnMapper(ctx.logger, {
       names,
       historyCallIds,
       turnId,
-      usageBefore: continuation?.thread.usageTotal,
+      usageBefore: thread.continuation?.thread.usageTotal,
     });
+    control.reading(mapper);
     yield* readTurn({
       queue,
       mapper,
       maxPendingNotifications: ctx.maxPendingNotifications,
       turnTimeoutMs: ctx.turnTimeoutMs,
-      onCleanup: (cleanup) => cleanups.push(cleanup),
+      onCleanup,
     });
   } catch (e) {
     if (signal.aborted) return;
@@ -322,7 +195,7 @@ export async function* runCodexTurn(
     yield [{ type: "error", error }];
   } finally {
     queue.end();
-    settleThread();
+    control.settle();
     for (const cleanup of cleanups.reverse()) cleanup();
   }
 }
