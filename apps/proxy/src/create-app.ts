@@ -27,6 +27,7 @@ import { googleKeyAuth, isGeminiRequest } from "./http/google-auth.js";
 import { openApiDocument } from "./http/openapi.js";
 import { createRequestContext, type RequestScope } from "./http/request-context.js";
 import { type RequestGuardOptions, requestGuards } from "./http/request-guard.js";
+import { routeHeaders } from "./http/route-headers.js";
 import { allowedMethods, GATEWAY_ROUTES, ROUTES } from "./http/routes.js";
 import type { Logger } from "./observability/logger.js";
 import type { Metrics } from "./observability/metrics.js";
@@ -66,6 +67,7 @@ export const createApp = (deps: AppDeps): Hono => {
   app.onError(onError(logger));
   app.notFound(notFound);
   app.use("*", context.middleware);
+  app.use("*", routeHeaders(backend, context.answeringRoute));
   // Refusals before any surface runs still answer in the shape of the surface asked for.
   const errorShapeFor = (c: Context) =>
     c.req.path.startsWith("/v1/messages")

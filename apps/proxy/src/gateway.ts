@@ -5,7 +5,7 @@ import { DEFAULT_TURN_SETTINGS, type TurnSettings } from "@proxy/core";
 import { Effect, type Layer, ManagedRuntime } from "effect";
 import { ConfigError, type GatewayConfig, resolveConfig } from "./config/config.js";
 import { createApp } from "./create-app.js";
-import { createRequestScope } from "./http/request-context.js";
+import { createRequestScope, routeReporter } from "./http/request-context.js";
 import { isLoopbackHost } from "./http/request-guard.js";
 import { guardServer, SERVER_OPTIONS } from "./http/server-guard.js";
 import { createImageFetcher } from "./media/image-fetcher.js";
@@ -57,8 +57,8 @@ export const startGateway = async (
   const runtime = ManagedRuntime.make(
     options.backendLayer ??
       (config.models.length > 0
-        ? Backend.layerRoutes(config, logger, options.env, metrics.observeRpc)
-        : Backend.layerCodex(config, logger, options.env, metrics.observeRpc)),
+        ? Backend.layerRoutes(config, logger, options.env, metrics.observeRpc, routeReporter(scope))
+        : Backend.layerCodex(config, logger, options.env, metrics.observeRpc, routeReporter(scope))),
   );
   const backend = await runtime.runPromise(
     Effect.gen(function* () {

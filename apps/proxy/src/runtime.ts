@@ -9,6 +9,7 @@ import type { Logger } from "./observability/logger.js";
 /** Told how each JSON-RPC request to a codex app-server ended (for metrics). */
 type RpcResultObserver = (method: string, outcome: string) => void;
 
+import { DEFAULT_CODEX_ROUTE, type RouteReporter, reportingRoute } from "./routing/answering-route.js";
 import { type AcquiredBackend, acquireRoutes } from "./routing/routes-layer.js";
 
 /** A sealed, supervised codex app-server pool (auth-guarded), closed with the scope. */
@@ -68,12 +69,17 @@ export class Backend extends Context.Service<Backend, GatewayBackend>()("@proxy/
     logger: Logger,
     env: NodeJS.ProcessEnv = process.env,
     onRpcResult?: RpcResultObserver,
+    report: RouteReporter = () => {},
   ) =>
     Layer.effect(
       Backend,
       acquireCodex(config, logger, env, onRpcResult).pipe(
         Effect.map(({ backend, beginShutdown }) =>
-          createGatewayBackend(backend, config.modelAliases, beginShutdown),
+          createGatewayBackend(
+            reportingRoute(backend, DEFAULT_CODEX_ROUTE, report),
+            config.modelAliases,
+            beginShutdown,
+          ),
         ),
       ),
     );
@@ -84,10 +90,11 @@ export class Backend extends Context.Service<Backend, GatewayBackend>()("@proxy/
     logger: Logger,
     env: NodeJS.ProcessEnv = process.env,
     onRpcResult?: RpcResultObserver,
+    report?: RouteReporter,
   ) =>
     Layer.effect(
       Backend,
-      acquireRoutes(config, logger, env, acquireCodex(config, logger, env, onRpcResult)).pipe(
+      acquireRoutes(config, logger, env, acquireCodex(config, logger, env, onRpcResult), report).pipe(
         Effect.map(({ backend, beginShutdown }) =>
           createGatewayBackend(backend, config.modelAliases, beginShutdown, false),
         ),

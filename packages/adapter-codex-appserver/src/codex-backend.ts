@@ -14,6 +14,7 @@ import { type Logger, silentLogger } from "./logger.js";
 import { mapRpcError } from "./map-codex-error.js";
 import { createProcessPool } from "./pool/process-pool.js";
 import { createThreadSource, type WarmThreadCounts } from "./pool/warm-threads.js";
+import { createPlanLimits } from "./rate-limits.js";
 import { writeSealedCatalog } from "./sealing/sealed-catalog.js";
 import { sealedAppServerArgs, sealedEnvironment } from "./sealing/sealed-environment.js";
 import { sealedThreadParams } from "./sealing/sealed-thread-config.js";
@@ -80,6 +81,8 @@ export interface CodexBackendOptions {
   /** `clientInfo.name`: becomes codex's `originator` header upstream (default "codex_tool_gateway"). */
   readonly clientName?: string | undefined;
   readonly spawn?: Spawn | undefined;
+  /** Wall clock for plan reset times (default `Date.now`). */
+  readonly now?: (() => number) | undefined;
 }
 
 export interface CodexAuthStatus {
@@ -139,6 +142,8 @@ export const createCodexBackend = (options: CodexBackendOptions = {}): CodexBack
   // native mode off for the whole backend, said once, and `auto` falls back to prompt mode.
   let nativeTools = options.nativeTools ?? true;
   const pendingToolRequests = { count: 0 };
+  const planLimits = createPlanLimits();
+  const now = options.now ?? Date.now;
 
   const pool = createProcessPool({
     size: Math.max(1, options.poolSize ?? 1),
@@ -164,6 +169,7 @@ export const createCodexBackend = (options: CodexBackendOptions = {}): CodexBack
         startTimeoutMs,
         maxLineLength: options.maxLineLength,
         onRpcResult: options.onRpcResult,
+        onAccountNotification: planLimits.observe,
         stdinGraceMs: options.shutdownGraceMs?.stdin,
         termGraceMs: options.shutdownGraceMs?.term,
       });
@@ -227,24 +233,27 @@ export const createCodexBackend = (options: CodexBackendOptions = {}): CodexBack
     },
     stream(request, { signal }) {
       return batchedEvents(() =>
-        runCodexTurn(
-          {
-            pool,
-            threads,
-            live,
-            rawEvents: () => nativeTools,
-            admission,
-            logger,
-            sealedParams: () => sealed.catch(unavailable),
-            allowRemoteImages: options.allowRemoteImages ?? false,
-            requestTimeoutMs,
-            startWaitMs: startTimeoutMs,
-            turnTimeoutMs: options.turnTimeoutMs ?? 0,
-            pendingToolRequests,
-            maxPendingNotifications: options.maxPendingNotifications ?? 20_000,
-          },
-          request,
-          signal,
+        planLimits.explainTurn(
+          runCodexTurn(
+            {
+              pool,
+              threads,
+              live,
+              rawEvents: () => nativeTools,
+              admission,
+              logger,
+              sealedParams: () => sealed.catch(unavailable),
+              allowRemoteImages: options.allowRemoteImages ?? false,
+              requestTimeoutMs,
+              startWaitMs: startTimeoutMs,
+              turnTimeoutMs: options.turnTimeoutMs ?? 0,
+              pendingToolRequests,
+              maxPendingNotifications: options.maxPendingNotifications ?? 20_000,
+            },
+            request,
+            signal,
+          ),
+          now,
         ),
       );
     },
@@ -280,6 +289,7 @@ export const createCodexBackend = (options: CodexBackendOptions = {}): CodexBack
           readySlots > 0
             ? `${readySlots} app-server(s) ready${warm > 0 ? `, ${warm} warm thread(s)` : ""}${live > 0 ? `, ${live} live conversation thread(s)` : ""}`
             : pool.detail(),
+        planLimits: planLimits.current(now()),
       };
     },
     pendingToolRequests: () => pendingToolRequests.count,

@@ -49,7 +49,7 @@ export const mapCodexTurnError = (error: CodexTurnError | undefined): GatewayErr
     return new GatewayError("backend_auth", `${LOGIN_HINT} (${message})`, { cause });
   if (name === "usageLimitExceeded")
     return new GatewayError("rate_limited", message, { code: "insufficient_quota", cause });
-  if (status === 429)
+  if (status === 429 || name === "rateLimitExceeded")
     return new GatewayError("rate_limited", message, {
       code: "rate_limit_exceeded",
       retryAfterSeconds: 5,

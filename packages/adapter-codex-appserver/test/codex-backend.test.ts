@@ -13,12 +13,6 @@ afterAll(async () => {
   await h?.close();
 });
 
-const errorOf = (events: ReadonlyArray<{ type: string }>): GatewayError => {
-  const last = events.at(-1) as { type: string; error?: GatewayError };
-  expect(last.type).toBe("error");
-  return last.error as GatewayError;
-};
-
 describe("codex backend over the real app-server", () => {
   it("streams reasoning, text chunks, usage and finish in order", async () => {
     h.provider.script({
@@ -157,14 +151,22 @@ describe("codex backend over the real app-server", () => {
       "context_length_exceeded",
       "context_length_exceeded",
     ],
-  ] as const)("maps provider failure %j to a GatewayError event", async (fail, kind, code) => {
-    h.provider.script({ fail });
-    const events = await collect(h.backend.stream(request(), { signal: new AbortController().signal }));
-    expect(events[0]?.type).toBe("stream-start");
-    const error = errorOf(events);
-    expect(error).toMatchObject({ kind, code });
-    if (kind === "backend_auth") expect(error.message).toContain("codex login");
-  });
+  ] as const)(
+    "maps provider failure %j to a GatewayError thrown before stream-start",
+    async (fail, kind, code) => {
+      h.provider.script({ fail });
+      // The provider refused before answering anything: a refusal (an HTTP status), not a stream error.
+      const error = (await collect(
+        h.backend.stream(request(), { signal: new AbortController().signal }),
+      ).then(
+        () => undefined,
+        (e: unknown) => e,
+      )) as GatewayError;
+      expect(isGatewayError(error)).toBe(true);
+      expect(error).toMatchObject({ kind, code });
+      if (kind === "backend_auth") expect(error.message).toContain("codex login");
+    },
+  );
 
   it("abort interrupts the turn: the iterable ends and the provider sees its connection close", async () => {
     h.provider.script({ chunks: ["partial "], hang: true });

@@ -129,6 +129,7 @@ describe("supervision and faults (fake app-server via CODEX_BIN)", () => {
 
   it("turnTimeoutMs ends a turn that never completes with a timeout error and interrupts it", async () => {
     const { backend, log } = fakeBackend({ turnTimeoutMs: 200 });
+    await backend.warmup(); // the 200 ms are the turn's, not the app-server's start
     const events = await run(backend, "hang-turn");
     expect(events.map((e) => e.type)).toEqual(["stream-start", "error"]);
     expect(events.at(-1)).toMatchObject({ error: { kind: "timeout" } });

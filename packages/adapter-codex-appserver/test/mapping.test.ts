@@ -11,6 +11,7 @@ describe("codex → gateway mappings", () => {
     [{ httpConnectionFailed: { httpStatusCode: 401 } }, "backend_auth", "backend_auth"],
     ["unauthorized", "backend_auth", "backend_auth"],
     ["usageLimitExceeded", "rate_limited", "insufficient_quota"],
+    ["rateLimitExceeded", "rate_limited", "rate_limit_exceeded"],
     ["internalServerError", "backend_error", "internalServerError"],
     ["other", "backend_error", "backend_error"],
     [undefined, "backend_error", "backend_error"],

@@ -225,8 +225,11 @@ export const runCodexGateway = async (o: CodexOptions) => {
   }
 };
 
+/** Built (dist/package-bench/, bundled by tsup) when this module runs built; the source under tsx. */
 const TURN_BENCH = fileURLToPath(
-  new URL("../../../packages/adapter-codex-appserver/bench/turn-bench.ts", import.meta.url),
+  import.meta.url.endsWith(".js")
+    ? new URL("./package-bench/turn-bench.js", import.meta.url)
+    : new URL("../../../packages/adapter-codex-appserver/bench/turn-bench.ts", import.meta.url),
 );
 
 /** The adapter package's own bench (adapter in-process vs direct driver), when it exists. */

@@ -1,5 +1,6 @@
 import type { HttpCell } from "./http-overhead.js";
 import { linearityRatios, parserBars } from "./parser-result.js";
+import { peerGoals, peerSection } from "./peer/peer-report.js";
 import { f, type Goal, signed, table, verdict, withUnit } from "./report-format.js";
 import { renderRest } from "./report-sections.js";
 import type { BenchResults } from "./results.js";
@@ -15,9 +16,18 @@ const GOAL_CPU_PER_DELTA_US = 1;
 /** Parser throughput goals in MB/s, by the bench's figure name. */
 const GOAL_PARSER_MBPS: Readonly<Record<string, number>> = { plainText: 1000, toolHeavy: 200 };
 
+/** CPU per request against the limit's (the bare server writing the same bytes). */
+const GOAL_CPU_VS_LIMIT = 2;
+
 export const goalsOf = (r: BenchResults): Goal[] => {
-  const goals: Goal[] = [];
+  const goals: Goal[] = [...peerGoals(r.peer)];
   const cells = r.http?.cells ?? [];
+  for (const c of cells.filter((x) => x.connections === 64 && x.scenario.endsWith("-text")))
+    goals.push({
+      goal: `CPU per request ≤ ${GOAL_CPU_VS_LIMIT} × the limit's at 64 connections — ${c.label}`,
+      measured: `× ${f(c.gateway.cpuUsPerRequest / c.baseline.cpuUsPerRequest, 2)} (${f(c.gateway.cpuUsPerRequest, 0)} vs ${f(c.baseline.cpuUsPerRequest, 0)} µs)`,
+      met: c.gateway.cpuUsPerRequest <= GOAL_CPU_VS_LIMIT * c.baseline.cpuUsPerRequest,
+    });
   for (const c of cells.filter((x) => x.connections === 64))
     goals.push({
       goal: `throughput ≥ ${GOAL_RPS} × baseline at 64 connections — ${c.label}`,
@@ -198,12 +208,13 @@ ${missed.length === 0 ? "Every measured goal was met in this run." : `${missed.l
 ## Method
 
 - **Baseline (the physical limit):** a bare Hono + @hono/node-server app that reads the request body and writes the gateway's own response bytes for the same request — captured from the gateway at the start of each workload, headers included, the whole SSE body as one write through \`hono/streaming\`'s \`streamSSE\` (the fewest writes possible; the gateway writes once per backend batch).
-- **Candidate:** the real gateway (\`createApp\` from \`@proxy/gateway\`, all middleware, both API adapters) over the core's scripted backend (\`createScriptedBackend\`) playing the same content: 200 text deltas, or a preamble plus 3 \`<tool_call>\` blocks in 6-character deltas. Logger: pino at level \`silent\` (log I/O is not measured). Workspace packages run from source through tsx (\`--conditions=@proxy/source\`).
+- **Candidate:** the real gateway (\`createApp\` from \`@proxy/gateway\`, all middleware, both API adapters) over the core's scripted backend (\`createScriptedBackend\`) playing the same content: 200 text deltas, or a preamble plus 3 \`<tool_call>\` blocks in 6-character deltas. Logger: pino at level \`silent\` (log I/O is not measured). Everything runs built, as users run it: the workspace packages from their \`dist/\`, the bench itself compiled by tsup (\`tooling/bench/dist\`), plain Node with no loader.
 - **Processes:** each server runs in its own Node process; the load generator (autocannon ${"9"}, run in-process in the parent) is a third. With 2 cores that is one core for the server under test and one for the load generator: the fairest split available. Server CPU is the server's own \`process.cpuUsage()\` delta, read over IPC; CPU per request = that delta / requests the server received.
 - **Alternation:** for each workload and connection count both servers get a ${r.config.warmupSeconds} s warm-up, then ${r.config.reps} runs of ${r.config.seconds} s each in alternating order (A B, B A, …). Figures are medians over those runs; latency percentiles come from autocannon's per-response timings (sub-millisecond), not its whole-millisecond histogram.
 - **TTFB:** ${r.config.ttfbRequests} sequential requests per side on one kept-alive connection, alternating. **Holdback:** a slow scripted stream (one delta every 30 ms) read at the client; for each backend delta, how many later deltas had to arrive before its last byte reached the client (from content, not timing).
 - **Parser:** see §3. **Codex:** see §4. **Memory:** see §5. **Profile:** V8's CPU profiler (what \`--cpu-prof\` records) switched on over the inspector for one extra ${r.profiles?.[0]?.seconds ?? "?"} s load window at 64 connections per server and workload, outside the measured runs.
 
+${r.peer ? peerSection(r.peer, `${r.peer.config.reps} rounds of ${r.peer.config.seconds} s after a ${r.peer.config.warmupSeconds} s warm-up per side`) : ""}
 ## 1. HTTP overhead against the limit
 
 ![latency vs connections](../tooling/bench/results/${plots.latency})

@@ -1,5 +1,6 @@
 import type { runCodexGateway } from "./codex.js";
 import type { HttpCell } from "./http-overhead.js";
+import type { PeerConfig, PeerResult } from "./peer/peer-bench.js";
 import type { profileScenario } from "./profile.js";
 import type { StreamMemoryResult } from "./stream-memory.js";
 import type { HoldbackResult, TtfbResult } from "./ttfb.js";
@@ -21,6 +22,8 @@ export interface BenchResults {
     loadAverageAtEnd?: ReadonlyArray<number>;
   };
   http?: { readonly cells: HttpCell[]; readonly payloads: Record<string, unknown> };
+  /** The built gateway against Portkey's and a direct call (absent in older results). */
+  peer?: PeerResult & { readonly config: PeerConfig };
   /** One profiled load window per server for a few workloads (not part of the measured figures). */
   profiles?: Array<Awaited<ReturnType<typeof profileScenario>>>;
   ttfb?: TtfbResult[];

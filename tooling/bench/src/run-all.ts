@@ -1,17 +1,19 @@
 /**
  * `pnpm bench`: every benchmark in one run, then results/latest.json, results/runs/<time>.json,
  * the SVG plots under results/, and docs/benchmarks.md. Knobs: BENCH_* (see results.ts);
- * BENCH_ONLY=http,ttfb,profile,memory,parser,codex-adapter,codex-gateway runs a subset.
+ * BENCH_ONLY=peer,http,ttfb,profile,memory,parser,codex-adapter,codex-gateway runs a subset.
  */
 import { fork } from "node:child_process";
-import { mkdir, readFile, writeFile } from "node:fs/promises";
-import { cpus, loadavg, totalmem } from "node:os";
+import { mkdir, mkdtemp, readFile, writeFile } from "node:fs/promises";
+import { cpus, loadavg, tmpdir, totalmem } from "node:os";
+import { extname, join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { type ServerChild, startServerChild } from "./child/protocol.js";
 import { runAdapterTurnBench, runCodexGateway } from "./codex.js";
 import { runHttpOverhead } from "./http-overhead.js";
 import { parserBars } from "./parser-result.js";
+import { peerConfigFromEnv, runPeerBench } from "./peer/peer-bench.js";
 import { latencyPlot, parserPlot, rpsPlot } from "./plots.js";
 import { profileScenario } from "./profile.js";
 import { renderReport } from "./report.js";
@@ -22,7 +24,7 @@ import { runHoldback, runTtfb } from "./ttfb.js";
 
 const RESULTS = fileURLToPath(new URL("../results/", import.meta.url));
 const DOC = fileURLToPath(new URL("../../../docs/benchmarks.md", import.meta.url));
-const PARSER_MAIN = fileURLToPath(new URL("./child/parser-main.ts", import.meta.url));
+const PARSER_MAIN = fileURLToPath(new URL(`./child/parser-main${extname(import.meta.url)}`, import.meta.url));
 
 /** Workloads profiled at 64 connections: the cause of any missed goal is read from these. */
 const PROFILED = ["chat-stream-text", "chat-stream-tools", "chat-json-text", "responses-stream-text"];
@@ -79,6 +81,11 @@ const main = async () => {
     return s;
   };
   try {
+    await section(results, "peer", async () => {
+      const peerConfig = peerConfigFromEnv(process.env);
+      const workDir = await mkdtemp(join(tmpdir(), "bench-peer-"));
+      results.peer = { ...(await runPeerBench(peerConfig, workDir, log)), config: peerConfig };
+    });
     const [baseline, gateway] = await Promise.all([server("baseline"), server("gateway")]);
     await section(results, "http", async () => {
       results.http = await runHttpOverhead({

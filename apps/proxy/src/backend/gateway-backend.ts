@@ -3,6 +3,7 @@ import {
   backendBatches,
   batchedEvents,
   GatewayError,
+  type PlanLimits,
   type TextBackend,
 } from "@proxy/core";
 import type { RouteStatus } from "../routing/route-table.js";
@@ -18,6 +19,8 @@ export interface GatewayBackend extends TextBackend {
   activeTurns(): number;
   /** Each model route's readiness, when the gateway serves `models` routes. */
   routes?(): ReadonlyArray<RouteStatus>;
+  /** The last known plan usage behind a route (codex), for its responses' headers. */
+  planLimitsOf(route: string): PlanLimits | undefined;
 }
 
 /**
@@ -110,6 +113,11 @@ export const createGatewayBackend = (
     ...("routes" in inner && typeof inner.routes === "function"
       ? { routes: (inner as { routes(): ReadonlyArray<RouteStatus> }).routes }
       : {}),
+    // A routing table knows each route's; a single backend is the one route there is.
+    planLimitsOf:
+      "planLimitsOf" in inner && typeof inner.planLimitsOf === "function"
+        ? (inner as { planLimitsOf(route: string): PlanLimits | undefined }).planLimitsOf
+        : () => inner.readiness().planLimits,
     async drain(graceMs) {
       if (!draining) onDrain?.();
       draining = true;

@@ -10,11 +10,21 @@ import type { Metrics } from "../observability/metrics.js";
 export interface RequestStore {
   readonly requestId: string;
   summary?: TurnSummary;
+  /** The model route serving the request (the last one tried, after fallbacks). */
+  route?: string;
 }
 
 /** The request scope, shared with the logger so every line logged inside a request carries its id. */
 export const createRequestScope = () => new AsyncLocalStorage<RequestStore>();
 export type RequestScope = ReturnType<typeof createRequestScope>;
+
+/** Records the route serving the current request (the backends call it when they take a turn). */
+export const routeReporter =
+  (scope: RequestScope) =>
+  (route: string): void => {
+    const store = scope.getStore();
+    if (store) store.route = route;
+  };
 
 /**
  * Per-request context without globals in handlers: the adapters' TurnObserver drops its summary
@@ -67,6 +77,7 @@ export const createRequestContext = (deps: {
           durationMs: Math.round(duration),
           ttfbMs: ttfb === undefined ? undefined : Math.round(ttfb),
           model: s?.model,
+          modelRoute: store.route,
           stream: s?.stream,
           toolCalls: s?.telemetry.callsEmitted,
           tools: s?.telemetry.calledTools.length ? s.telemetry.calledTools : undefined,
@@ -109,5 +120,7 @@ export const createRequestContext = (deps: {
     c.res = new Response(body.pipeThrough(tap), c.res);
   };
 
-  return { middleware, observer };
+  /** The route serving the current request, once a backend took its turn. */
+  const answeringRoute = () => storage.getStore()?.route;
+  return { middleware, observer, answeringRoute };
 };

@@ -1,4 +1,4 @@
-import type { TurnSummary } from "@proxy/core";
+import type { PlanLimits, TurnSummary } from "@proxy/core";
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
 
 const MAX_TOOL_LABELS = 100;
@@ -102,6 +102,39 @@ export const createMetrics = () => {
     labelNames: ["route"] as const,
     registers: [registry],
   });
+  const planUsed = new Gauge({
+    name: "proxy_codex_plan_used_percent",
+    help: "The codex plan's usage window, last known: percent used (window: primary, secondary).",
+    labelNames: ["route", "window"] as const,
+    registers: [registry],
+  });
+  const planWindow = new Gauge({
+    name: "proxy_codex_plan_window_minutes",
+    help: "The codex plan's usage window, last known: its length in minutes.",
+    labelNames: ["route", "window"] as const,
+    registers: [registry],
+  });
+  const planResetsAt = new Gauge({
+    name: "proxy_codex_plan_resets_at_seconds",
+    help: "The codex plan's usage window, last known: when it resets (unix seconds).",
+    labelNames: ["route", "window"] as const,
+    registers: [registry],
+  });
+  /** One window's gauges, set while it is known and removed once it is not. */
+  const observePlan = (limits: PlanLimits | undefined, route: string | undefined) => {
+    for (const window of ["primary", "secondary"] as const) {
+      const labels = route === undefined ? { window } : { route, window };
+      const w = limits?.[window];
+      for (const [gauge, value] of [
+        [planUsed, w?.usedPercent],
+        [planWindow, w?.windowMinutes],
+        [planResetsAt, w?.resetsAt],
+      ] as const) {
+        if (value === undefined) gauge.remove(labels);
+        else gauge.set(labels, value);
+      }
+    }
+  };
 
   // Tool names come from clients: bound the label set so /metrics cannot grow without limit.
   const toolLabels = new Set<string>();
@@ -146,9 +179,11 @@ export const createMetrics = () => {
         queued: number;
         restarts: number;
         pendingToolRequests?: number | undefined;
+        planLimits?: PlanLimits | undefined;
       },
       route?: string,
     ) {
+      observePlan(readiness.planLimits, route);
       const labels = route === undefined ? {} : { route };
       pendingToolRequests.set(labels, readiness.pendingToolRequests ?? 0);
       inFlight.set(labels, readiness.inFlight);

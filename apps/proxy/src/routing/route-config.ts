@@ -25,6 +25,15 @@ const common = {
   outputMode: Schema.optional(Schema.Literals(OUTPUT_MODES)),
   /** Turns of this route running at once; more wait in the route's queue. */
   maxInFlight: Schema.optional(PositiveInt),
+  /**
+   * Model names (ids or aliases of other routes) that take the request, in order, when this route
+   * is rate limited, unavailable, full or too slow before anything was sent to the client.
+   */
+  fallbacks: Schema.optional(Schema.Array(Id)),
+  /** With fallbacks: how long this route may take to start answering before the next one is tried. */
+  firstByteTimeoutMs: Schema.optional(PositiveInt),
+  /** `false`: the model takes no images, so requests carrying images skip it as a fallback. */
+  images: Schema.optional(Schema.Boolean),
 };
 
 export const CodexRoute = Schema.Struct({
@@ -98,15 +107,23 @@ export const routeProblem = (
     return `models${pathOf(issue?.path)}: ${issue?.message ?? "invalid"}`;
   }
   const seen = new Map<string, string>();
+  const owner = new Map<string, number>();
   for (const [i, route] of strict.success.entries()) {
     for (const [j, name] of [route.id, ...(route.aliases ?? [])].entries()) {
       const where = j === 0 ? `models[${i}].id` : `models[${i}].aliases[${j - 1}]`;
       const earlier = seen.get(name);
       if (earlier) return `${where}: the model name '${name}' is already used by ${earlier}`;
       seen.set(name, where);
+      owner.set(name, i);
     }
     if (route.backend === "openai-compatible" && route.apiKeyEnv && !env[route.apiKeyEnv])
       return `models[${i}].apiKeyEnv: the environment variable ${route.apiKeyEnv} is not set`;
   }
+  for (const [i, route] of strict.success.entries())
+    for (const [j, name] of (route.fallbacks ?? []).entries()) {
+      const target = owner.get(name);
+      if (target === undefined) return `models[${i}].fallbacks[${j}]: no route is named '${name}'`;
+      if (target === i) return `models[${i}].fallbacks[${j}]: '${name}' is this route itself`;
+    }
   return undefined;
 };

@@ -6,8 +6,13 @@ import {
   batchedEvents,
   GatewayError,
   type ModelInfo,
+  type PlanLimits,
   type TextBackend,
 } from "@proxy/core";
+import { pino } from "pino";
+import type { Logger } from "../observability/logger.js";
+import type { RouteReporter } from "./answering-route.js";
+import { type Attempt, unfitReason, withFallbacks } from "./fallback.js";
 import type { RouteConfig } from "./route-config.js";
 
 /** A configured route with the backend that serves it (already wrapped in its admission). */
@@ -24,6 +29,8 @@ export interface RouteStatus extends BackendReadiness {
 
 export interface RoutedBackend extends TextBackend {
   routes(): ReadonlyArray<RouteStatus>;
+  /** The last known plan usage of a codex route (by id), for its responses' headers. */
+  planLimitsOf(route: string): PlanLimits | undefined;
 }
 
 const sum = (rs: ReadonlyArray<BackendReadiness>, f: (r: BackendReadiness) => number) =>
@@ -34,12 +41,18 @@ const sum = (rs: ReadonlyArray<BackendReadiness>, f: (r: BackendReadiness) => nu
  * `upstreamModel` with the route's default reasoning effort, and refuses unknown models with
  * OpenAI's 404 `model_not_found`. `/v1/models` lists every route and alias.
  */
-export const createRoutedBackend = (routes: ReadonlyArray<Route>): RoutedBackend => {
+export const createRoutedBackend = (
+  routes: ReadonlyArray<Route>,
+  options: { readonly logger?: Logger | undefined; readonly report?: RouteReporter | undefined } = {},
+): RoutedBackend => {
   const byName = new Map<string, Route>();
   for (const route of routes)
     for (const name of [route.config.id, ...(route.config.aliases ?? [])]) byName.set(name, route);
+  const byId = new Map(routes.map((r) => [r.config.id, r]));
+  const report = options.report ?? (() => {});
+  const logger = options.logger ?? pino({ level: "silent" });
 
-  const pick = (request: BackendRequest): { route: Route; request: BackendRequest } => {
+  const find = (request: BackendRequest): Route => {
     const route = byName.get(request.model);
     if (!route)
       throw new GatewayError(
@@ -47,20 +60,45 @@ export const createRoutedBackend = (routes: ReadonlyArray<Route>): RoutedBackend
         `The model '${request.model}' does not exist. GET /v1/models lists the models this gateway serves.`,
         { param: "model", code: "model_not_found" },
       );
-    const { upstreamModel, reasoningEffort } = route.config;
-    return {
-      route,
-      request: {
-        ...request,
-        model: upstreamModel ?? route.config.id,
-        reasoningEffort: request.reasoningEffort ?? reasoningEffort,
-      },
-    };
+    return route;
+  };
+  /** The request as `route`'s backend is asked: its upstream model, its default reasoning effort. */
+  const requestFor = (route: Route, request: BackendRequest): BackendRequest => ({
+    ...request,
+    model: route.config.upstreamModel ?? route.config.id,
+    reasoningEffort: request.reasoningEffort ?? route.config.reasoningEffort,
+  });
+  // `prompt` keeps a route in prompt mode whatever its backend can do.
+  const capabilitiesOf = (route: Route) =>
+    route.config.toolMode === "prompt" ? { nativeTools: false } : route.backend.capabilities;
+
+  /** The primary, then each fallback that can serve what the primary's request became. */
+  const attemptsFor = (request: BackendRequest): Attempt[] => {
+    const primary = find(request);
+    const attempts: Attempt[] = [{ route: primary, request: requestFor(primary, request) }];
+    for (const name of primary.config.fallbacks ?? []) {
+      const route = byName.get(name);
+      if (route === undefined || attempts.some((a) => a.route === route)) continue;
+      const why = unfitReason(request, route, capabilitiesOf(route)?.nativeTools === true);
+      if (why !== undefined)
+        logger.info(
+          { route: primary.config.id, fallback: route.config.id, reason: why },
+          "model route: fallback skipped",
+        );
+      else attempts.push({ route, request: requestFor(route, request) });
+    }
+    return attempts;
   };
 
   async function* routed(request: BackendRequest, signal: AbortSignal): AsyncGenerator<BackendBatch> {
-    const picked = pick(request);
-    yield* backendBatches(picked.route.backend, picked.request, { signal });
+    const attempts = attemptsFor(request);
+    const only = attempts.length === 1 ? attempts[0] : undefined;
+    if (only === undefined) {
+      yield* withFallbacks(attempts, signal, logger, report);
+      return;
+    }
+    report(only.route.config.id);
+    yield* backendBatches(only.route.backend, only.request, { signal });
   }
 
   const statuses = (): RouteStatus[] =>
@@ -75,9 +113,7 @@ export const createRoutedBackend = (routes: ReadonlyArray<Route>): RoutedBackend
     name: "model router",
     capabilitiesFor(model) {
       const route = byName.get(model);
-      if (!route) return undefined;
-      // `prompt` keeps a route in prompt mode whatever its backend can do.
-      return route.config.toolMode === "prompt" ? { nativeTools: false } : route.backend.capabilities;
+      return route === undefined ? undefined : capabilitiesOf(route);
     },
     stream: (request, options) => batchedEvents(() => routed(request, options.signal)),
     async listModels(): Promise<ReadonlyArray<ModelInfo>> {
@@ -104,5 +140,9 @@ export const createRoutedBackend = (routes: ReadonlyArray<Route>): RoutedBackend
       };
     },
     routes: statuses,
+    planLimitsOf(id) {
+      const route = byId.get(id);
+      return route?.config.backend === "codex" ? route.backend.readiness().planLimits : undefined;
+    },
   };
 };

@@ -3,6 +3,7 @@ import type { TextBackend } from "@proxy/core";
 import { Effect, type Scope } from "effect";
 import type { GatewayConfig } from "../config/config.js";
 import type { Logger } from "../observability/logger.js";
+import type { RouteReporter } from "./answering-route.js";
 import { withRouteAdmission } from "./route-admission.js";
 import type { RouteConfig } from "./route-config.js";
 import { createRoutedBackend, type Route, type RoutedBackend } from "./route-table.js";
@@ -49,6 +50,7 @@ export const acquireRoutes = (
   logger: Logger,
   env: Readonly<Record<string, string | undefined>>,
   acquireCodex: Effect.Effect<AcquiredBackend, never, Scope.Scope>,
+  report?: RouteReporter,
 ): Effect.Effect<AcquiredBackend & { readonly backend: RoutedBackend }, never, Scope.Scope> =>
   Effect.gen(function* () {
     const acquired = config.models.some((r) => r.backend === "codex") ? yield* acquireCodex : undefined;
@@ -73,5 +75,8 @@ export const acquireRoutes = (
       { routes: config.models.map((r) => ({ id: r.id, backend: r.backend, aliases: r.aliases ?? [] })) },
       "model routes",
     );
-    return { backend: createRoutedBackend(routes), beginShutdown: () => acquired?.beginShutdown() };
+    return {
+      backend: createRoutedBackend(routes, { logger, report }),
+      beginShutdown: () => acquired?.beginShutdown(),
+    };
   });

@@ -56,11 +56,30 @@ describe("model routes in the configuration", () => {
       /models\[0\]\.apiKeyEnv: .*NOT_SET_ANYWHERE is not set/,
     ],
     ["a list that is not a list", { id: "x" }, /models/],
+    [
+      "a fallback no route is named",
+      [{ id: "x", backend: "codex", fallbacks: ["nowhere"] }],
+      /models\[0\]\.fallbacks\[0\]: no route is named 'nowhere'/,
+    ],
+    [
+      "a route falling back to itself (by alias)",
+      [upstream, { id: "x", backend: "codex", aliases: ["y"], fallbacks: ["qwen3", "y"] }],
+      /models\[1\]\.fallbacks\[1\]: 'y' is this route itself/,
+    ],
+    ["firstByteTimeoutMs 0", [{ ...upstream, firstByteTimeoutMs: 0 }], /models\[0\]\.firstByteTimeoutMs/],
   ])("stops startup on %s, naming the entry and field", (_, models, message) => {
     const run = () => resolveConfig({ env: { PROXY_MODELS: JSON.stringify(models) } });
     expect(run).toThrow(ConfigError);
     expect(run).toThrow(/PROXY_MODELS/);
     expect(run).toThrow(message);
+  });
+
+  it("accepts fallbacks naming other routes by id or alias, a first-byte timeout and images: false", () => {
+    const models = [
+      { id: "gpt-5.5", backend: "codex", fallbacks: ["local", "qwen3"], firstByteTimeoutMs: 20_000 },
+      { ...upstream, aliases: ["local"], images: false },
+    ];
+    expect(resolveConfig({ env: { PROXY_MODELS: JSON.stringify(models) } }).models).toEqual(models);
   });
 
   it("accepts toolMode native on an openai-compatible route", () => {

@@ -8,9 +8,12 @@ export {
 } from "./host-activity.js";
 export { type CodexHome, makeCodexHome } from "./make-codex-home.js";
 export {
+  type PlanWindow,
   type ProviderScript,
+  planUsageHeaders,
   type RecordedRequest,
   type ScriptedModelProvider,
   type ScriptedResponse,
   startScriptedModelProvider,
+  usageLimitReached,
 } from "./scripted-model-provider.js";

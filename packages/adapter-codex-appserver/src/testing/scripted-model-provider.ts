@@ -26,6 +26,8 @@ export interface ScriptedResponse {
   readonly truncate?: boolean;
   /** After streaming the chunks, keep the connection open without ever completing. */
   readonly hang?: boolean;
+  /** Extra response headers (e.g. the plan's `x-codex-primary-used-percent`), on success and failure alike. */
+  readonly headers?: Readonly<Record<string, string>>;
   /** Fail with an HTTP status (and JSON body), or with a `response.failed` event. */
   readonly fail?:
     | { readonly status: number; readonly body?: unknown }
@@ -77,11 +79,11 @@ const playResponse = async (res: ServerResponse, step: ScriptedResponse, id: str
   if (step.gate) await step.gate.catch(() => {});
   if (gone()) return;
   if (step.fail && "status" in step.fail) {
-    res.writeHead(step.fail.status, { "content-type": "application/json" });
+    res.writeHead(step.fail.status, { ...step.headers, "content-type": "application/json" });
     res.end(JSON.stringify(step.fail.body ?? { error: { message: `scripted ${step.fail.status}` } }));
     return;
   }
-  res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+  res.writeHead(200, { ...step.headers, "content-type": "text/event-stream", "cache-control": "no-cache" });
   const send = (event: Record<string, unknown>) => {
     if (!gone()) res.write(`event: ${String(event.type)}\ndata: ${JSON.stringify(event)}\n\n`);
   };
@@ -151,6 +153,59 @@ const playResponse = async (res: ServerResponse, step: ScriptedResponse, id: str
   }
   res.end();
 };
+
+/** A plan's usage window as the ChatGPT backend reports it in response headers. */
+export interface PlanWindow {
+  readonly usedPercent: number;
+  readonly windowMinutes?: number;
+  /** Unix seconds. */
+  readonly resetAt?: number;
+}
+
+/** The `x-codex-primary-*` / `x-codex-secondary-*` headers codex reads its plan's usage from. */
+export const planUsageHeaders = (windows: {
+  readonly primary?: PlanWindow;
+  readonly secondary?: PlanWindow;
+}): Record<string, string> => {
+  const headers: Record<string, string> = {};
+  for (const [name, w] of Object.entries(windows) as Array<[string, PlanWindow | undefined]>) {
+    if (w === undefined) continue;
+    headers[`x-codex-${name}-used-percent`] = String(w.usedPercent);
+    if (w.windowMinutes !== undefined) headers[`x-codex-${name}-window-minutes`] = String(w.windowMinutes);
+    if (w.resetAt !== undefined) {
+      headers[`x-codex-${name}-reset-at`] = String(w.resetAt);
+      headers[`x-codex-${name}-reset-after-seconds`] = String(
+        Math.max(0, w.resetAt - Math.floor(Date.now() / 1000)),
+      );
+    }
+  }
+  return headers;
+};
+
+/**
+ * The ChatGPT backend's answer once a plan's limit is reached: 429 with a `usage_limit_reached`
+ * body (`resets_at` in unix seconds) and the usage headers at 100 %.
+ */
+export const usageLimitReached = (options: {
+  readonly resetsAt: number;
+  readonly planType?: string;
+  readonly windows?: { readonly primary?: PlanWindow; readonly secondary?: PlanWindow };
+}): ScriptedResponse => ({
+  headers: planUsageHeaders(
+    options.windows ?? { primary: { usedPercent: 100, windowMinutes: 300, resetAt: options.resetsAt } },
+  ),
+  fail: {
+    status: 429,
+    body: {
+      error: {
+        type: "usage_limit_reached",
+        message: "The usage limit has been reached",
+        plan_type: options.planType ?? "plus",
+        resets_at: options.resetsAt,
+      },
+    },
+  },
+});
 
 /**
  * A local Responses-API model that codex can be pointed at: `POST /v1/responses` answered from a

@@ -60,6 +60,8 @@ export interface AppServerOptions {
   readonly stdinGraceMs?: number | undefined;
   readonly termGraceMs?: number | undefined;
   readonly onRpcResult?: RpcResultObserver | undefined;
+  /** Notifications about the account, not a thread (`account/rateLimits/updated`). */
+  readonly onAccountNotification?: ThreadListener | undefined;
 }
 
 const ANSI = new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, "g");
@@ -123,6 +125,8 @@ export const startAppServer = async (options: AppServerOptions): Promise<AppServ
       const threadId = isObject(params) ? params.threadId : undefined;
       const listener = typeof threadId === "string" ? threads.get(threadId) : undefined;
       if (listener && isObject(params)) listener(method, params);
+      else if (method.startsWith("account/") && isObject(params))
+        options.onAccountNotification?.(method, params);
       else log.debug({ method }, "app-server notification");
     },
     onServerRequest: (method, params) => {

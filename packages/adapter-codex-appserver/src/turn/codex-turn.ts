@@ -110,8 +110,9 @@ const startTurn = async (
  * (`thread/start` → `thread/inject_items` with the history → `turn/start`). Then notifications until
  * the turn ends for the client; the thread is kept for the conversation's next request when it ended
  * cleanly, and let go otherwise. Aborting `signal` sends `turn/interrupt` at once; the iterable then
- * yields only codex's usage and ends (within a second). Failures before `stream-start` are thrown,
- * after it they are `error` events. Yields batches: everything queued when the consumer pulls.
+ * yields only codex's usage and ends (within a second). `stream-start` waits until the model
+ * provider answered (see turn-acceptance.ts): failures before it are thrown (an HTTP status for the
+ * client), after it they are `error` events. Yields batches: everything queued when the consumer pulls.
  */
 export async function* runCodexTurn(
   ctx: TurnContext,
@@ -168,8 +169,6 @@ export async function* runCodexTurn(
     });
     if (turnId === undefined) return;
     control.started(turnId);
-    streamStarted = true;
-    yield [{ type: "stream-start", model: thread.model, turnId }];
 
     const historyCallIds = new Set(
       request.history.flatMap((m) => ("toolCalls" in m ? m.toolCalls.map((c) => c.callId) : [])),
@@ -187,6 +186,10 @@ export async function* runCodexTurn(
       maxPendingNotifications: ctx.maxPendingNotifications,
       turnTimeoutMs: ctx.turnTimeoutMs,
       onCleanup,
+      start: { type: "stream-start", model: thread.model, turnId },
+      onStarted: () => {
+        streamStarted = true;
+      },
     });
   } catch (e) {
     if (signal.aborted) return;

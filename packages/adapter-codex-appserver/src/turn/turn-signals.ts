@@ -2,6 +2,7 @@ import { type BackendBatch, type BackendEvent, GatewayError } from "@proxy/core"
 import type { ExitInfo } from "../transport/app-server-process.js";
 import { describe } from "../transport/app-server-process.js";
 import type { AsyncQueue } from "./async-queue.js";
+import { providerAnswered, refusalOf } from "./turn-acceptance.js";
 import type { TurnMapper } from "./turn-mapper.js";
 
 /** What a turn's queue carries: its thread's notifications and what else can end the turn. */
@@ -22,6 +23,13 @@ export interface TurnReading {
   readonly turnTimeoutMs: number;
   /** Registers something to undo when the turn ends. */
   readonly onCleanup: (cleanup: () => void) => void;
+  /**
+   * `stream-start`, held back until the model provider answered (see turn-acceptance.ts) and then
+   * sent ahead of the first batch; a failure before it is thrown (a refusal: an HTTP status).
+   */
+  readonly start: BackendEvent;
+  /** Told when `start` went out. */
+  readonly onStarted: () => void;
 }
 
 /**
@@ -34,6 +42,8 @@ export async function* readTurn(r: TurnReading): AsyncGenerator<BackendBatch> {
   const { queue, mapper } = r;
   let batch: BackendEvent[] = [];
   let draining = false;
+  let start: BackendEvent | undefined = r.start;
+  let answered = false;
   const fail = (error: GatewayError): boolean => {
     batch.push({ type: "error", error });
     return true;
@@ -66,6 +76,7 @@ export async function* readTurn(r: TurnReading): AsyncGenerator<BackendBatch> {
       case "timeout":
         return fail(new GatewayError("timeout", `codex turn exceeded ${r.turnTimeoutMs} ms`));
       default:
+        if (!answered && providerAnswered(next.method, next.params)) answered = true;
         for (const event of mapper.map(next.method, next.params)) batch.push(event);
         return mapper.done();
     }
@@ -74,9 +85,19 @@ export async function* readTurn(r: TurnReading): AsyncGenerator<BackendBatch> {
     const next = await queue.next();
     if (next === undefined) return;
     let ended = take(next);
-    for (let more = ended ? undefined : queue.shift(); more !== undefined; more = queue.shift()) {
+    // The provider's answer is handed on at once, as `stream-start` alone.
+    let cut = ended || (start !== undefined && answered);
+    for (let more = cut ? undefined : queue.shift(); more !== undefined; more = queue.shift()) {
       ended = take(more);
-      if (ended) break;
+      cut = ended || (start !== undefined && answered);
+      if (cut) break;
+    }
+    if (start !== undefined && (batch.length > 0 || answered)) {
+      const refusal = refusalOf(batch);
+      if (refusal !== undefined) throw refusal;
+      batch.unshift(start);
+      start = undefined;
+      r.onStarted();
     }
     if (batch.length > 0) {
       const full = batch;

@@ -60,6 +60,21 @@ export interface ModelInfo {
   readonly ownedBy?: string | undefined;
 }
 
+/** One usage window of the plan behind a backend (a ChatGPT plan's 5-hour or weekly limit). */
+export interface PlanWindow {
+  /** Share of the window's allowance used, 0–100. */
+  readonly usedPercent: number;
+  readonly windowMinutes?: number | undefined;
+  /** When the window resets, unix seconds. */
+  readonly resetsAt?: number | undefined;
+}
+
+/** The plan's usage as the backend last learned it; a window is absent while unknown. */
+export interface PlanLimits {
+  readonly primary?: PlanWindow | undefined;
+  readonly secondary?: PlanWindow | undefined;
+}
+
 export interface BackendReadiness {
   readonly ready: boolean;
   readonly inFlight: number;
@@ -69,6 +84,8 @@ export interface BackendReadiness {
   /** Native turns: requests for tool results the backend holds open right now (should return to 0). */
   readonly pendingToolRequests?: number | undefined;
   readonly detail?: string | undefined;
+  /** The plan's usage windows, for a backend that reports them (codex); absent when none is known. */
+  readonly planLimits?: PlanLimits | undefined;
 }
 
 export interface BackendCapabilities {

@@ -4,15 +4,14 @@
  * native and prompt mode, through the gateway (its own process, over the real codex) and against
  * codex driven directly with ONE thread. Per turn: the provider's `prompt_cache_key` (share of
  * turns with the session's first key), bytes written to codex's stdin, gateway CPU, time to first
- * token. Not part of `pnpm bench` (the lead runs it on a quiet machine):
- *   pnpm --filter @proxy/bench exec tsx --conditions=@proxy/source src/agent-session/main.ts \
+ * token. Not part of `pnpm bench` (the lead runs it on a quiet machine), built code as the bench runs it:
+ *   pnpm build && node tooling/bench/dist/agent-session/main.js \
  *     [--turns 30] [--output-chars 5000] [--surfaces chat,responses,messages,gemini] [--modes native,prompt]
  * `PROXY_CODEX_CONTINUITY=false` in the environment measures the gateway without continuity.
  * Prints one line per session to stderr and the per-turn series as JSON to stdout.
  */
 import { spawn } from "node:child_process";
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { createRequire } from "node:module";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
@@ -107,14 +106,13 @@ const main = async () => {
   const command = resolveCodexCommand(undefined, env);
   const meterFile = join(scratch, "stdin-bytes");
   await writeFile(meterFile, "0");
-  const gatewayMain = fileURLToPath(new URL("../../../../apps/proxy/src/main.ts", import.meta.url));
-  const tsx = createRequire(import.meta.url).resolve("tsx");
-  const gateway = spawn(process.execPath, ["--conditions=@proxy/source", "--import", tsx, gatewayMain], {
+  const gatewayMain = fileURLToPath(new URL("../../../../apps/proxy/dist/main.js", import.meta.url));
+  const gateway = spawn(process.execPath, [gatewayMain], {
     env: {
       ...env,
       PORT: "0",
       LOG_LEVEL: "info",
-      CODEX_BIN: fileURLToPath(new URL("./stdin-meter.mjs", import.meta.url)),
+      CODEX_BIN: fileURLToPath(new URL("./stdin-meter.js", import.meta.url)),
       METER_CODEX: command,
       METER_FILE: meterFile,
       PROXY_CODEX_PASS_ENV: "METER_CODEX,METER_FILE",

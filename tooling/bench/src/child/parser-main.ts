@@ -6,7 +6,12 @@
 import { existsSync } from "node:fs";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
-const CORE_BENCH = fileURLToPath(new URL("../../../../packages/core/bench/parser-bench.ts", import.meta.url));
+/** Built (dist/package-bench/, bundled by tsup) when this module runs built; the source under tsx. */
+const CORE_BENCH = fileURLToPath(
+  import.meta.url.endsWith(".js")
+    ? new URL("../package-bench/parser-bench.js", import.meta.url)
+    : new URL("../../../../packages/core/bench/parser-bench.ts", import.meta.url),
+);
 
 const run = async (): Promise<unknown> => {
   if (!existsSync(CORE_BENCH)) return { missing: "packages/core/bench/parser-bench.ts not found" };

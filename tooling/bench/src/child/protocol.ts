@@ -1,4 +1,5 @@
 import { type ChildProcess, fork } from "node:child_process";
+import { extname } from "node:path";
 import { fileURLToPath } from "node:url";
 
 /** What the load-generating parent asks a server child over IPC (never over HTTP, so it costs the server nothing measurable). */
@@ -47,11 +48,11 @@ export interface ServerChild {
   close(): Promise<void>;
 }
 
-const SERVER_MAIN = fileURLToPath(new URL("./server-main.ts", import.meta.url));
+const SERVER_MAIN = fileURLToPath(new URL(`./server-main${extname(import.meta.url)}`, import.meta.url));
 
 /**
- * Starts a server in its own Node process (same loader flags as this one: tsx + the
- * `@proxy/source` condition), and resolves once it listens on a loopback port.
+ * Starts a server in its own Node process (same loader flags as this one: plain Node over the
+ * builds under `pnpm bench`), and resolves once it listens on a loopback port.
  */
 export const startServerChild = (
   mode: ServerMode,

@@ -8,13 +8,13 @@ const child = spawn(process.env.METER_CODEX, process.argv.slice(2), {
   stdio: ["pipe", "inherit", "inherit"],
 });
 let bytes = 0;
-process.stdin.on("data", (chunk) => {
+process.stdin.on("data", (chunk: Buffer) => {
   bytes += chunk.length;
   // Written aside and renamed: a reader never sees a half-written count.
-  writeFileSync(`${process.env.METER_FILE}.tmp`, String(bytes));
-  renameSync(`${process.env.METER_FILE}.tmp`, process.env.METER_FILE);
+  writeFileSync(`${file}.tmp`, String(bytes));
+  renameSync(`${file}.tmp`, file);
   child.stdin.write(chunk);
 });
 process.stdin.on("end", () => child.stdin.end());
-for (const signal of ["SIGTERM", "SIGINT"]) process.on(signal, () => child.kill(signal));
+for (const signal of ["SIGTERM", "SIGINT"] as const) process.on(signal, () => child.kill(signal));
 child.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));

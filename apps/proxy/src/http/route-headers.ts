@@ -1,0 +1,31 @@
+import type { PlanLimits } from "@proxy/core";
+import type { MiddlewareHandler } from "hono";
+import type { GatewayBackend } from "../backend/gateway-backend.js";
+
+/**
+ * `x-proxy-route` names the route that answered (the last one tried, after fallbacks), and a codex
+ * route's answers carry its plan's last known usage as the `x-codex-primary-*` /
+ * `x-codex-secondary-*` headers codex itself reads from the ChatGPT backend (used percent, window
+ * minutes, reset time in unix seconds), so tools that read those names work through the gateway.
+ * A window not known is left out. A stream's headers hold what was known when it started.
+ */
+export const routeHeaders =
+  (backend: GatewayBackend, answeringRoute: () => string | undefined): MiddlewareHandler =>
+  async (c, next) => {
+    await next();
+    const route = answeringRoute();
+    if (route === undefined) return;
+    const headers = c.res.headers;
+    headers.set("x-proxy-route", route);
+    setPlanHeaders(headers, backend.planLimitsOf(route));
+  };
+
+const setPlanHeaders = (headers: Headers, limits: PlanLimits | undefined) => {
+  for (const name of ["primary", "secondary"] as const) {
+    const w = limits?.[name];
+    if (w === undefined) continue;
+    headers.set(`x-codex-${name}-used-percent`, String(w.usedPercent));
+    if (w.windowMinutes !== undefined) headers.set(`x-codex-${name}-window-minutes`, String(w.windowMinutes));
+    if (w.resetsAt !== undefined) headers.set(`x-codex-${name}-reset-at`, String(w.resetsAt));
+  }
+};
