@@ -9,4 +9,5 @@ export default defineConfig({
   clean: false, // the build script empties dist (tsup would leave tsc's .tsbuildinfo behind)
   dts: false,
   splitting: true,
+  removeNodeProtocol: false, // `node:sqlite` has no bare-name form
 });

@@ -116,6 +116,8 @@ const main = async () => {
       METER_CODEX: command,
       METER_FILE: meterFile,
       PROXY_CODEX_PASS_ENV: "METER_CODEX,METER_FILE",
+      // Stateless sessions need no store (and the built SQLite adapter imports `sqlite`, not `node:sqlite`).
+      PROXY_STORE: "none",
     },
     stdio: ["ignore", "pipe", "inherit"],
   });
