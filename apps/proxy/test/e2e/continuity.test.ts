@@ -146,6 +146,34 @@ describe("conversation continuity at the wire: real SDKs → gateway → real co
     expect(third.output_text).toBe("You're welcome (thanks).");
   };
 
+  /** Responses `conversation`: the stored conversation grows by each turn's input and output. */
+  const conversationSession = (mode: Mode) => async () => {
+    const tools = [{ type: "function" as const, name: "get_weather", parameters: PARAMS, strict: false }];
+    const headers = modeHeaders(mode);
+    const conversation = (await openai.conversations.create({})).id;
+    const first = await openai.responses.create(
+      { model: MODEL, conversation, input: "Weather in Paris?", tools },
+      { headers },
+    );
+    const call = first.output.find((i) => i.type === "function_call");
+    if (call?.type !== "function_call") throw new Error("no function_call");
+    const second = await openai.responses.create(
+      {
+        model: MODEL,
+        conversation,
+        input: [{ type: "function_call_output", call_id: call.call_id, output: "Sunny" }],
+        tools,
+      },
+      { headers },
+    );
+    expect(second.output_text).toBe("The weather: Sunny");
+    const third = await openai.responses.create(
+      { model: MODEL, conversation, input: "thanks", tools },
+      { headers },
+    );
+    expect(third.output_text).toBe("You're welcome (thanks).");
+  };
+
   /** Claude Code's way: the cache_control marker moves to the newest message every turn. */
   const messagesSession = (mode: Mode) => async () => {
     const tools: Anthropic.Tool[] = [
@@ -211,6 +239,7 @@ describe("conversation continuity at the wire: real SDKs → gateway → real co
     "chat completions": chatSession,
     responses: responsesSession,
     "responses via previous_response_id": storedResponsesSession,
+    "responses via conversation": conversationSession,
     "anthropic messages (moving cache_control)": messagesSession,
     gemini: geminiSession,
   };
