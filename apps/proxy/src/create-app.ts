@@ -29,6 +29,7 @@ import { createRequestContext, type RequestScope } from "./http/request-context.
 import { type RequestGuardOptions, requestGuards } from "./http/request-guard.js";
 import { routeHeaders } from "./http/route-headers.js";
 import { allowedMethods, GATEWAY_ROUTES, ROUTES } from "./http/routes.js";
+import type { Inspector } from "./inspector/inspector.js";
 import type { Logger } from "./observability/logger.js";
 import type { Metrics } from "./observability/metrics.js";
 
@@ -56,6 +57,8 @@ export interface AppDeps
   readonly media?: MediaFetcher;
   /** Stored responses and conversations (see state/); absent = stateless. */
   readonly stored?: StoredStateOptions | undefined;
+  /** The request inspector (`/ui`), when PROXY_INSPECTOR is on. */
+  readonly inspector?: Inspector | undefined;
 }
 
 /** The composition of HTTP concerns around the two API sub-apps; no I/O of its own. */
@@ -75,7 +78,10 @@ export const createApp = (deps: AppDeps): Hono => {
       : c.req.path.startsWith("/v1beta/") || isGeminiRequest(c)
         ? geminiErrorBody
         : openAIErrorBody;
-  app.use("*", ...requestGuards({ ...deps, errorShapeFor }));
+  app.use(
+    "*",
+    ...requestGuards({ ...deps, errorShapeFor, sameOriginPrefixes: deps.inspector?.sameOriginPrefixes }),
+  );
   if (deps.corsOrigins.length > 0) {
     app.use(
       "*",
@@ -86,6 +92,7 @@ export const createApp = (deps: AppDeps): Hono => {
     );
   }
 
+  deps.inspector?.mount(app);
   const G = GATEWAY_ROUTES;
   app.get(G.healthz.path, (c) => c.json({ status: "ok" }));
   /** The backend's readiness (and each model route's), recorded in the metrics as it is read. */
@@ -173,6 +180,7 @@ export const createApp = (deps: AppDeps): Hono => {
     media: deps.media,
     keepAliveMs: deps.keepAliveMs,
     writeTimeoutMs: deps.writeTimeoutMs,
+    trace: deps.inspector?.traceFor,
   };
   v1.route("/", createChatCompletionsApp(adapterDeps));
   v1.route("/", createResponsesApp({ ...adapterDeps, stored: deps.stored }));

@@ -8,6 +8,7 @@ import { createApp } from "./create-app.js";
 import { createRequestScope, routeReporter } from "./http/request-context.js";
 import { isLoopbackHost } from "./http/request-guard.js";
 import { guardServer, SERVER_OPTIONS } from "./http/server-guard.js";
+import { createInspector } from "./inspector/inspector.js";
 import { createImageFetcher } from "./media/image-fetcher.js";
 import { createLogger, type Logger } from "./observability/logger.js";
 import { createMetrics } from "./observability/metrics.js";
@@ -89,6 +90,17 @@ export const startGateway = async (
     writeTimeoutMs: config.writeTimeoutMs,
     scope,
     version: VERSION,
+    inspector: config.inspector
+      ? createInspector({
+          backend,
+          adminKey: config.adminKey,
+          apiKeys: config.apiKeys,
+          bodies: config.inspectorBodies,
+          maxRequests: config.inspectorMaxRequests,
+          maxBytes: config.inspectorMaxBytes,
+          pool: { processes: config.codexPoolSize, warmThreads: config.codexWarmThreads },
+        })
+      : undefined,
   });
   if (config.apiKeys.length === 0 && !isLoopbackHost(config.host)) {
     logger.warn(

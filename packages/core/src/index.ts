@@ -33,3 +33,4 @@ export * from "./turn/native-turn.js";
 export * from "./turn/run-turn.js";
 export * from "./turn/turn-settings.js";
 export * from "./turn/turn-telemetry.js";
+export type * from "./turn/turn-trace.js";

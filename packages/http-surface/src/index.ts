@@ -2,6 +2,7 @@ export * from "./caller.js";
 export * from "./http-error.js";
 export * from "./json-body.js";
 export * from "./openai-tools.js";
+export type * from "./request-trace.js";
 export * from "./routes.js";
 export * from "./sse-body.js";
 export * from "./surface-deps.js";

@@ -12,6 +12,7 @@ import {
   type TurnObserver,
   type TurnSettings,
 } from "@proxy/core";
+import type { RequestTraceFor } from "./request-trace.js";
 
 /** What a model's route sets for its requests (a request's `x-proxy-*-mode` headers still win). */
 export interface RouteSettings {
@@ -35,6 +36,8 @@ export interface SurfaceDepsInput {
   readonly media?: MediaFetcher | undefined;
   /** How long a stream waits for a client that stopped reading before the turn is dropped; 0 = forever. */
   readonly writeTimeoutMs?: number | undefined;
+  /** The request inspector's recorder, when it is on: each turn's trace is taken from it. */
+  readonly trace?: RequestTraceFor | undefined;
 }
 
 export interface SurfaceDeps {
@@ -49,6 +52,7 @@ export interface SurfaceDeps {
   /** Tool schemas compiled once per app: clients resend the same tools every turn. */
   readonly schemas: SchemaCache;
   readonly media: MediaFetcher | undefined;
+  readonly trace: RequestTraceFor | undefined;
 }
 
 export const DEFAULT_KEEP_ALIVE_MS = 15_000;
@@ -66,4 +70,5 @@ export const resolveSurfaceDeps = (input: SurfaceDepsInput): SurfaceDeps => ({
   writeTimeoutMs: input.writeTimeoutMs ?? DEFAULT_WRITE_TIMEOUT_MS,
   schemas: createSchemaCache(),
   media: input.media,
+  trace: input.trace,
 });

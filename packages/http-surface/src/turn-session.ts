@@ -18,7 +18,12 @@ import {
 } from "@proxy/core";
 import type { Context } from "hono";
 import { callerOwner } from "./caller.js";
-import { type ErrorBodyShaper, type ErrorStatusOverride, errorResponse } from "./http-error.js";
+import {
+  type ErrorBodyShaper,
+  type ErrorStatusOverride,
+  errorResponse,
+  httpStatusFor,
+} from "./http-error.js";
 import { SSE_HEADERS } from "./sse-body.js";
 import { createSseStream, type SseSink } from "./sse-sink.js";
 import type { SurfaceDeps } from "./surface-deps.js";
@@ -152,6 +157,7 @@ export const openTurnSession = (
   let error: GatewayError | undefined;
   let ttfbMs: number | undefined;
   let reported = false;
+  const trace = deps.trace?.(c);
   let stalled = false;
   const deadlineAt = settings.requestTimeoutMs > 0 ? arrivedAt + settings.requestTimeoutMs : 0;
   /** How long a blocked write may wait: the write timeout, cut short by the request deadline. */
@@ -181,6 +187,10 @@ export const openTurnSession = (
       ttfbMs,
     });
     deps.observer?.onTurnEnd(summary);
+    if (trace !== undefined) {
+      if (error !== undefined) trace.onTurnError(error, profile.errorBody(error, httpStatusFor(error)));
+      trace.onTurnEnd(summary);
+    }
   };
 
   /** The session's error once the turn ends: an `error` event's, unless one was recorded first. */
@@ -217,14 +227,11 @@ export const openTurnSession = (
           return { accepted: false, response: session.fail(e) };
         }
       }
+      const turnSettings = turn.settings ?? settings;
+      trace?.onTurnStart({ api: profile.api, request, tools: turn.tools, stream, settings: turnSettings });
       const handle = runTurn(
         { backend: deps.backend, ids: deps.ids, clock: deps.clock, schemas: deps.schemas },
-        {
-          request,
-          tools: turn.tools,
-          settings: turn.settings ?? settings,
-          signal: controller.signal,
-        },
+        { request, tools: turn.tools, settings: turnSettings, signal: controller.signal, trace },
       );
       telemetry = handle.telemetry;
       const iterator = handle.batches[Symbol.asyncIterator]();

@@ -67,6 +67,10 @@ export const GatewayConfig = Schema.Struct({
   storeMaxResponseBytes: PositiveInt,
   storeLeaseMs: Schema.Number.check(Schema.isInt(), Schema.isBetween({ minimum: 1000, maximum: 30_000 })),
   conversationsAutocreate: Schema.Boolean,
+  inspector: Schema.Boolean,
+  inspectorBodies: Schema.Boolean,
+  inspectorMaxRequests: PositiveInt,
+  inspectorMaxBytes: Schema.Number.check(Schema.isInt(), Schema.isGreaterThanOrEqualTo(65_536)),
   logLevel: Schema.Literals(["fatal", "error", "warn", "info", "debug", "trace", "silent"]),
   configFile: Schema.String,
 });
@@ -148,8 +152,13 @@ export const resolveConfig = (sources: {
   }
   const result = decode(merged);
   if (Result.isSuccess(result)) {
+    const config = result.success;
+    if (config.inspector && config.apiKeys.length > 0 && config.adminKey === "")
+      throw new ConfigError(
+        `${origin.inspector ?? "PROXY_INSPECTOR"}: the gateway has API keys, so the inspector needs PROXY_ADMIN_KEY (only the admin key opens it).`,
+      );
     const problem = routeProblem(merged.models, sources.env);
-    if (problem === undefined) return result.success;
+    if (problem === undefined) return config;
     throw new ConfigError(`Invalid configuration value for ${origin.models ?? "models"}: ${problem}`);
   }
   const first = formatter(result.failure).issues[0];

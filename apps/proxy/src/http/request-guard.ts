@@ -13,6 +13,8 @@ export interface RequestGuardOptions {
   readonly apiKeys: ReadonlyArray<string>;
   /** Also require an API key on the operational routes. */
   readonly metricsAuth?: boolean | undefined;
+  /** Paths of the gateway's own page (the inspector), whose same-origin form posts carry an `Origin`. */
+  readonly sameOriginPrefixes?: ReadonlyArray<string> | undefined;
   /** The error shape of the surface a request is for (refusals answer in it); OpenAI's by default. */
   readonly errorShapeFor?: ((c: Context) => ErrorBodyShaper) | undefined;
 }
@@ -71,9 +73,15 @@ export const requestGuards = (options: RequestGuardOptions): MiddlewareHandler[]
     }
     return next();
   };
+  const ownPage = options.sameOriginPrefixes ?? [];
+  /** A post from the gateway's own page names the gateway itself (the Host check vouches for it). */
+  const sameOrigin = (c: Context, value: string) =>
+    ownPage.some((p) => c.req.path === p || c.req.path.startsWith(`${p}/`)) &&
+    URL.canParse(value) &&
+    new URL(value).host === c.req.header("host");
   const origin: MiddlewareHandler = async (c, next) => {
     const value = c.req.header("origin");
-    if (value !== undefined && !anyOrigin && !origins.has(value))
+    if (value !== undefined && !anyOrigin && !origins.has(value) && !sameOrigin(c, value))
       return refuse(
         c,
         403,

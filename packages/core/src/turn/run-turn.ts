@@ -15,6 +15,7 @@ import { chooseToolMode, correctiveRequest, renderForMode } from "./native-turn.
 import { type AttemptContext, runAttempt } from "./turn-attempt.js";
 import type { TurnSettings } from "./turn-settings.js";
 import { createTelemetry, type TurnTelemetry } from "./turn-telemetry.js";
+import type { TurnTrace } from "./turn-trace.js";
 
 export interface TurnDeps {
   readonly backend: TextBackend;
@@ -29,6 +30,8 @@ export interface TurnInput {
   readonly tools: ToolPolicy;
   readonly settings: TurnSettings;
   readonly signal: AbortSignal;
+  /** Records the turn for the request inspector; absent, nothing is recorded or copied. */
+  readonly trace?: TurnTrace | undefined;
 }
 
 export interface TurnHandle {
@@ -79,6 +82,7 @@ export const runTurn = (deps: TurnDeps, input: TurnInput): TurnHandle => {
     gate,
     telemetry,
     started: false,
+    trace: input.trace,
   };
 
   async function* batches(): AsyncGenerator<AssistantBatch> {
@@ -101,7 +105,9 @@ export const runTurn = (deps: TurnDeps, input: TurnInput): TurnHandle => {
     let backendRequest = rendered.request;
     let usage: Usage | undefined;
     for (let attemptNo = 0; ; attemptNo++) {
+      input.trace?.onBackendRequest(backendRequest, attemptNo);
       const outcome = yield* runAttempt(attemptContext, backendRequest);
+      input.trace?.onAttemptEnd(outcome, attemptNo);
       const tail = outcome.tail;
       if (outcome.usage) usage = addUsage(usage, outcome.usage);
       if (outcome.error) {
@@ -140,10 +146,21 @@ export const runTurn = (deps: TurnDeps, input: TurnInput): TurnHandle => {
     }
   }
 
-  const turnBatches = batches();
+  const turnBatches = input.trace === undefined ? batches() : traced(batches(), input.trace);
   return {
     batches: turnBatches,
     events: flattenBatches(turnBatches),
     telemetry: () => Object.freeze({ ...telemetry, callIds: Object.freeze([...telemetry.callIds]) }),
   };
 };
+
+/** The turn's batches, each shown to the trace before the surface gets it. */
+async function* traced(
+  source: AsyncIterable<AssistantBatch>,
+  trace: TurnTrace,
+): AsyncGenerator<AssistantBatch> {
+  for await (const batch of source) {
+    trace.onAssistantBatch(batch);
+    yield batch;
+  }
+}

@@ -15,6 +15,7 @@ import type { CallGate, Violation } from "./call-gate.js";
 import { createEventReader } from "./native-turn.js";
 import type { TurnSettings } from "./turn-settings.js";
 import type { TurnCounters } from "./turn-telemetry.js";
+import type { TurnTrace } from "./turn-trace.js";
 import { createWatchdog } from "./watchdog.js";
 
 /** What one backend attempt produced; `tail` holds its last events, for the turn to end with. */
@@ -46,6 +47,8 @@ export interface AttemptContext {
   readonly telemetry: TurnCounters;
   /** The turn's `stream-start` went out already (a corrective attempt sends none). */
   started: boolean;
+  /** The request inspector's observer, when one is recording this turn. */
+  readonly trace?: TurnTrace | undefined;
 }
 
 /** Ends the attempt; `drain` asks the stopped backend for its usage first. */
@@ -68,7 +71,7 @@ export async function* runAttempt(
   ctx: AttemptContext,
   backendRequest: BackendRequest,
 ): AsyncGenerator<AssistantEvent[], AttemptOutcome> {
-  const { gate, telemetry, settings } = ctx;
+  const { gate, telemetry, settings, trace } = ctx;
   const controller = new AbortController();
   const abort = () => controller.abort();
   ctx.signal.addEventListener("abort", abort, { once: true });
@@ -101,6 +104,7 @@ export async function* runAttempt(
     if (kept.type === "text-delta" && ctx.keepText) rawText += kept.delta;
     if (!(scan?.exhausted && kept.type !== "text-delta")) {
       for (const parsed of reader.push(kept)) {
+        if (trace !== undefined && parsed.type !== "text") trace.onParserEvent(parsed);
         const result = gate.accept(parsed);
         const guarded = guard.accept(result.events);
         emit(guarded.events);
@@ -122,6 +126,7 @@ export async function* runAttempt(
   const read = (batch: BackendBatch): End | undefined => {
     for (readTo = 0; readTo < batch.length; ) {
       const event = batch[readTo++] as BackendEvent;
+      trace?.onBackendEvent(event);
       switch (event.type) {
         case "stream-start":
           if (event.turnId !== undefined) telemetry.backendTurnId = event.turnId;
@@ -152,6 +157,7 @@ export async function* runAttempt(
 
   const flush = (): End => {
     for (const parsed of reader.flush()) {
+      if (trace !== undefined && parsed.type !== "text") trace.onParserEvent(parsed);
       const result = gate.accept(parsed);
       const guarded = guard.accept(result.events);
       emit(guarded.events);

@@ -1,0 +1,64 @@
+import type { RequestTraceFor } from "@proxy/http-surface";
+import type { Hono } from "hono";
+import type { GatewayBackend } from "../backend/gateway-backend.js";
+import { createInspectorAuth } from "./inspector-auth.js";
+import { INSPECTOR_PATH, mountInspectorRoutes } from "./inspector-routes.js";
+import { createRequestRecording } from "./record-requests.js";
+import { createRedactor } from "./redact.js";
+import { createRequestLog } from "./request-log.js";
+import { loadStaticFiles } from "./static-files.js";
+import { createTrafficStats } from "./traffic-stats.js";
+
+export interface InspectorOptions {
+  readonly backend: GatewayBackend;
+  readonly adminKey: string;
+  readonly apiKeys: ReadonlyArray<string>;
+  /** Keep prompts, model text and arguments (off: timings, counts and decisions only). */
+  readonly bodies: boolean;
+  readonly maxRequests: number;
+  readonly maxBytes: number;
+  readonly pool: { readonly processes: number; readonly warmThreads: number };
+}
+
+/** The request inspector as create-app sees it: one mount and the surfaces' trace source. */
+export interface Inspector {
+  /** Records API requests and serves the page under /ui (after the browser guards). */
+  mount(app: Hono): void;
+  readonly traceFor: RequestTraceFor;
+  /** Paths where the page's own same-origin form posts pass the browser guards' Origin check. */
+  readonly sameOriginPrefixes: ReadonlyArray<string>;
+}
+
+/** Everything the inspector holds lives in this instance, in memory, bounded by count and bytes. */
+export const createInspector = (options: InspectorOptions): Inspector => {
+  const limits = { maxRequests: options.maxRequests, maxBytes: options.maxBytes };
+  const log = createRequestLog(limits);
+  const stats = createTrafficStats();
+  const redactor = createRedactor([...options.apiKeys, options.adminKey]);
+  const recording = createRequestRecording({
+    log,
+    stats,
+    bodies: options.bodies,
+    redactor,
+    apiKeys: options.apiKeys,
+  });
+  const view = {
+    log,
+    stats,
+    auth: createInspectorAuth(options.adminKey),
+    files: loadStaticFiles(),
+    backend: options.backend,
+    bodies: options.bodies,
+    redactor,
+    limits,
+    pool: options.pool,
+  };
+  return {
+    mount(app) {
+      app.use("*", recording.middleware);
+      mountInspectorRoutes(app, view);
+    },
+    traceFor: recording.traceFor,
+    sameOriginPrefixes: [INSPECTOR_PATH],
+  };
+};
