@@ -9,5 +9,6 @@ export default defineConfig({
   clean: false, // the build script empties dist (tsup would leave tsc's .tsbuildinfo behind)
   dts: false,
   splitting: true,
-  removeNodeProtocol: false, // `node:sqlite` has no bare-name form
+  // `node:sqlite` exists only with its prefix: tsup would import a package named `sqlite`.
+  removeNodeProtocol: false,
 });

@@ -49,6 +49,8 @@ export interface AppDeps
   readonly keepAliveMs?: number;
   /** How long a stream waits for a client that stopped reading (0 = forever). */
   readonly writeTimeoutMs?: number;
+  /** Characters of output an answer held whole may reach (0 = no cap). */
+  readonly maxAnswerChars?: number;
   readonly ids?: IdGenerator;
   /** Request scope shared with the logger's mixin (so adapter log lines carry the request id). */
   readonly scope?: RequestScope;
@@ -180,6 +182,7 @@ export const createApp = (deps: AppDeps): Hono => {
     media: deps.media,
     keepAliveMs: deps.keepAliveMs,
     writeTimeoutMs: deps.writeTimeoutMs,
+    maxAnswerChars: deps.maxAnswerChars,
     trace: deps.inspector?.traceFor,
   };
   v1.route("/", createChatCompletionsApp(adapterDeps));

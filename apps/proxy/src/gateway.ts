@@ -88,6 +88,7 @@ export const startGateway = async (
       maxRedirects: config.imageFetchMaxRedirects,
     }),
     writeTimeoutMs: config.writeTimeoutMs,
+    maxAnswerChars: config.maxAnswerChars,
     scope,
     version: VERSION,
     inspector: config.inspector

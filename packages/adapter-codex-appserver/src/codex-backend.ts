@@ -42,8 +42,11 @@ export interface CodexBackendOptions {
   readonly startTimeoutMs?: number | undefined;
   /** Whole-turn limit in ms; 0 (default) leaves it to codex's own stream idle timeout. */
   readonly turnTimeoutMs?: number | undefined;
-  /** Backend events one turn may hold for a client that stopped reading, then it fails (default 20,000). */
-  readonly maxPendingNotifications?: number | undefined;
+  /**
+   * Bytes of backend events one turn may hold for a client that stopped reading, then it fails
+   * (default 2 MiB: a few MB of memory per paused stream, whatever the size of its deltas).
+   */
+  readonly maxPendingNotificationBytes?: number | undefined;
   /** `thread_unload_delay_secs` for the app-server: how soon finished threads are freed (default 5). */
   readonly threadUnloadDelaySecs?: number | undefined;
   /**
@@ -248,7 +251,7 @@ export const createCodexBackend = (options: CodexBackendOptions = {}): CodexBack
               startWaitMs: startTimeoutMs,
               turnTimeoutMs: options.turnTimeoutMs ?? 0,
               pendingToolRequests,
-              maxPendingNotifications: options.maxPendingNotifications ?? 20_000,
+              maxPendingNotificationBytes: options.maxPendingNotificationBytes ?? 2 * 1024 * 1024,
             },
             request,
             signal,

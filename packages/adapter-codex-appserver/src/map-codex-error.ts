@@ -1,4 +1,4 @@
-import { GatewayError, isGatewayError } from "@proxy/core";
+import { GatewayError, isGatewayError, withoutUrls as urlsReplaced } from "@proxy/core";
 import {
   ConnectionClosedError,
   JsonRpcError,
@@ -32,8 +32,7 @@ const variantOf = (info: unknown): { name: string; status: number | undefined } 
  * …, url: http://10.0.0.7/v1/responses"). Where the gateway's backend lives is not the client's
  * business: every URL leaves as a placeholder (the full text stays in the error's `cause`, for logs).
  */
-const withoutUrls = (message: string): string =>
-  message.replace(/,?\s*url:\s*[^\s,]+/gi, "").replace(/\b[a-z][a-z0-9+.-]*:\/\/[^\s"'<>]+/gi, "<url>");
+const withoutUrls = (message: string): string => urlsReplaced(message.replace(/,?\s*url:\s*[^\s,]+/gi, ""));
 
 /** A failed turn (its `turn.error`, or the last non-retrying `error` notification) as a GatewayError. */
 export const mapCodexTurnError = (error: CodexTurnError | undefined): GatewayError => {

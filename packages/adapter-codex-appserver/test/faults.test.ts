@@ -43,8 +43,8 @@ const run = (backend: CodexBackend, text: string, signal = new AbortController()
   collect(backend.stream(say(text), { signal }));
 
 describe("supervision and faults (fake app-server via CODEX_BIN)", () => {
-  it("a consumer that stops reading holds a bounded number of events, then the turn fails", async () => {
-    const { backend } = fakeBackend({ maxPendingNotifications: 50 });
+  it("a consumer that stops reading holds a bounded number of bytes of events, then the turn fails", async () => {
+    const { backend } = fakeBackend({ maxPendingNotificationBytes: 50 * 256 });
     const read = async (text: string) => {
       const iterator = backend
         .stream(say(text), { signal: new AbortController().signal })

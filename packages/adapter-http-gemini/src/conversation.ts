@@ -1,4 +1,11 @@
-import { GatewayError, type IdGenerator, invalidRequest, type ResponseStore } from "@proxy/core";
+import {
+  autocreatedConversationId,
+  GatewayError,
+  type IdGenerator,
+  invalidRequest,
+  isStorableId,
+  type ResponseStore,
+} from "@proxy/core";
 import { callerOwner } from "@proxy/http-surface";
 import type { Context } from "hono";
 import type { GeminiResponse } from "./response-shapes.js";
@@ -45,16 +52,24 @@ export const openConversation = async (
     );
   const { store } = conversations;
   const owner = callerOwner(c);
-  const items = await store.readConversation(owner, id);
-  if (items !== undefined) return { owner, id, history: items.map((item) => item.body) };
+  if (!isStorableId(id)) throw notFound(id);
+  const named = await store.readConversation(owner, id);
+  if (named !== undefined) return { owner, id, history: named.map((item) => item.body) };
   if (!conversations.autocreate) throw notFound(id);
+  // An autocreated name is the caller's own: stored under a key scoped to its owner.
+  const scoped = autocreatedConversationId(owner, id);
+  const items = await store.readConversation(owner, scoped);
+  if (items !== undefined) return { owner, id: scoped, history: items.map((item) => item.body) };
   await store
-    .createConversation({ id, owner, createdAt: now, expiresAt: now + conversations.ttlMs, metadata: {} }, [])
+    .createConversation(
+      { id: scoped, owner, createdAt: now, expiresAt: now + conversations.ttlMs, metadata: {} },
+      [],
+    )
     .catch(async () => {
-      // Another request of this owner just created it (fine), or another owner has it (not ours).
-      if ((await store.getConversation(owner, id)) === undefined) throw notFound(id);
+      // Another request of this owner just created it.
+      if ((await store.getConversation(owner, scoped)) === undefined) throw notFound(id);
     });
-  return { owner, id, history: [] };
+  return { owner, id: scoped, history: [] };
 };
 
 /** Appends a finished turn: the request's new `Content`s, then the model's answer. */

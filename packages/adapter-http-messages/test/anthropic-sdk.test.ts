@@ -23,6 +23,7 @@ const model = (request: { input: ReadonlyArray<{ type: string; text?: string }> 
       errorAfterChunks: 1,
       error: new GatewayError("backend_unavailable", "codex app-server died mid-turn"),
     };
+  if (/count/.test(input)) return { chunks: ["Counting: 1, 2", ", 3, 4 END"] };
   if (/overload/.test(input))
     return { chunks: [], startError: new GatewayError("overloaded", "Too many requests in flight.") };
   if (/everything/.test(input))
@@ -44,6 +45,23 @@ describe("the Anthropic TypeScript SDK against the Messages surface", () => {
     client = new Anthropic({ baseURL: gateway.url, apiKey: "test", maxRetries: 0 });
   });
   afterAll(() => gateway?.close());
+
+  it("a turn ending on one of several stop sequences names it, streaming or not", async () => {
+    const request = {
+      model: MODEL,
+      max_tokens: 256,
+      stop_sequences: ["END", ", 3", "never"],
+      messages: [{ role: "user" as const, content: "count for me" }],
+    };
+    const message = await client.messages.create(request);
+    expect(message).toMatchObject({
+      content: [{ type: "text", text: "Counting: 1, 2" }],
+      stop_reason: "stop_sequence",
+      stop_sequence: ", 3",
+    });
+    const streamed = await client.messages.stream(request).finalMessage();
+    expect(streamed).toMatchObject({ stop_reason: "stop_sequence", stop_sequence: ", 3" });
+  });
 
   it("messages.create: a text message with usage", async () => {
     const message = await client.messages.create({

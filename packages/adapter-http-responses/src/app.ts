@@ -1,5 +1,6 @@
+import { GatewayError } from "@proxy/core";
 import { errorResponse, type RouteSpec } from "@proxy/http-surface";
-import { Hono } from "hono";
+import { Hono, type MiddlewareHandler } from "hono";
 import { handleCompact } from "./http/compact.js";
 import { handleCreateResponse } from "./http/create-response.js";
 import { type ResponsesAppDeps, resolveDeps } from "./http/deps.js";
@@ -53,6 +54,14 @@ export const createResponsesApp = (deps: ResponsesAppDeps): Hono => {
   const resolved = resolveDeps(deps);
   const app = new Hono();
   const R = RESPONSES_ROUTES;
+  // A path id with a NUL character (`%00`) names nothing on any store (PostgreSQL cannot hold one).
+  const nulIdIsNotFound: MiddlewareHandler = async (c, next) => {
+    if (/%00/i.test(new URL(c.req.url).pathname))
+      throw new GatewayError("not_found", "No object found with that id.", { code: "not_found" });
+    await next();
+  };
+  app.use("/responses/*", nulIdIsNotFound);
+  app.use("/conversations/*", nulIdIsNotFound);
   app.on(R.create.method, R.create.path, (c) => handleCreateResponse(c, resolved));
   app.on(R.compact.method, R.compact.path, (c) => handleCompact(c, resolved));
   // Stored-response routes (404s without a store) and, with one, the Conversations API.

@@ -1,15 +1,11 @@
-import { GatewayError } from "@proxy/core";
+import { GatewayError, withoutUrls } from "@proxy/core";
 
 /** Upstream messages may name hosts, paths or keys of the deployment: never pass a URL on. */
-const redact = (message: string): string =>
-  message
-    .replace(/\b[a-z][a-z0-9+.-]*:\/\/\S+/gi, "[url]")
-    .replace(/\s+/g, " ")
-    .trim()
-    .slice(0, 300);
+const redact = (message: string): string => withoutUrls(message).replace(/\s+/g, " ").trim().slice(0, 300);
 
 const detail = (message: string | undefined) => (message ? `: ${redact(message)}` : "");
 
+/** Seconds from a `Retry-After` header (seconds or an HTTP date); GatewayError caps it at a day. */
 const retryAfter = (header: string | undefined): number | undefined => {
   if (!header) return undefined;
   const seconds = Number(header);

@@ -1,4 +1,10 @@
-import { type BackendReadiness, batchedEvents, type ModelInfo, type TextBackend } from "@proxy/core";
+import {
+  type BackendReadiness,
+  batchedEvents,
+  type ModelInfo,
+  type TextBackend,
+  withoutSecrets,
+} from "@proxy/core";
 import { Agent, request as httpRequest } from "undici";
 import { isUnreachable } from "./map-upstream-error.js";
 import { streamTurn, type TurnContext } from "./stream-turn.js";
@@ -40,6 +46,32 @@ export type OpenAICompatibleBackend = TextBackend & {
 };
 
 const PROBE_TIMEOUT_MS = 3000;
+/** A `/models` list larger than this is not a model list (an upstream that never ends its body). */
+const MAX_MODELS_BODY_BYTES = 1024 * 1024;
+
+/** What an upstream may echo back that is the deployment's, not the client's: key, URL, host, path. */
+const scrubberFor = (base: string, apiKey: string | undefined) => {
+  const url = new URL(base);
+  const path = url.pathname.replace(/\/+$/, "");
+  const secrets = [base, url.host, url.hostname, path, apiKey ?? ""].filter((s) => s !== "" && s !== "/");
+  return (text: string): string => withoutSecrets(text, secrets);
+};
+
+/** The body as JSON, or undefined once it passes `limit` bytes or is not JSON. */
+const readJsonUpTo = async (body: AsyncIterable<Buffer>, limit: number): Promise<unknown> => {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    size += chunk.length;
+    if (size > limit) return undefined;
+    chunks.push(chunk);
+  }
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString("utf8"));
+  } catch {
+    return undefined;
+  }
+};
 
 /** `TextBackend` (prompt mode) over any OpenAI-compatible `/chat/completions` server. */
 export const createOpenAICompatibleBackend = (
@@ -82,6 +114,7 @@ export const createOpenAICompatibleBackend = (
     dispatcher,
     promptCacheKey: options.promptCacheKey === true,
     reached,
+    scrub: scrubberFor(base, options.apiKey),
   };
 
   const getModels = async (): Promise<ReadonlyArray<ModelInfo> | undefined> => {
@@ -95,7 +128,9 @@ export const createOpenAICompatibleBackend = (
       await response.body.dump();
       return undefined;
     }
-    const body = (await response.body.json().catch(() => undefined)) as { data?: unknown } | undefined;
+    const body = (await readJsonUpTo(response.body, MAX_MODELS_BODY_BYTES).finally(() => {
+      if (!response.body.destroyed) response.body.destroy();
+    })) as { data?: unknown } | undefined;
     if (!Array.isArray(body?.data)) return undefined;
     return body.data.flatMap((m: { id?: unknown }) =>
       typeof m?.id === "string" ? [{ id: m.id, ownedBy: route }] : [],

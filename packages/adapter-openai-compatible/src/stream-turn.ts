@@ -26,6 +26,8 @@ export interface TurnContext {
   readonly promptCacheKey: boolean;
   /** Told whether the upstream could be reached at all (drives readiness). */
   readonly reached: (ok: boolean, error?: unknown) => void;
+  /** Removes the route's own key, URL, host and path from upstream text before it is passed on. */
+  readonly scrub: (text: string) => string;
 }
 
 const ignore = () => {};
@@ -48,9 +50,9 @@ const badResponse = (route: string, what: string) =>
     code: "upstream_bad_response",
   });
 
-const chunkError = (route: string, error: unknown): GatewayError => {
+const chunkError = (ctx: TurnContext, error: unknown): GatewayError => {
   const message = typeof error === "string" ? error : (error as { message?: string | null }).message;
-  return mapUpstreamStatus(route, 500, message ?? undefined);
+  return mapUpstreamStatus(ctx.route, 500, message ? ctx.scrub(message) : undefined);
 };
 
 /**
@@ -89,10 +91,11 @@ export async function* streamTurn(
     if (statusCode >= 400) {
       const text = await readSome(stream).catch(() => "");
       const retryAfter = headers["retry-after"];
+      const message = upstreamErrorMessage(text);
       throw mapUpstreamStatus(
         ctx.route,
         statusCode,
-        upstreamErrorMessage(text),
+        message === undefined ? undefined : ctx.scrub(message),
         typeof retryAfter === "string" ? retryAfter : undefined,
       );
     }
@@ -100,7 +103,7 @@ export async function* streamTurn(
     if (!contentType.includes("text/event-stream"))
       throw badResponse(
         ctx.route,
-        `answered HTTP ${statusCode} with '${contentType}' instead of an event stream`,
+        `answered HTTP ${statusCode} with '${ctx.scrub(contentType).slice(0, 100)}' instead of an event stream`,
       );
 
     yield [{ type: "stream-start", model: request.model }];
@@ -142,7 +145,7 @@ export async function* streamTurn(
             return;
           }
           if (chunk.error !== undefined) {
-            batch.push({ type: "error", error: chunkError(ctx.route, chunk.error) });
+            batch.push({ type: "error", error: chunkError(ctx, chunk.error) });
             yield batch;
             return;
           }

@@ -71,6 +71,12 @@ export const MIGRATIONS: ReadonlyArray<{ readonly version: number; readonly sql:
       CREATE INDEX conversation_items_by_item ON conversation_items (item_id);
     `,
   },
+  {
+    // What a conversation's items take (JSON characters), kept as they are added, so its bound is
+    // checked without reading them. Conversations from before count from their next append.
+    version: 2,
+    sql: (t) => `ALTER TABLE conversations ADD COLUMN bytes ${t.int} NOT NULL DEFAULT 0;`,
+  },
 ];
 
 /** Brings the schema up to the newest version; safe when several processes start at once. */

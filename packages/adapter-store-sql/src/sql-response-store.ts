@@ -8,7 +8,7 @@ import type {
 } from "@proxy/core";
 import { migrate } from "./migrations.js";
 import { pageItems, toItem } from "./paging.js";
-import { createSqlConversations } from "./sql-conversations.js";
+import { type ConversationLimits, createSqlConversations } from "./sql-conversations.js";
 import type { Row, SqlDriver, SqlQuerier } from "./sql-driver.js";
 
 const UNFINISHED = "status IN ('queued', 'in_progress')";
@@ -67,7 +67,7 @@ const insertEvents = async (db: SqlQuerier, id: string, fromSeq: number, events:
 };
 
 /** The ResponseStore over any SqlDriver; `migrate` has brought the schema up to date. */
-export const createSqlResponseStore = (db: SqlDriver): ResponseStore => {
+export const createSqlResponseStore = (db: SqlDriver, limits: ConversationLimits = {}): ResponseStore => {
   const getResponse = async (owner: string, id: string) => {
     const rows = await db.all("SELECT * FROM responses WHERE id = ? AND owner = ?", [id, owner]);
     return rows[0] === undefined ? undefined : toResponse(rows[0]);
@@ -220,7 +220,7 @@ export const createSqlResponseStore = (db: SqlDriver): ResponseStore => {
         return true;
       }),
 
-    ...createSqlConversations(db),
+    ...createSqlConversations(db, limits),
 
     async purgeExpired(now) {
       const responses = await db.run("DELETE FROM responses WHERE expires_at < ?", [now]);
@@ -232,12 +232,16 @@ export const createSqlResponseStore = (db: SqlDriver): ResponseStore => {
 };
 
 /** Opens a driver, migrates it and returns the store over it. */
-export const openSqlStore = async (db: SqlDriver, now: number): Promise<ResponseStore> => {
+export const openSqlStore = async (
+  db: SqlDriver,
+  now: number,
+  limits: ConversationLimits = {},
+): Promise<ResponseStore> => {
   try {
     await migrate(db, now);
   } catch (error) {
     await db.close().catch(() => undefined);
     throw error;
   }
-  return createSqlResponseStore(db);
+  return createSqlResponseStore(db, limits);
 };

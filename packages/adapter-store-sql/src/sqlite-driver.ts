@@ -1,4 +1,4 @@
-import { mkdirSync } from "node:fs";
+import { closeSync, mkdirSync, openSync } from "node:fs";
 import { dirname } from "node:path";
 import { DatabaseSync, type StatementSync } from "node:sqlite";
 import type { Row, SqlDriver, SqlParam, SqlQuerier } from "./sql-driver.js";
@@ -30,12 +30,22 @@ const retryWhileBusy = async <T>(work: () => T | Promise<T>): Promise<T> => {
 };
 
 /**
+ * The file holds every caller's prompts and answers: a directory created for it is 0700 and a new
+ * file 0600 (SQLite gives its `-wal` and `-shm` files the database file's mode). Existing ones are
+ * left as their owner set them.
+ */
+const createPrivately = (path: string): void => {
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  closeSync(openSync(path, "a", 0o600));
+};
+
+/**
  * SQLite through Node's built-in `node:sqlite`. Statements are synchronous, but a transaction spans
  * awaits, so every call goes through one queue: nothing from another request can slip into an open
  * transaction. WAL lets several processes share one file; a write lock held elsewhere is retried.
  */
 export const openSqliteDriver = (path: string): SqlDriver => {
-  if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
+  if (path !== ":memory:") createPrivately(path);
   const db = new DatabaseSync(path);
   db.exec("PRAGMA busy_timeout = 0; PRAGMA foreign_keys = ON;");
 

@@ -1,6 +1,7 @@
 export * from "./admission/admission-gate.js";
 export * from "./errors/gateway-error.js";
 export * from "./errors/schema-issue.js";
+export * from "./errors/scrub-text.js";
 export type * from "./events/assistant-event.js";
 export type * from "./events/backend-event.js";
 export * from "./media/inline-remote-images.js";

@@ -36,6 +36,8 @@ export interface SurfaceDepsInput {
   readonly media?: MediaFetcher | undefined;
   /** How long a stream waits for a client that stopped reading before the turn is dropped; 0 = forever. */
   readonly writeTimeoutMs?: number | undefined;
+  /** Characters of output an answer held whole (non-streaming, background) may reach; 0 = no cap. */
+  readonly maxAnswerChars?: number | undefined;
   /** The request inspector's recorder, when it is on: each turn's trace is taken from it. */
   readonly trace?: RequestTraceFor | undefined;
 }
@@ -49,6 +51,7 @@ export interface SurfaceDeps {
   readonly observer: TurnObserver | undefined;
   readonly keepAliveMs: number;
   readonly writeTimeoutMs: number;
+  readonly maxAnswerChars: number;
   /** Tool schemas compiled once per app: clients resend the same tools every turn. */
   readonly schemas: SchemaCache;
   readonly media: MediaFetcher | undefined;
@@ -57,6 +60,7 @@ export interface SurfaceDeps {
 
 export const DEFAULT_KEEP_ALIVE_MS = 15_000;
 export const DEFAULT_WRITE_TIMEOUT_MS = 30_000;
+export const DEFAULT_MAX_ANSWER_CHARS = 16 * 1024 * 1024;
 
 /** Fills in the defaults once per sub-app. */
 export const resolveSurfaceDeps = (input: SurfaceDepsInput): SurfaceDeps => ({
@@ -68,6 +72,10 @@ export const resolveSurfaceDeps = (input: SurfaceDepsInput): SurfaceDeps => ({
   observer: input.observer,
   keepAliveMs: input.keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS,
   writeTimeoutMs: input.writeTimeoutMs ?? DEFAULT_WRITE_TIMEOUT_MS,
+  maxAnswerChars:
+    input.maxAnswerChars === 0
+      ? Number.POSITIVE_INFINITY
+      : (input.maxAnswerChars ?? DEFAULT_MAX_ANSWER_CHARS),
   schemas: createSchemaCache(),
   media: input.media,
   trace: input.trace,

@@ -12,6 +12,23 @@ export interface TerminalWatcher {
 
 const isTerminal = (event: AssistantEvent): boolean => event.type === "finish" || event.type === "error";
 
+/** Characters of output an event adds to an answer that is held whole (text, reasoning, arguments). */
+const outputChars = (batch: AssistantBatch): number => {
+  let n = 0;
+  for (const event of batch)
+    if (event.type === "text-delta" || event.type === "reasoning-delta" || event.type === "tool-call-delta")
+      n += event.delta.length;
+  return n;
+};
+
+/** The error of an answer held whole (non-streaming, background) that outgrew its limit. */
+export const answerTooLarge = (maxChars: number): GatewayError =>
+  new GatewayError(
+    "backend_error",
+    `The answer exceeded ${maxChars} characters, the most an answer held whole may have (PROXY_MAX_ANSWER_CHARS); ask for it with stream: true.`,
+    { code: "answer_too_large" },
+  );
+
 /**
  * The turn's batches after `stream-start`, ending in exactly one terminal event: a batch is cut
  * after its first `finish`/`error`, a thrown failure becomes an `error`, a turn that just stops gets
@@ -22,11 +39,23 @@ export async function* terminatedBatches(
   iterator: AsyncIterator<AssistantBatch>,
   head: AssistantBatch,
   watcher: TerminalWatcher,
+  /** The answer is held whole: past this many characters of output it ends in an error. */
+  maxAnswerChars = Number.POSITIVE_INFINITY,
 ): AsyncGenerator<AssistantBatch> {
   let error: GatewayError | undefined;
+  let held = 0;
   try {
     let batch: AssistantBatch | undefined = head;
     for (;;) {
+      if (batch !== undefined && Number.isFinite(maxAnswerChars)) {
+        held += outputChars(batch);
+        if (held > maxAnswerChars) {
+          const tooLarge = answerTooLarge(maxAnswerChars);
+          error = watcher.ended({ type: "error", error: tooLarge });
+          yield [{ type: "error", error: error ?? tooLarge }];
+          return;
+        }
+      }
       if (batch !== undefined) {
         const end = batch.findIndex(isTerminal);
         if (end !== -1) {

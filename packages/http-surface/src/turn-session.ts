@@ -56,6 +56,11 @@ export interface TurnStart {
   readonly stream: boolean;
   /** Replaces the session's settings for this turn (rarely needed). */
   readonly settings?: TurnSettings | undefined;
+  /**
+   * The whole answer is held in memory (default: when not streaming; a background turn's log holds
+   * it too): it is then capped at `maxAnswerChars`.
+   */
+  readonly heldWhole?: boolean | undefined;
 }
 
 export type StartedTurn =
@@ -254,7 +259,10 @@ export const openTurnSession = (
         return { accepted: false, response: session.fail(head.error) };
       }
       const rest = head?.type === "stream-start" ? first.slice(1) : first;
-      const batches = { [Symbol.asyncIterator]: () => terminatedBatches(iterator, rest, watcher) };
+      const cap = (turn.heldWhole ?? !turn.stream) ? deps.maxAnswerChars : Number.POSITIVE_INFINITY;
+      const batches = {
+        [Symbol.asyncIterator]: () => terminatedBatches(iterator, rest, watcher, cap),
+      };
       return { accepted: true, batches, events: flattenBatches(batches) };
     },
     fail(failure) {

@@ -172,6 +172,13 @@ export const OPTIONS: ReadonlyArray<OptionSpec> = [
     "A streaming client that reads nothing for this long is dropped and its turn stopped (0 = never).",
   ),
   opt(
+    "maxAnswerChars",
+    "PROXY_MAX_ANSWER_CHARS",
+    "int",
+    String(16 * 1024 * 1024),
+    "Characters of output (text, reasoning, call arguments) an answer held whole may reach: a non-streaming answer or a background turn; past it the turn ends with `answer_too_large` (0 = no cap). Streams are not capped.",
+  ),
+  opt(
     "outputMode",
     "PROXY_OUTPUT_MODE",
     "enum",
@@ -300,7 +307,14 @@ export const OPTIONS: ReadonlyArray<OptionSpec> = [
     "PROXY_STORE_MAX_RESPONSE_BYTES",
     "int",
     String(16 * 1024 * 1024),
-    "A larger response (with its stream events) is answered but not stored (`x-proxy-store-warning` header).",
+    "A larger response (its input, output and stream events) is answered but not stored (`x-proxy-store-warning` header); a background response that grows past it is stopped and stored as failed (`response_too_large`).",
+  ),
+  opt(
+    "storeMaxConversationBytes",
+    "PROXY_STORE_MAX_CONVERSATION_BYTES",
+    "int",
+    String(64 * 1024 * 1024),
+    "The most a stored conversation's items may take (JSON characters); an append past it is refused (`conversation_too_large`: a 413 on `POST /v1/conversations/{id}/items`, the `x-proxy-store-warning` header on a turn).",
   ),
   opt(
     "storeLeaseMs",

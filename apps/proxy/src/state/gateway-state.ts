@@ -37,15 +37,16 @@ const SETTLE_MS = 5_000;
 
 const openStore = (config: GatewayConfig): Promise<ResponseStore> | undefined => {
   const location = storeLocation(config.store, config.dataDir);
+  const limits = { maxConversationBytes: config.storeMaxConversationBytes };
   switch (location.kind) {
     case "none":
       return undefined;
     case "memory":
-      return openSqliteStore(":memory:");
+      return openSqliteStore(":memory:", Date.now(), limits);
     case "sqlite":
-      return openSqliteStore(location.path);
+      return openSqliteStore(location.path, Date.now(), limits);
     case "postgres":
-      return openPostgresStore(location.url);
+      return openPostgresStore(location.url, limits);
   }
 };
 

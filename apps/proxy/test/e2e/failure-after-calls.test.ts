@@ -9,6 +9,8 @@ const call = toolCallText("get_weather", { city: "Paris" });
 const model = (request: RecordedRequest) => {
   const input = lastUserText(request);
   if (input.includes("complete call")) return { chunks: ["Checking. ", call], fail: failed };
+  if (input.includes("dropped connection"))
+    return { chunks: [call, toolCallText("get_weather", { city: "Rome" })], truncate: true };
   if (input.includes("two calls"))
     return { chunks: [call, toolCallText("get_weather", { city: "Rome" })], fail: failed };
   // A complete call, then a block cut in the middle of its arguments: the client saw it start.
@@ -139,6 +141,36 @@ describe("a backend failure after complete tool calls (real codex app-server)", 
     expect(completed?.status).toBe("completed");
     const item = completed?.output.find((o) => o.type === "function_call");
     expect(item?.type === "function_call" && JSON.parse(item.arguments)).toEqual({ city: "Paris" });
+  });
+
+  it("responses streaming: two complete calls, then the backend fails → response.completed with both", async () => {
+    const strictTools = responsesTools.map((t) => ({
+      ...t,
+      strict: true,
+      parameters: { ...t.parameters, additionalProperties: false },
+    }));
+    for (const [input, tools] of [
+      ["two calls via responses", responsesTools],
+      ["two calls then a dropped connection", responsesTools],
+      ["two calls via responses, strict", strictTools],
+      ["two calls then a dropped connection, strict", strictTools],
+    ] as const) {
+      const stream = await client.responses.create({ model: "m", input, tools: [...tools], stream: true });
+      const types: string[] = [];
+      let completed: OpenAI.Responses.Response | undefined;
+      for await (const event of stream) {
+        types.push(event.type);
+        if (event.type === "response.completed") completed = event.response;
+      }
+      expect(types, input).not.toContain("response.failed");
+      expect(completed?.status, input).toBe("completed");
+      const calls = completed?.output.filter((o) => o.type === "function_call") ?? [];
+      expect(calls.map((c) => c.type === "function_call" && JSON.parse(c.arguments))).toEqual([
+        { city: "Paris" },
+        { city: "Rome" },
+      ]);
+      expect(completed?.usage, input).toBeDefined();
+    }
   });
 
   it("responses non-streaming answers 200 with the call; a cut call is still a failure", async () => {

@@ -41,11 +41,15 @@ export const openThreadChannel = (
     if (method !== "item/tool/call" || !options.holdToolCalls)
       return Promise.resolve(answerServerRequest(method));
     const callId = typeof params.callId === "string" ? params.callId : "";
-    listener?.(method, params);
+    listener?.(method, params, 0); // size 0: held requests are not counted against the turn's buffer
     options.pendingGauge.count++;
     return new Promise((resolve, reject) => held.set(callId, { resolve, reject }));
   };
-  const unsubscribe = proc.subscribe(threadId, (method, params) => listener?.(method, params), onRequest);
+  const unsubscribe = proc.subscribe(
+    threadId,
+    (method, params, size) => listener?.(method, params, size),
+    onRequest,
+  );
   return {
     threadId,
     attach(next) {

@@ -22,7 +22,8 @@ export interface ExitInfo {
 }
 
 /** Notification params as routed to a thread's listener. */
-export type ThreadListener = (method: string, params: Record<string, unknown>) => void;
+/** `size`: the notification's length on the wire (a consumer bounds what it holds by it). */
+export type ThreadListener = (method: string, params: Record<string, unknown>, size: number) => void;
 
 /** Answers a server→client request of one thread (e.g. `item/tool/call`); throw to reply with an error. */
 export type ThreadRequestHandler = (method: string, params: Record<string, unknown>) => Promise<unknown>;
@@ -120,13 +121,13 @@ export const startAppServer = async (options: AppServerOptions): Promise<AppServ
     logger: log,
     maxLineLength: options.maxLineLength,
     onResult: options.onRpcResult,
-    onNotification: (method, params) => {
+    onNotification: (method, params, size) => {
       if (method === "turn/completed") finishedTurns++;
       const threadId = isObject(params) ? params.threadId : undefined;
       const listener = typeof threadId === "string" ? threads.get(threadId) : undefined;
-      if (listener && isObject(params)) listener(method, params);
+      if (listener && isObject(params)) listener(method, params, size);
       else if (method.startsWith("account/") && isObject(params))
-        options.onAccountNotification?.(method, params);
+        options.onAccountNotification?.(method, params, size);
       else log.debug({ method }, "app-server notification");
     },
     onServerRequest: (method, params) => {

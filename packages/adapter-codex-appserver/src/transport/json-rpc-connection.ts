@@ -33,7 +33,8 @@ export interface JsonRpcConnectionOptions {
   readonly output: Writable;
   readonly logger: Logger;
   readonly maxLineLength?: number | undefined;
-  readonly onNotification: (method: string, params: unknown) => void;
+  /** `size`: the notification's line length, what holding it costs (before parsing overhead). */
+  readonly onNotification: (method: string, params: unknown, size: number) => void;
   readonly onServerRequest?: ServerRequestHandler;
   /** Called once when the input ends or `close()` is called. */
   readonly onClose?: (reason: Error) => void;
@@ -134,7 +135,7 @@ export const createJsonRpcConnection = (options: JsonRpcConnectionOptions): Json
     const { id, method } = message;
     if (typeof method === "string") {
       if (id !== undefined && id !== null) void answerServerRequest(id, method, message.params);
-      else options.onNotification(method, message.params);
+      else options.onNotification(method, message.params, line.length);
       return;
     }
     const entry = typeof id === "number" ? pending.get(id) : undefined;

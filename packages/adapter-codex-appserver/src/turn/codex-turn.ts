@@ -37,11 +37,15 @@ export interface TurnContext {
   /** `item/tool/call` requests of native turns not yet answered, across the backend (a gauge). */
   readonly pendingToolRequests: { count: number };
   /**
-   * Notifications a turn may hold for a consumer that stopped reading. codex's stdout is shared by
-   * every turn of its process and cannot be paused for one, so beyond this the turn fails instead.
+   * Bytes of notifications a turn may hold for a consumer that stopped reading (each counted as its
+   * line plus the parsed object's overhead). codex's stdout is shared by every turn of its process
+   * and cannot be paused for one, so beyond this the turn fails instead.
    */
-  readonly maxPendingNotifications: number;
+  readonly maxPendingNotificationBytes: number;
 }
+
+/** What a parsed notification costs beyond its line: the objects and strings JSON.parse made. */
+const NOTE_OVERHEAD_BYTES = 256;
 
 interface TurnStartResult {
   readonly turn: { readonly id: string };
@@ -139,6 +143,7 @@ export async function* runCodexTurn(
   const control = createTurnControl(ctx, request, signal);
   let phase = "thread/start";
   let streamStarted = false;
+  const pending = { bytes: 0 };
   const onAbort = () => {
     queue.push({ kind: "abort" });
     control.interrupt();
@@ -156,9 +161,15 @@ export async function* runCodexTurn(
     onCleanup(thread.proc.onExit((info) => queue.push({ kind: "exit", info })));
     control.hold(thread);
     let overflowed = false;
-    thread.channel.attach((method, params) => {
+    thread.channel.attach((method, params, size) => {
+      // A held tool request (size 0) is not counted: codex waits for its answer, it sends no more.
+      if (size === 0) return queue.push({ kind: "note", method, params, bytes: 0 });
       if (overflowed) return;
-      if (queue.size() < ctx.maxPendingNotifications) return queue.push({ kind: "note", method, params });
+      const bytes = size + NOTE_OVERHEAD_BYTES;
+      if (pending.bytes + bytes <= ctx.maxPendingNotificationBytes) {
+        pending.bytes += bytes;
+        return queue.push({ kind: "note", method, params, bytes });
+      }
       // The consumer is blocked: the turn is interrupted when it reads the failure or is aborted.
       overflowed = true;
       queue.push({ kind: "overflow" });
@@ -183,7 +194,8 @@ export async function* runCodexTurn(
     yield* readTurn({
       queue,
       mapper,
-      maxPendingNotifications: ctx.maxPendingNotifications,
+      maxPendingNotificationBytes: ctx.maxPendingNotificationBytes,
+      pending,
       turnTimeoutMs: ctx.turnTimeoutMs,
       onCleanup,
       start: { type: "stream-start", model: thread.model, turnId },

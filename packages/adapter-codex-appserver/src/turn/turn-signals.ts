@@ -7,7 +7,13 @@ import type { TurnMapper } from "./turn-mapper.js";
 
 /** What a turn's queue carries: its thread's notifications and what else can end the turn. */
 export type Signal =
-  | { readonly kind: "note"; readonly method: string; readonly params: Record<string, unknown> }
+  | {
+      readonly kind: "note";
+      readonly method: string;
+      readonly params: Record<string, unknown>;
+      /** What holding it costs; 0 for what is not counted (held tool requests). */
+      readonly bytes: number;
+    }
   | { readonly kind: "exit"; readonly info: ExitInfo }
   | { readonly kind: "abort" }
   | { readonly kind: "timeout" }
@@ -19,7 +25,9 @@ const USAGE_DRAIN_MS = 1_000;
 export interface TurnReading {
   readonly queue: AsyncQueue<Signal>;
   readonly mapper: TurnMapper;
-  readonly maxPendingNotifications: number;
+  readonly maxPendingNotificationBytes: number;
+  /** Bytes of notifications queued and not yet read (the producer adds, reading subtracts). */
+  readonly pending: { bytes: number };
   readonly turnTimeoutMs: number;
   /** Registers something to undo when the turn ends. */
   readonly onCleanup: (cleanup: () => void) => void;
@@ -50,6 +58,7 @@ export async function* readTurn(r: TurnReading): AsyncGenerator<BackendBatch> {
   };
   /** Maps one queued signal into `batch`; true when the turn's stream ends with it. */
   const take = (next: Signal): boolean => {
+    if (next.kind === "note") r.pending.bytes -= next.bytes;
     if (next.kind === "abort") {
       // Stopped on purpose (stop-after-tools, a policy breach): the interrupt is on its way, and
       // codex's usage for what it already generated may still come with the interrupted turn's end.
@@ -70,7 +79,7 @@ export async function* readTurn(r: TurnReading): AsyncGenerator<BackendBatch> {
         return fail(new GatewayError("backend_unavailable", why, { retryAfterSeconds: 1 }));
       }
       case "overflow": {
-        const why = `the client stopped reading: more than ${r.maxPendingNotifications} backend events were waiting`;
+        const why = `the client stopped reading: more than ${r.maxPendingNotificationBytes} bytes of backend events were waiting`;
         return fail(new GatewayError("timeout", why));
       }
       case "timeout":

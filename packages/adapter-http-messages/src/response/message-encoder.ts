@@ -120,9 +120,11 @@ export const createMessageEncoder = (meta: MessageMeta) => {
           close(out);
           const stopReason = stopReasonOf(event.finish);
           const sequences = meta.stopSequences ?? [];
-          // Which sequence matched is not reported; with one sequence it can only be that one.
+          // The core names the sequence it cut at; a backend that stopped on one itself may not.
           const stopSequence =
-            stopReason === "stop_sequence" && sequences.length === 1 ? sequences[0]! : null;
+            stopReason !== "stop_sequence"
+              ? null
+              : (event.finish.stopSequence ?? (sequences.length === 1 ? sequences[0]! : null));
           out.push({
             type: "message_delta",
             delta: { stop_reason: stopReason, stop_sequence: stopSequence },

@@ -46,7 +46,7 @@ export const handleCreateResponse = async (c: Context, deps: ResolvedDeps): Prom
       model: body.model,
       body,
       stored: prepared?.store,
-      conversationId: prepared?.conversationId,
+      conversationId: prepared?.conversationName,
     },
     ids: deps.ids,
     clock: deps.clock,

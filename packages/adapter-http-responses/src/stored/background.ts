@@ -7,13 +7,37 @@ import type { ResolvedDeps } from "../http/deps.js";
 import { createResponseRun } from "../http/response-run.js";
 import { RESPONSES_SURFACE } from "../http/surface.js";
 import type { ParsedResponsesRequest } from "../request/decode-request.js";
-import { createResponsesEncoder } from "../response/encoder.js";
+import { createResponsesEncoder, type ResponsesEvent } from "../response/encoder.js";
+import type { ResponseObject } from "../response/response-object.js";
 import { createEventLog } from "./event-log.js";
 import type { PreparedTurn } from "./prepare.js";
 import { sseFrames } from "./replay.js";
 import type { StoredState } from "./state.js";
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** Size of a value as stored (JSON text). */
+const jsonBytes = (value: unknown): number => JSON.stringify(value).length;
+
+const tooLargeError = (limit: number) =>
+  new GatewayError(
+    "request_too_large",
+    `The background response grew past ${limit} bytes, the most the store keeps (PROXY_STORE_MAX_RESPONSE_BYTES); it was stopped.`,
+    { code: "response_too_large" },
+  );
+
+/** The stored outcome of a background response that outgrew the store: failed, without its output. */
+const tooLargeBody = (response: ResponseObject, limit: number): ResponseObject => {
+  const error = tooLargeError(limit);
+  return { ...response, status: "failed", output: [], error: { code: error.code, message: error.message } };
+};
+
+const tooLargeEvent = (response: ResponseObject, sequence: number, limit: number): ResponsesEvent =>
+  ({
+    type: "response.failed",
+    sequence_number: sequence,
+    response: tooLargeBody(response, limit),
+  }) as ResponsesEvent;
 
 /**
  * `background: true`: the turn is stored as `queued` under a lease held by this process and runs
@@ -44,7 +68,7 @@ export const startBackgroundResponse = async (
       model: body.model,
       body,
       stored: true,
-      conversationId: prepared.conversationId,
+      conversationId: prepared.conversationName,
     },
     ids: deps.ids,
     clock: deps.clock,
@@ -72,6 +96,9 @@ export const startBackgroundResponse = async (
 
   const log = createEventLog();
   log.push(queued);
+  // Input, events and the final body all count against PROXY_STORE_MAX_RESPONSE_BYTES.
+  let storedBytes = jsonBytes(prepared.input) + jsonBytes(queued);
+  let tooLarge = storedBytes > state.maxResponseBytes;
   let cancelled = false;
   let ended = false;
   const cancel = () => {
@@ -106,6 +133,8 @@ export const startBackgroundResponse = async (
       request: parsed.purpose === "compaction" ? withCompactionInstruction(parsed.turn) : parsed.turn,
       tools: parsed.tools,
       stream: parsed.stream,
+      // The event log holds the whole answer until it is stored, streamed or not.
+      heldWhole: true,
     });
     if (!started.accepted) {
       // Refused before it began (overloaded, backend down): the stored response fails with that error.
@@ -129,7 +158,16 @@ export const startBackgroundResponse = async (
       purpose: parsed.purpose,
       ids: deps.ids,
     });
-    for await (const batch of run.batches()) log.push(batch);
+    for await (const batch of run.batches()) {
+      if (tooLarge) continue;
+      storedBytes += jsonBytes(batch);
+      if (storedBytes <= state.maxResponseBytes) log.push(batch);
+      else {
+        // What is stored stays within the limit: the turn stops and the response fails, without output.
+        tooLarge = true;
+        controller.abort();
+      }
+    }
     const failure = run.failure();
     if (failure !== undefined) session.recordError(failure);
     // Reports the turn once; the body goes nowhere (the client had its answer when the turn began).
@@ -145,16 +183,22 @@ export const startBackgroundResponse = async (
   const beat = heartbeat();
   void (async () => {
     try {
+      if (tooLarge) throw tooLargeError(state.maxResponseBytes);
       await drive();
+    } catch (error) {
+      if (!tooLarge) throw error;
     } finally {
-      if (!encoder.finished)
+      if (tooLarge) log.push([tooLargeEvent(encoder.response(), log.events.length, state.maxResponseBytes)]);
+      else if (!encoder.finished)
         log.push(
           encoder.fail(new GatewayError("backend_error", "The background turn stopped unexpectedly.")),
         );
       ended = true;
       log.end();
       await beat;
-      const response = encoder.response();
+      const response = tooLarge
+        ? tooLargeBody(encoder.response(), state.maxResponseBytes)
+        : encoder.response();
       const output = response.output.map((item) => ({ id: item.id, body: item }));
       const status = cancelled ? "cancelled" : response.status;
       // The last events and the final status land together: a follower elsewhere sees both or neither.

@@ -1,5 +1,5 @@
 import type { StoredConversation } from "@proxy/core";
-import { GatewayError, invalidRequest } from "@proxy/core";
+import { autocreatedConversationId, GatewayError, invalidRequest } from "@proxy/core";
 import { callerOwner, type RouteSpec, readJsonBody } from "@proxy/http-surface";
 import type { Context, Hono } from "hono";
 import type { ResolvedDeps } from "../http/deps.js";
@@ -70,10 +70,17 @@ export const mountConversationRoutes = (app: Hono, deps: ResolvedDeps, state: St
   const { store } = state;
   const R = CONVERSATION_ROUTES;
   const id = (c: Context) => c.req.param("id") ?? "";
+  /** The path's id as the store keys it: a name the caller autocreated is found under its own key. */
+  const storedId = async (c: Context): Promise<string> => {
+    const owner = callerOwner(c);
+    if (!state.autocreateConversations || (await store.getConversation(owner, id(c))) !== undefined)
+      return id(c);
+    return autocreatedConversationId(owner, id(c));
+  };
   const existing = async (c: Context) => {
-    const conversation = await store.getConversation(callerOwner(c), id(c));
+    const conversation = await store.getConversation(callerOwner(c), await storedId(c));
     if (conversation === undefined) throw conversationNotFound(id(c));
-    return conversation;
+    return { ...conversation, id: id(c) };
   };
 
   app.on(R.create.method, R.create.path, async (c) => {
@@ -94,28 +101,33 @@ export const mountConversationRoutes = (app: Hono, deps: ResolvedDeps, state: St
   app.on(R.retrieve.method, R.retrieve.path, async (c) => c.json(conversationBody(await existing(c))));
   app.on(R.update.method, R.update.path, async (c) => {
     const body = await bodyOf(c);
-    const updated = await store.updateConversation(callerOwner(c), id(c), metadataOf(body.metadata));
+    const updated = await store.updateConversation(
+      callerOwner(c),
+      await storedId(c),
+      metadataOf(body.metadata),
+    );
     if (updated === undefined) throw conversationNotFound(id(c));
-    return c.json(conversationBody(updated));
+    return c.json(conversationBody({ ...updated, id: id(c) }));
   });
   app.on(R.delete.method, R.delete.path, async (c) => {
-    if (!(await store.deleteConversation(callerOwner(c), id(c)))) throw conversationNotFound(id(c));
+    if (!(await store.deleteConversation(callerOwner(c), await storedId(c))))
+      throw conversationNotFound(id(c));
     return c.json({ id: id(c), object: "conversation.deleted", deleted: true });
   });
   app.on(R.listItems.method, R.listItems.path, async (c) => {
-    const page = await store.listConversationItems(callerOwner(c), id(c), pageQueryOf(c));
+    const page = await store.listConversationItems(callerOwner(c), await storedId(c), pageQueryOf(c));
     if (page === undefined) throw conversationNotFound(id(c));
     return c.json(listBody(page));
   });
   app.on(R.addItems.method, R.addItems.path, async (c) => {
     const items = itemsOf((await bodyOf(c)).items, deps);
     if (items.length === 0) throw invalidRequest("'items' must contain at least one item.", "items");
-    if (!(await store.appendConversationItems(callerOwner(c), id(c), items)))
+    if (!(await store.appendConversationItems(callerOwner(c), await storedId(c), items)))
       throw conversationNotFound(id(c));
     return c.json(listBody({ data: items, hasMore: false }));
   });
   app.on(R.retrieveItem.method, R.retrieveItem.path, async (c) => {
-    const item = await store.getConversationItem(callerOwner(c), id(c), c.req.param("item_id"));
+    const item = await store.getConversationItem(callerOwner(c), await storedId(c), c.req.param("item_id"));
     if (item === undefined) {
       await existing(c);
       throw conversationItemNotFound(c.req.param("item_id"));
@@ -124,7 +136,7 @@ export const mountConversationRoutes = (app: Hono, deps: ResolvedDeps, state: St
   });
   app.on(R.deleteItem.method, R.deleteItem.path, async (c) => {
     const conversation = await existing(c);
-    if (!(await store.deleteConversationItem(callerOwner(c), id(c), c.req.param("item_id"))))
+    if (!(await store.deleteConversationItem(callerOwner(c), await storedId(c), c.req.param("item_id"))))
       throw conversationItemNotFound(c.req.param("item_id"));
     return c.json(conversationBody(conversation));
   });

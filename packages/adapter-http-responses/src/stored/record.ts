@@ -1,4 +1,4 @@
-import type { Clock, StoredStatus } from "@proxy/core";
+import { type Clock, isGatewayError, type StoredStatus } from "@proxy/core";
 import type { ResponsesEvent } from "../response/encoder.js";
 import type { ResponseObject } from "../response/response-object.js";
 import type { PreparedTurn } from "./prepare.js";
@@ -14,8 +14,9 @@ export const NOT_STORED_HEADER = "x-proxy-store-warning";
  */
 export const createRecorder = (state: StoredState, prepared: PreparedTurn, clock: Clock) => {
   const events: ResponsesEvent[] = [];
-  let bytes = 0;
-  let tooLarge = false;
+  // The input is stored with the response: it counts against the same limit.
+  let bytes = JSON.stringify(prepared.input).length;
+  let tooLarge = bytes > state.maxResponseBytes;
   return {
     async *tap(batches: AsyncIterable<ResponsesEvent[]>): AsyncGenerator<ResponsesEvent[]> {
       for await (const batch of batches) {
@@ -58,10 +59,16 @@ export const createRecorder = (state: StoredState, prepared: PreparedTurn, clock
         state.items.remember(prepared.owner, [...prepared.input, ...output]);
       // The conversation keeps the turn even when the response itself is not stored.
       if (prepared.conversationId !== null)
-        await state.store.appendConversationItems(prepared.owner, prepared.conversationId, [
-          ...prepared.input,
-          ...output,
-        ]);
+        try {
+          await state.store.appendConversationItems(prepared.owner, prepared.conversationId, [
+            ...prepared.input,
+            ...output,
+          ]);
+        } catch (error) {
+          // The turn was answered: a conversation that is full is reported, not the turn failed.
+          if (!(isGatewayError(error) && error.kind === "request_too_large")) throw error;
+          warning = warning === undefined ? error.message : `${warning}; ${error.message}`;
+        }
       return warning;
     },
   };

@@ -34,6 +34,9 @@ export interface GatewayErrorOptions {
   readonly cause?: unknown;
 }
 
+/** The longest wait the gateway passes on (an upstream's `Retry-After` may say years): one day. */
+export const MAX_RETRY_AFTER_SECONDS = 86_400;
+
 export class GatewayError extends Error {
   readonly _tag = "GatewayError" as const;
   readonly kind: GatewayErrorKind;
@@ -47,7 +50,11 @@ export class GatewayError extends Error {
     this.kind = kind;
     this.param = options.param ?? null;
     this.code = options.code ?? kind;
-    this.retryAfterSeconds = options.retryAfterSeconds;
+    const retryAfter = options.retryAfterSeconds;
+    this.retryAfterSeconds =
+      retryAfter === undefined || Number.isNaN(retryAfter)
+        ? undefined
+        : Math.min(Math.max(0, retryAfter), MAX_RETRY_AFTER_SECONDS);
   }
 
   get retryable(): boolean {

@@ -4,6 +4,8 @@ export type FinishReason = "stop" | "length" | "tool_calls" | "content_filter" |
 export interface Finish {
   readonly reason: FinishReason;
   readonly raw: string | undefined;
+  /** The client's stop sequence that ended the output (raw `stop_sequence`), when one did. */
+  readonly stopSequence?: string | undefined;
 }
 
 /**

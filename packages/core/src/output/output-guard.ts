@@ -5,6 +5,8 @@ export interface GuardResult {
   readonly events: AssistantEvent[];
   /** A stop sequence was reached: emit `events`, then end the output (finish `stop`). */
   readonly stopped: boolean;
+  /** The stop sequence that was reached (when `stopped` by one). */
+  readonly sequence?: string | undefined;
 }
 
 export interface OutputGuard {
@@ -33,6 +35,7 @@ export const createOutputGuard = (options: OutputGuardOptions): OutputGuard => {
   const holdCalls = options.holdCalls === true;
   let call: AssistantEvent[] | undefined;
   let ended = false;
+  let matched: string | undefined;
 
   const releaseText = (out: AssistantEvent[]) => {
     const text = stops.flush();
@@ -42,14 +45,15 @@ export const createOutputGuard = (options: OutputGuardOptions): OutputGuard => {
   return {
     accept(events) {
       const out: AssistantEvent[] = [];
-      if (ended) return { events: out, stopped: true };
+      if (ended) return { events: out, stopped: true, sequence: matched };
       for (const event of events) {
         if (event.type === "text-delta") {
           const scan = stops.push(event.delta);
           if (scan.text !== "") out.push({ type: "text-delta", delta: scan.text });
           if (scan.stopped) {
             ended = true;
-            return { events: out, stopped: true };
+            matched = scan.sequence;
+            return { events: out, stopped: true, sequence: matched };
           }
           continue;
         }

@@ -4,6 +4,8 @@ export interface StopScan {
   readonly text: string;
   /** A stop sequence matched: `text` ends right before it, and nothing after it may be emitted. */
   readonly stopped: boolean;
+  /** The sequence that matched (when `stopped`). */
+  readonly sequence?: string | undefined;
 }
 
 export interface StopSequenceMatcher {
@@ -40,14 +42,18 @@ export const createStopSequenceMatcher = (sequences: ReadonlyArray<string>): Sto
       if (stops.length === 0) return delta === "" ? NOT_STOPPED : { text: delta, stopped: false };
       const text = held + delta;
       let at = -1;
+      let sequence: string | undefined;
       for (const s of stops) {
         const i = text.indexOf(s);
-        if (i >= 0 && (at < 0 || i < at)) at = i;
+        if (i >= 0 && (at < 0 || i < at)) {
+          at = i;
+          sequence = s;
+        }
       }
       if (at >= 0) {
         done = true;
         held = "";
-        return { text: text.slice(0, at), stopped: true };
+        return { text: text.slice(0, at), stopped: true, sequence };
       }
       const keep = partialTail(text);
       held = text.slice(text.length - keep);

@@ -99,6 +99,19 @@ export interface StoredEvent {
   readonly body: unknown;
 }
 
+/**
+ * Where a conversation autocreated from a client's own name (`PROXY_CONVERSATIONS_AUTOCREATE`) is
+ * stored: names are per owner, so one caller can neither learn nor take another's. The client keeps
+ * using its name; only the store sees this id.
+ */
+/**
+ * Whether a client's id can name a stored object at all: PostgreSQL cannot hold a NUL character in
+ * text, so an id with one names nothing on any store (checked before a turn runs, not at the save).
+ */
+export const isStorableId = (id: string): boolean => !id.includes("\u0000");
+
+export const autocreatedConversationId = (owner: string, name: string): string => `auto:${owner}:${name}`;
+
 export interface StoredConversation {
   readonly id: string;
   readonly owner: string;

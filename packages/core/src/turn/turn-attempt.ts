@@ -54,7 +54,11 @@ export interface AttemptContext {
 /** Ends the attempt; `drain` asks the stopped backend for its usage first. */
 type End = Omit<AttemptOutcome, "tail" | "rawText"> & { readonly drain?: boolean };
 
-const STOP_SEQUENCE: Finish = { reason: "stop", raw: "stop_sequence" };
+const stopSequence = (sequence: string | undefined): Finish => ({
+  reason: "stop",
+  raw: "stop_sequence",
+  stopSequence: sequence,
+});
 const LENGTH: Finish = { reason: "length", raw: "max_output_tokens" };
 
 /** The model output an event carries, as counted against an output token limit. */
@@ -113,7 +117,11 @@ export async function* runAttempt(
         if (result.violation !== undefined)
           return { stopped: true, violation: result.violation, drain: true };
         if (result.stop || guarded.stopped)
-          return { stopped: true, finish: guarded.stopped ? STOP_SEQUENCE : undefined, drain: true };
+          return {
+            stopped: true,
+            finish: guarded.stopped ? stopSequence(guarded.sequence) : undefined,
+            drain: true,
+          };
       }
     }
     if (!scan?.exhausted) return undefined;
@@ -163,7 +171,7 @@ export async function* runAttempt(
       emit(guarded.events);
       if (result.failure !== undefined) return { stopped: false, error: result.failure, callCut: true };
       if (result.violation !== undefined) return { stopped: false, violation: result.violation };
-      if (guarded.stopped) return { finish: STOP_SEQUENCE, usage, stopped: false };
+      if (guarded.stopped) return { finish: stopSequence(guarded.sequence), usage, stopped: false };
       if (result.stop) break;
     }
     emit(guard.flush());

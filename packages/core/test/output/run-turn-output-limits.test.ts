@@ -50,7 +50,8 @@ describe("stop sequences in a turn", () => {
       { stopSequences: ["STOP"] },
     );
     expect(text(events)).toBe("Hello world. ");
-    expect(finishOf(events)).toEqual([{ reason: "stop", raw: "stop_sequence" }]);
+    // The finish names the sequence that matched (Messages reports it as `stop_sequence`).
+    expect(finishOf(events)).toEqual([{ reason: "stop", raw: "stop_sequence", stopSequence: "STOP" }]);
     expect(backend.aborts()).toBe(1);
   });
 
