@@ -1,12 +1,3 @@
-import { defineConfig } from "tsup";
+import { packageBuild } from "../../tsup.shared.js";
 
-export default defineConfig({
-  entry: ["src/index.ts", "src/testing/index.ts"],
-  format: ["esm"],
-  target: "node22",
-  platform: "node",
-  sourcemap: true,
-  clean: false, // the build script empties dist (tsup would leave tsc's .tsbuildinfo behind)
-  dts: false,
-  splitting: true,
-});
+export default packageBuild(["src/index.ts", "src/testing/index.ts"]);

@@ -2,7 +2,7 @@
 // Zero-dependency bootstrap: runs on any Node >= 18, brings Node 24 and the pinned pnpm
 // from the npm registry when the machine lacks them, installs with the frozen lockfile,
 // then runs `pnpm run <script>` on Node 24. Used by `npm start` / `npm test` and `.ci/run`.
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -79,8 +79,36 @@ const env = {
   DO_NOT_TRACK: "1",
   COREPACK_ENABLE_STRICT: "0",
 };
+// Each step runs as a child we wait for without blocking, so a signal sent to this process (what
+// `docker stop`, a supervisor or systemd send to `npm start`) reaches it: forwarded, the gateway
+// drains and stops its codex children, and its exit code becomes ours.
+// (pnpm passes SIGTERM and SIGINT on to its script but dies of SIGHUP: that one goes as SIGTERM.)
+// The root scripts `exec` their last command, so no `sh -c` in between swallows the signal.
+const FORWARDED = ["SIGTERM", "SIGINT", "SIGHUP"];
+const step = (args) =>
+  new Promise((resolve, reject) => {
+    const child = spawn(node, [pnpm, ...args], { stdio: "inherit", cwd: root, env });
+    // Once per kind: a Ctrl-C reaches pnpm from the terminal too, and npm forwards it to us again.
+    const sent = new Set();
+    const forward = (signal) => {
+      const as = signal === "SIGHUP" ? "SIGTERM" : signal;
+      if (!sent.has(as)) child.kill(as);
+      sent.add(as);
+    };
+    for (const signal of FORWARDED) process.on(signal, forward);
+    child.once("error", reject);
+    child.once("exit", (status, signal) => {
+      for (const s of FORWARDED) process.off(s, forward);
+      resolve({ status, signal });
+    });
+  });
+const exitLike = ({ status, signal }) => {
+  if (signal)
+    process.kill(process.pid, signal); // died of a signal: so do we, the same way
+  else process.exit(status ?? 1);
+};
+
 const frozen = process.env.PROXY_BOOTSTRAP_NO_FROZEN ? [] : ["--frozen-lockfile"];
-let code = run(node, [pnpm, "install", ...frozen, "--reporter=append-only"], { env });
-if (code !== 0) process.exit(code);
-code = run(node, [pnpm, "run", script, ...rest], { env });
-process.exit(code);
+const installed = await step(["install", ...frozen, "--reporter=append-only"]);
+if (installed.status !== 0) exitLike(installed);
+else exitLike(await step(["run", script, ...rest]));

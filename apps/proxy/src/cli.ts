@@ -1,21 +1,24 @@
 #!/usr/bin/env node
-// `proxy`: flags mirror the environment options one to one (see docs/configuration.md).
+// `codex-tool-gateway`: flags mirror the environment options one to one (see docs/configuration.md).
 import { parseArgs } from "node:util";
 import { helpText } from "./config/help.js";
 import { OPTIONS } from "./config/options.js";
-import { main } from "./gateway.js";
+import { main, VERSION } from "./gateway.js";
 
 const parse = () => {
   try {
     return parseArgs({
       options: {
         help: { type: "boolean", short: "h" },
+        version: { type: "boolean" },
         ...Object.fromEntries(OPTIONS.map((o) => [o.flag.slice(2), { type: "string" as const }])),
       },
       strict: true,
     }).values as Record<string, string | boolean | undefined>;
   } catch (error) {
-    process.stderr.write(`proxy: ${(error as Error).message}\nRun 'proxy --help' for the options.\n`);
+    process.stderr.write(
+      `codex-tool-gateway: ${(error as Error).message}\nRun 'codex-tool-gateway --help' for the options.\n`,
+    );
     process.exit(2);
   }
 };
@@ -23,6 +26,8 @@ const parse = () => {
 const values = parse();
 if (values.help) {
   process.stdout.write(helpText());
+} else if (values.version) {
+  process.stdout.write(`${VERSION}\n`);
 } else {
   const flags: Record<string, string> = {};
   for (const o of OPTIONS) {

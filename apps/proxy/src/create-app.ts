@@ -21,17 +21,18 @@ import { type Context, Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { cors } from "hono/cors";
 import type { GatewayBackend } from "./backend/gateway-backend.js";
-import { bearerAuth } from "./http/auth.js";
+import { bearerAuth, type KeyList } from "./http/auth.js";
 import { methodNotAllowed, notFound, onError } from "./http/errors.js";
 import { googleKeyAuth, isGeminiRequest } from "./http/google-auth.js";
 import { openApiDocument } from "./http/openapi.js";
-import { createRequestContext, type RequestScope } from "./http/request-context.js";
+import { createRequestContext, type RequestScope, type RequestTurnObserver } from "./http/request-context.js";
 import { type RequestGuardOptions, requestGuards } from "./http/request-guard.js";
 import { routeHeaders } from "./http/route-headers.js";
 import { allowedMethods, GATEWAY_ROUTES, ROUTES } from "./http/routes.js";
 import type { Inspector } from "./inspector/inspector.js";
 import type { Logger } from "./observability/logger.js";
 import type { Metrics } from "./observability/metrics.js";
+import { type AdminDeps, createAdminApp } from "./usage/admin-usage.js";
 
 export interface AppDeps
   extends Partial<Pick<RequestGuardOptions, "bindHost" | "allowedHosts" | "metricsAuth">> {
@@ -41,7 +42,7 @@ export interface AppDeps
   readonly routeSettings?: ((model: string) => RouteSettings | undefined) | undefined;
   readonly logger: Logger;
   readonly metrics: Metrics;
-  readonly apiKeys: ReadonlyArray<string>;
+  readonly apiKeys: KeyList;
   readonly corsOrigins: ReadonlyArray<string>;
   readonly bodyLimitBytes: number;
   readonly version: string;
@@ -59,6 +60,10 @@ export interface AppDeps
   readonly media?: MediaFetcher;
   /** Stored responses and conversations (see state/); absent = stateless. */
   readonly stored?: StoredStateOptions | undefined;
+  /** Told of every turn after the logs and metrics (usage accounting, traces). */
+  readonly turnObservers?: ReadonlyArray<RequestTurnObserver> | undefined;
+  /** The admin endpoints (`/admin/*`); absent = they do not exist (no `PROXY_ADMIN_KEY`). */
+  readonly admin?: AdminDeps | undefined;
   /** The request inspector (`/ui`), when PROXY_INSPECTOR is on. */
   readonly inspector?: Inspector | undefined;
 }
@@ -67,7 +72,12 @@ export interface AppDeps
 export const createApp = (deps: AppDeps): Hono => {
   const { backend, logger, metrics } = deps;
   const clock = deps.clock ?? systemClock;
-  const context = createRequestContext({ logger, metrics, ...(deps.scope ? { scope: deps.scope } : {}) });
+  const context = createRequestContext({
+    logger,
+    metrics,
+    observers: deps.turnObservers,
+    ...(deps.scope ? { scope: deps.scope } : {}),
+  });
   const app = new Hono();
   app.onError(onError(logger));
   app.notFound(notFound);
@@ -127,6 +137,7 @@ export const createApp = (deps: AppDeps): Hono => {
     return c.text(await metrics.registry.metrics(), 200, { "content-type": metrics.registry.contentType });
   });
   app.get(G.openapi.path, (c) => c.json(openApiDocument(deps.version, ROUTES)));
+  if (deps.admin) app.route("/admin", createAdminApp(deps.admin));
 
   const v1 = new Hono();
   const bearer = bearerAuth(deps.apiKeys);

@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import type { Server } from "node:http";
+import { createRequire } from "node:module";
 import { type ServerType, serve } from "@hono/node-server";
 import { DEFAULT_TURN_SETTINGS, type TurnSettings } from "@proxy/core";
 import { Effect, type Layer, ManagedRuntime } from "effect";
@@ -12,11 +13,15 @@ import { createInspector } from "./inspector/inspector.js";
 import { createImageFetcher } from "./media/image-fetcher.js";
 import { createLogger, type Logger } from "./observability/logger.js";
 import { createMetrics } from "./observability/metrics.js";
+import { startTracing } from "./observability/tracing.js";
 import { routeSettingsOf } from "./routing/route-config.js";
 import { Backend } from "./runtime.js";
 import { openGatewayState, type StateTimings } from "./state/gateway-state.js";
+import { openUsageAccounting } from "./usage/usage-accounting.js";
 
-export const VERSION = "0.1.0";
+/** The package's own version (its package.json sits beside `src/` and `dist/` alike). */
+export const VERSION: string = (createRequire(import.meta.url)("../package.json") as { version: string })
+  .version;
 
 export const turnSettingsFrom = (config: GatewayConfig): TurnSettings => ({
   ...DEFAULT_TURN_SETTINGS,
@@ -61,20 +66,26 @@ export const startGateway = async (
         ? Backend.layerRoutes(config, logger, options.env, metrics.observeRpc, routeReporter(scope))
         : Backend.layerCodex(config, logger, options.env, metrics.observeRpc, routeReporter(scope))),
   );
-  const backend = await runtime.runPromise(
-    Effect.gen(function* () {
-      return yield* Backend;
-    }),
-  );
   const state = await openGatewayState(config, logger, options.stateTimings);
+  const usage = openUsageAccounting(config, state.usage, metrics.registry, logger);
+  const tracer = await startTracing(config, logger);
+  const backend = usage.limit(
+    await runtime.runPromise(
+      Effect.gen(function* () {
+        return yield* Backend;
+      }),
+    ),
+  );
   const app = createApp({
     stored: state.stored,
+    turnObservers: tracer ? [usage.recorder, tracer] : [usage.recorder],
+    admin: usage.admin,
     backend,
     settings: turnSettingsFrom(config),
     routeSettings: routeSettingsOf(config.models),
     logger,
     metrics,
-    apiKeys: config.apiKeys,
+    apiKeys: usage.keys,
     corsOrigins: config.corsOrigins,
     bindHost: config.host,
     allowedHosts: config.allowedHosts,
@@ -95,7 +106,7 @@ export const startGateway = async (
       ? createInspector({
           backend,
           adminKey: config.adminKey,
-          apiKeys: config.apiKeys,
+          apiKeys: usage.keys.map((k) => k.key),
           bodies: config.inspectorBodies,
           maxRequests: config.inspectorMaxRequests,
           maxBytes: config.inspectorMaxBytes,
@@ -131,6 +142,8 @@ export const startGateway = async (
       await Promise.race([closed, new Promise((r) => setTimeout(r, 1000).unref())]);
       if ("closeAllConnections" in server) server.closeAllConnections();
       await runtime.dispose();
+      await usage.close();
+      await tracer?.shutdown();
       await state.close();
       logger.info("stopped");
     })());
@@ -146,13 +159,15 @@ export const main = async (flags: Readonly<Record<string, string>> = {}): Promis
     config = resolveConfig({ env: process.env, flags, ...(fileValues ? { file: fileValues } : {}) });
   } catch (error) {
     process.stderr.write(
-      `proxy: ${error instanceof ConfigError || error instanceof Error ? error.message : String(error)}\n`,
+      `codex-tool-gateway: ${error instanceof ConfigError || error instanceof Error ? error.message : String(error)}\n`,
     );
     process.exit(2);
   }
   const gateway = await startGateway(config);
-  for (const signal of ["SIGTERM", "SIGINT"] as const) {
-    process.once(signal, () => {
+  // `on`, not `once`: a terminal's Ctrl-C reaches the gateway both directly and forwarded by the
+  // processes that started it (npm, the bootstrap, pnpm); a repeat must not cut the drain short.
+  for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"] as const) {
+    process.on(signal, () => {
       void gateway.shutdown(signal).then(() => process.exit(0));
     });
   }

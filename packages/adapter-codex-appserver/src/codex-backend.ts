@@ -15,6 +15,7 @@ import { mapRpcError } from "./map-codex-error.js";
 import { createProcessPool } from "./pool/process-pool.js";
 import { createThreadSource, type WarmThreadCounts } from "./pool/warm-threads.js";
 import { createPlanLimits } from "./rate-limits.js";
+import { readProviderEnvKeys } from "./sealing/provider-env-keys.js";
 import { writeSealedCatalog } from "./sealing/sealed-catalog.js";
 import { sealedAppServerArgs, sealedEnvironment } from "./sealing/sealed-environment.js";
 import { sealedThreadParams } from "./sealing/sealed-thread-config.js";
@@ -128,9 +129,14 @@ export const createCodexBackend = (options: CodexBackendOptions = {}): CodexBack
   // The sealed catalog, the throwaway cwd and the child's empty PATH directory live in one
   // private (0700) temp dir per backend.
   const privateDir = mkdtemp(join(tmpdir(), "codex-backend-"));
-  const childEnv = privateDir.then((dir) =>
-    sealedEnvironment(source, options.passEnv ?? [], join(dir, "empty-path")),
-  );
+  const childEnv = privateDir.then(async (dir) => {
+    const providerKeys = await readProviderEnvKeys(source, (path, err) =>
+      logger.warn({ err, path }, "codex: config.toml could not be read for its providers' env_key"),
+    );
+    if (providerKeys.length > 0)
+      logger.info({ names: providerKeys }, "codex: passing its providers' env_key variables");
+    return sealedEnvironment(source, [...(options.passEnv ?? []), ...providerKeys], join(dir, "empty-path"));
+  });
   const sealed = privateDir.then(async (dir) => {
     const cwd = join(dir, "empty-cwd");
     await mkdir(cwd, { mode: 0o700 });

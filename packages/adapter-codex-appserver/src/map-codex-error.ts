@@ -34,11 +34,21 @@ const variantOf = (info: unknown): { name: string; status: number | undefined } 
  */
 const withoutUrls = (message: string): string => urlsReplaced(message.replace(/,?\s*url:\s*[^\s,]+/gi, ""));
 
+/**
+ * Codex names a provider key it could not find ("Missing environment variable: `X`."). The child
+ * sees an allow-list of the gateway's environment, so say where the variable must be set.
+ */
+const withEnvHint = (message: string): string => {
+  const name = /Missing environment variable:\s*`?([A-Za-z_][A-Za-z0-9_]*)`?/.exec(message)?.[1];
+  if (name === undefined) return message;
+  return `${message} Set ${name} in the gateway's environment: it reaches codex when codex's config.toml names it as the env_key of the active provider (or of a profile's); otherwise add it to PROXY_CODEX_PASS_ENV (--codex-pass-env).`;
+};
+
 /** A failed turn (its `turn.error`, or the last non-retrying `error` notification) as a GatewayError. */
 export const mapCodexTurnError = (error: CodexTurnError | undefined): GatewayError => {
   const message =
     typeof error?.message === "string" && error.message !== ""
-      ? withoutUrls(error.message)
+      ? withEnvHint(withoutUrls(error.message))
       : "codex turn failed";
   const { name, status } = variantOf(error?.codexErrorInfo);
   const cause = error;

@@ -77,6 +77,34 @@ export const MIGRATIONS: ReadonlyArray<{ readonly version: number; readonly sql:
     version: 2,
     sql: (t) => `ALTER TABLE conversations ADD COLUMN bytes ${t.int} NOT NULL DEFAULT 0;`,
   },
+  {
+    version: 3,
+    // Per-key usage (one row per key, UTC day and route) and the minute buckets per-key limits read.
+    sql: (t) => `
+      CREATE TABLE key_usage (
+        api_key TEXT NOT NULL,
+        day TEXT NOT NULL,
+        route TEXT NOT NULL,
+        requests ${t.int} NOT NULL DEFAULT 0,
+        input_tokens ${t.int} NOT NULL DEFAULT 0,
+        cached_input_tokens ${t.int} NOT NULL DEFAULT 0,
+        output_tokens ${t.int} NOT NULL DEFAULT 0,
+        reasoning_tokens ${t.int} NOT NULL DEFAULT 0,
+        tool_calls ${t.int} NOT NULL DEFAULT 0,
+        errors ${t.int} NOT NULL DEFAULT 0,
+        PRIMARY KEY (api_key, day, route)
+      );
+      CREATE INDEX key_usage_by_day ON key_usage (day);
+      CREATE TABLE key_minutes (
+        api_key TEXT NOT NULL,
+        minute ${t.int} NOT NULL,
+        requests ${t.int} NOT NULL DEFAULT 0,
+        tokens ${t.int} NOT NULL DEFAULT 0,
+        PRIMARY KEY (api_key, minute)
+      );
+      CREATE INDEX key_minutes_by_minute ON key_minutes (minute);
+    `,
+  },
 ];
 
 /** Brings the schema up to the newest version; safe when several processes start at once. */

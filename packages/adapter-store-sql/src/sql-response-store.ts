@@ -5,11 +5,13 @@ import type {
   StoredItem,
   StoredResponse,
   StoredStatus,
+  UsageStore,
 } from "@proxy/core";
 import { migrate } from "./migrations.js";
 import { pageItems, toItem } from "./paging.js";
 import { type ConversationLimits, createSqlConversations } from "./sql-conversations.js";
 import type { Row, SqlDriver, SqlQuerier } from "./sql-driver.js";
+import { createSqlUsageStore } from "./sql-usage-store.js";
 
 const UNFINISHED = "status IN ('queued', 'in_progress')";
 /** A chain longer than this is refused rather than walked (it would not fit any context anyway). */
@@ -231,17 +233,20 @@ export const createSqlResponseStore = (db: SqlDriver, limits: ConversationLimits
   };
 };
 
+/** Stored responses and conversations, and per-key usage, in one database. */
+export type SqlStore = ResponseStore & UsageStore;
+
 /** Opens a driver, migrates it and returns the store over it. */
 export const openSqlStore = async (
   db: SqlDriver,
   now: number,
   limits: ConversationLimits = {},
-): Promise<ResponseStore> => {
+): Promise<SqlStore> => {
   try {
     await migrate(db, now);
   } catch (error) {
     await db.close().catch(() => undefined);
     throw error;
   }
-  return createSqlResponseStore(db, limits);
+  return { ...createSqlResponseStore(db, limits), ...createSqlUsageStore(db) };
 };

@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describeResponseStoreContract } from "@proxy/core/testing";
+import { describeResponseStoreContract, describeUsageStoreContract } from "@proxy/core/testing";
 import { afterAll, describe, expect, it } from "vitest";
 import { MIGRATIONS, migrate, openPostgresStore, openSqliteDriver, openSqliteStore } from "../src/index.js";
 import { type PostgresServer, startPostgresServer } from "../src/testing/index.js";
@@ -24,6 +24,13 @@ describeResponseStoreContract("SQLite :memory:", () => openSqliteStore(":memory:
 describeResponseStoreContract("PostgreSQL 15 (throwaway cluster)", async () => {
   postgres ??= await startPostgresServer();
   return openPostgresStore(await postgres.createDatabase("contract"));
+});
+
+describeUsageStoreContract("SQLite :memory:", () => openSqliteStore(":memory:"));
+
+describeUsageStoreContract("PostgreSQL 15 (throwaway cluster)", async () => {
+  postgres ??= await startPostgresServer();
+  return openPostgresStore(await postgres.createDatabase(`usage_${Math.random().toString(36).slice(2, 8)}`));
 });
 
 describe("the throwaway PostgreSQL server", () => {

@@ -21,6 +21,7 @@ export * from "./ports/id-generator.js";
 export * from "./ports/media-fetcher.js";
 export * from "./ports/response-store.js";
 export type * from "./ports/text-backend.js";
+export * from "./ports/usage-store.js";
 export * from "./prompt/example-arguments.js";
 export * from "./prompt/render-history.js";
 export * from "./prompt/render-manifest.js";

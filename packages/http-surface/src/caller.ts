@@ -8,3 +8,6 @@ import type { Context } from "hono";
  */
 export const callerOwner = (c: Context): string =>
   (c.get(CALLER_VARIABLE) as Caller | undefined)?.owner ?? "";
+
+/** The caller as the auth middleware set it (owner digest and the key's name), if any. */
+export const requestCaller = (c: Context): Caller | undefined => c.get(CALLER_VARIABLE) as Caller | undefined;

@@ -17,7 +17,7 @@ import {
   toGatewayError,
 } from "@proxy/core";
 import type { Context } from "hono";
-import { callerOwner } from "./caller.js";
+import { callerOwner, requestCaller } from "./caller.js";
 import {
   type ErrorBodyShaper,
   type ErrorStatusOverride,
@@ -161,6 +161,8 @@ export const openTurnSession = (
   let finish: FinishReason | undefined;
   let error: GatewayError | undefined;
   let ttfbMs: number | undefined;
+  let decodedMs: number | undefined;
+  let acceptedMs: number | undefined;
   let reported = false;
   const trace = deps.trace?.(c);
   let stalled = false;
@@ -190,6 +192,8 @@ export const openTurnSession = (
       finish: error === undefined ? finish : undefined,
       error,
       ttfbMs,
+      caller: requestCaller(c),
+      timings: { arrivedAt, decodedMs, acceptedMs, endedMs: deps.clock.now() - arrivedAt },
     });
     deps.observer?.onTurnEnd(summary);
     if (trace !== undefined) {
@@ -221,6 +225,7 @@ export const openTurnSession = (
     signal: controller.signal,
     async start(turn) {
       model = turn.request.model;
+      decodedMs = deps.clock.now() - arrivedAt;
       session.useModel(model);
       stream = turn.stream;
       let request: TurnRequest = { ...turn.request, partition: callerOwner(c) };
@@ -253,6 +258,7 @@ export const openTurnSession = (
             : r.value,
         (e: unknown): AssistantBatch => [{ type: "error", error: toGatewayError(e) }],
       );
+      acceptedMs = deps.clock.now() - arrivedAt;
       const head = first[0];
       if (head?.type === "error") {
         await iterator.return?.();

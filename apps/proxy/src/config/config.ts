@@ -1,6 +1,7 @@
 import { OUTPUT_MODES, STOP_AFTER_TOOLS_MODES, TOOL_MODES } from "@proxy/core";
 import { Result, Schema, SchemaIssue, SchemaParser } from "effect";
 import { RouteConfig, routeProblem } from "../routing/route-config.js";
+import { ApiKeyEntry, apiKeysProblem, resolveApiKeys } from "./api-keys.js";
 import { ConfigError } from "./config-error.js";
 import { applyLegacySettings } from "./legacy-settings.js";
 import { OPTIONS, type OptionSpec } from "./options.js";
@@ -12,7 +13,7 @@ const NonNegativeInt = Schema.Number.check(Schema.isInt(), Schema.isGreaterThanO
 export const GatewayConfig = Schema.Struct({
   port: Schema.Number.check(Schema.isInt(), Schema.isBetween({ minimum: 0, maximum: 65535 })),
   host: Schema.String.check(Schema.isMinLength(1)),
-  apiKeys: Schema.Array(Schema.String.check(Schema.isMinLength(8))),
+  apiKeys: Schema.Array(ApiKeyEntry),
   corsOrigins: Schema.Array(Schema.String),
   allowedHosts: Schema.Array(Schema.String),
   metricsAuth: Schema.Boolean,
@@ -69,6 +70,18 @@ export const GatewayConfig = Schema.Struct({
   storeMaxConversationBytes: PositiveInt,
   storeLeaseMs: Schema.Number.check(Schema.isInt(), Schema.isBetween({ minimum: 1000, maximum: 30_000 })),
   conversationsAutocreate: Schema.Boolean,
+  otelEndpoint: Schema.String.check(
+    Schema.isPattern(/^(|https?:\/\/.+)$/, {
+      message: "expected an http:// or https:// URL (or empty: no tracing)",
+    }),
+  ),
+  otelProtocol: Schema.Literals(["http/protobuf", "http/json"]),
+  otelServiceName: Schema.String.check(Schema.isMinLength(1)),
+  otelHeaders: Schema.String.check(
+    Schema.isPattern(/^(|[^=,\s]+=[^,]*(,\s*[^=,\s]+=[^,]*)*)$/, {
+      message: "expected name=value pairs separated by commas",
+    }),
+  ),
   inspector: Schema.Boolean,
   inspectorBodies: Schema.Boolean,
   inspectorMaxRequests: PositiveInt,
@@ -80,6 +93,14 @@ export type GatewayConfig = typeof GatewayConfig.Type;
 
 export { ConfigError };
 
+const parseJson = (spec: OptionSpec, value: string): unknown => {
+  try {
+    return JSON.parse(value);
+  } catch {
+    throw new ConfigError(`${spec.env}: expected JSON, got '${value.slice(0, 80)}'`);
+  }
+};
+
 const parseRaw = (spec: OptionSpec, raw: string): unknown => {
   const value = raw.trim();
   switch (spec.kind) {
@@ -90,6 +111,8 @@ const parseRaw = (spec: OptionSpec, raw: string): unknown => {
       if (/^(0|false|no|off)$/i.test(value)) return false;
       return value;
     case "list":
+      // A JSON list is taken as it is (named keys with limits in PROXY_API_KEYS).
+      if (value.startsWith("[")) return parseJson(spec, value);
       return value === ""
         ? []
         : value
@@ -109,11 +132,7 @@ const parseRaw = (spec: OptionSpec, raw: string): unknown => {
       return out;
     }
     case "json":
-      try {
-        return JSON.parse(value);
-      } catch {
-        throw new ConfigError(`${spec.env}: expected JSON, got '${value.slice(0, 80)}'`);
-      }
+      return parseJson(spec, value);
     default:
       return value;
   }
@@ -155,12 +174,15 @@ export const resolveConfig = (sources: {
   const result = decode(merged);
   if (Result.isSuccess(result)) {
     const config = result.success;
+    const keys = apiKeysProblem(merged.apiKeys, sources.env);
+    if (keys !== undefined)
+      throw new ConfigError(`Invalid configuration value for ${origin.apiKeys ?? "apiKeys"}: ${keys}`);
     if (config.inspector && config.apiKeys.length > 0 && config.adminKey === "")
       throw new ConfigError(
         `${origin.inspector ?? "PROXY_INSPECTOR"}: the gateway has API keys, so the inspector needs PROXY_ADMIN_KEY (only the admin key opens it).`,
       );
     const problem = routeProblem(merged.models, sources.env);
-    if (problem === undefined) return config;
+    if (problem === undefined) return { ...config, apiKeys: resolveApiKeys(config.apiKeys, sources.env) };
     throw new ConfigError(`Invalid configuration value for ${origin.models ?? "models"}: ${problem}`);
   }
   const first = formatter(result.failure).issues[0];
@@ -170,6 +192,8 @@ export const resolveConfig = (sources: {
   // A route list error names the entry and field (`models[1].baseUrl`), not just the option.
   const routes = key === "models" ? routeProblem(merged.models, sources.env) : undefined;
   if (routes) throw new ConfigError(`Invalid configuration value for ${where}: ${routes}`);
+  const keys = key === "apiKeys" ? apiKeysProblem(merged.apiKeys, sources.env) : undefined;
+  if (keys) throw new ConfigError(`Invalid configuration value for ${where}: ${keys}`);
   throw new ConfigError(
     `Invalid configuration value for ${where}: ${first?.message ?? "invalid"} (got ${JSON.stringify(merged[key])})`,
   );

@@ -1,6 +1,6 @@
 import { OPTIONS } from "./options.js";
 
-/** `proxy --help`, generated from the option table so flags and env vars never drift apart. */
+/** `codex-tool-gateway --help`, generated from the option table so flags and env vars never drift apart. */
 export const helpText = (): string => {
   const rows = OPTIONS.map((o) => {
     const values = o.values ? ` (${o.values.join("|")})` : "";
@@ -8,13 +8,14 @@ export const helpText = (): string => {
     return `${left} ${o.doc}${values}\n  ${"".padEnd(34)} env ${o.env}, default ${o.default === "" ? "(none)" : o.default}`;
   });
   return [
-    "Usage: proxy [options]",
+    "Usage: codex-tool-gateway [options]",
     "",
     "OpenAI-compatible tool-calling gateway over codex app-server.",
     "",
     "Options:",
     ...rows,
     "  --help                             Show this help.",
+    "  --version                          Print the version.",
     "",
   ].join("\n");
 };

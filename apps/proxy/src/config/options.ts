@@ -2,7 +2,7 @@ import { OUTPUT_MODES, STOP_AFTER_TOOLS_MODES, TOOL_MODES } from "@proxy/core";
 
 /**
  * Every gateway option in one table: the env var, the CLI flag, the config-file key, the default
- * and what it does. `docs/configuration.md` and `proxy --help` are generated from / checked against it.
+ * and what it does. `docs/configuration.md` and `codex-tool-gateway --help` are generated from / checked against it.
  */
 export type OptionKind = "int" | "bool" | "string" | "list" | "map" | "enum" | "json";
 
@@ -47,7 +47,7 @@ export const OPTIONS: ReadonlyArray<OptionSpec> = [
     "PROXY_API_KEYS",
     "list",
     "",
-    "Comma-separated API keys clients must send (Bearer token or `x-api-key`). Empty = no auth.",
+    'Comma-separated API keys clients must send (Bearer token or `x-api-key`). Empty = no auth. In the config file (or as a JSON list here) an entry may be `{"name", "key" or "keyEnv", "limits": {"rpm", "tpm", "tokensPerDay"}}`: usage is then accounted under the name and the limits enforced (see docs/operations.md).',
   ),
   opt(
     "corsOrigins",
@@ -90,7 +90,7 @@ export const OPTIONS: ReadonlyArray<OptionSpec> = [
     "PROXY_CODEX_PASS_ENV",
     "list",
     "",
-    "Extra environment variables passed to codex (e.g. a custom provider's `env_key`, `HTTPS_PROXY`); codex sees only an allow-list otherwise.",
+    "Extra environment variables passed to codex (e.g. `HTTPS_PROXY`); codex sees only an allow-list otherwise. The `env_key` of the provider codex's config.toml makes active (or a profile names) passes without it.",
   ),
   opt(
     "codexPoolSize",
@@ -285,7 +285,7 @@ export const OPTIONS: ReadonlyArray<OptionSpec> = [
     "PROXY_SHUTDOWN_GRACE_MS",
     "int",
     "10000",
-    "On SIGTERM/SIGINT, how long in-flight streams may finish.",
+    "On SIGTERM/SIGINT/SIGHUP, how long in-flight streams may finish.",
   ),
   opt(
     "store",
@@ -329,6 +329,35 @@ export const OPTIONS: ReadonlyArray<OptionSpec> = [
     "bool",
     "false",
     "`conversation` naming an unknown id creates that conversation instead of answering 404.",
+  ),
+  opt(
+    "otelEndpoint",
+    "OTEL_EXPORTER_OTLP_ENDPOINT",
+    "string",
+    "",
+    "OTLP/HTTP collector base URL (traces go to `<url>/v1/traces`): each request becomes a trace with GenAI attributes. Empty = no tracing (the OpenTelemetry SDK is not even loaded).",
+  ),
+  opt(
+    "otelProtocol",
+    "OTEL_EXPORTER_OTLP_PROTOCOL",
+    "enum",
+    "http/protobuf",
+    "How traces are sent to the collector.",
+    ["http/protobuf", "http/json"],
+  ),
+  opt(
+    "otelServiceName",
+    "OTEL_SERVICE_NAME",
+    "string",
+    "codex-tool-gateway",
+    "`service.name` of the traces.",
+  ),
+  opt(
+    "otelHeaders",
+    "OTEL_EXPORTER_OTLP_HEADERS",
+    "string",
+    "",
+    "Headers sent to the collector, as comma-separated `name=value` pairs (values URL-encoded), e.g. `authorization=Bearer%20abc`.",
   ),
   opt(
     "inspector",

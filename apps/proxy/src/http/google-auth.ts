@@ -2,7 +2,7 @@ import { API_KEY_INVALID, geminiErrorBody, isGoogleClient } from "@proxy/adapter
 import { CALLER_VARIABLE, type Caller, invalidRequest } from "@proxy/core";
 import { errorResponse } from "@proxy/http-surface";
 import type { Context, MiddlewareHandler } from "hono";
-import { callerOf, keyMatcher } from "./auth.js";
+import { type KeyList, keyLookup } from "./auth.js";
 
 /**
  * Requests for the Gemini surface under `/v1`: the Gemini-native endpoint, the `models/{m}:method`
@@ -19,8 +19,8 @@ export const isGeminiRequest = (c: Context): boolean => {
  * as Google answers a bad key: 400 `INVALID_ARGUMENT` with reason `API_KEY_INVALID`. Sets the
  * caller (the owner of stored conversations) as `bearerAuth` does.
  */
-export const googleKeyAuth = (keys: ReadonlyArray<string>): MiddlewareHandler => {
-  const matches = keyMatcher(keys);
+export const googleKeyAuth = (keys: KeyList): MiddlewareHandler => {
+  const lookup = keyLookup(keys);
   return async (c, next) => {
     if (keys.length === 0) {
       c.set(CALLER_VARIABLE, { owner: "" } satisfies Caller);
@@ -28,8 +28,9 @@ export const googleKeyAuth = (keys: ReadonlyArray<string>): MiddlewareHandler =>
     }
     const bearer = /^Bearer\s+(.+)$/i.exec((c.req.header("authorization") ?? "").trim())?.[1];
     const presented = c.req.header("x-goog-api-key") ?? c.req.query("key") ?? bearer ?? "";
-    if (matches(presented)) {
-      c.set(CALLER_VARIABLE, callerOf(presented));
+    const caller = lookup(presented);
+    if (caller !== undefined) {
+      c.set(CALLER_VARIABLE, caller);
       return next();
     }
     return errorResponse(

@@ -14,6 +14,11 @@ export interface RequestStore {
   route?: string;
 }
 
+/** Told of each turn with the route that answered it (undefined: no route took the turn). */
+export interface RequestTurnObserver {
+  onTurnEnd(summary: TurnSummary, route: string | undefined): void;
+}
+
 /** The request scope, shared with the logger so every line logged inside a request carries its id. */
 export const createRequestScope = () => new AsyncLocalStorage<RequestStore>();
 export type RequestScope = ReturnType<typeof createRequestScope>;
@@ -36,6 +41,8 @@ export const createRequestContext = (deps: {
   readonly metrics: Metrics;
   readonly scope?: RequestScope;
   readonly now?: () => number;
+  /** More observers of each turn (usage accounting, traces), told after the metrics. */
+  readonly observers?: ReadonlyArray<RequestTurnObserver> | undefined;
 }) => {
   const storage = deps.scope ?? createRequestScope();
   const now = deps.now ?? (() => performance.now());
@@ -45,6 +52,7 @@ export const createRequestContext = (deps: {
       const store = storage.getStore();
       if (store) store.summary = summary;
       deps.metrics.observeTurn(summary);
+      for (const o of deps.observers ?? []) o.onTurnEnd(summary, store?.route);
     },
   };
 

@@ -1,7 +1,7 @@
 import { GatewayError } from "@proxy/core";
 import { type ErrorBodyShaper, errorResponse, openAIErrorBody } from "@proxy/http-surface";
 import type { Context, MiddlewareHandler } from "hono";
-import { bearerAuth } from "./auth.js";
+import { bearerAuth, type KeyList } from "./auth.js";
 
 export interface RequestGuardOptions {
   /** The address the server is bound to: on loopback only loopback `Host` names are served. */
@@ -10,7 +10,7 @@ export interface RequestGuardOptions {
   readonly allowedHosts?: ReadonlyArray<string> | undefined;
   /** Browser origins allowed to call the gateway (`*` for any); any other `Origin` is refused. */
   readonly corsOrigins: ReadonlyArray<string>;
-  readonly apiKeys: ReadonlyArray<string>;
+  readonly apiKeys: KeyList;
   /** Also require an API key on the operational routes. */
   readonly metricsAuth?: boolean | undefined;
   /** Paths of the gateway's own page (the inspector), whose same-origin form posts carry an `Origin`. */

@@ -14,7 +14,7 @@ export const createLogger = (
       return requestId === undefined ? {} : { requestId };
     },
     redact: {
-      paths: ["req.headers.authorization", "headers.authorization", "apiKeys", "adminKey"],
+      paths: ["req.headers.authorization", "headers.authorization", "apiKeys", "adminKey", "otelHeaders"],
       censor: "[redacted]",
     },
     ...((options.pretty ?? Boolean(process.stdout.isTTY))

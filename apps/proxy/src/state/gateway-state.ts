@@ -7,8 +7,8 @@ import {
   type StoredStateOptions,
   settleRunningTurns,
 } from "@proxy/adapter-http-responses";
-import { openPostgresStore, openSqliteStore } from "@proxy/adapter-store-sql";
-import type { ResponseStore } from "@proxy/core";
+import { openPostgresStore, openSqliteStore, type SqlStore } from "@proxy/adapter-store-sql";
+import type { UsageStore } from "@proxy/core";
 import type { GatewayConfig } from "../config/config.js";
 import type { Logger } from "../observability/logger.js";
 import { describeLocation, durationMs, storeLocation } from "./store-location.js";
@@ -24,6 +24,8 @@ export interface StateTimings {
 export interface GatewayState {
   /** What the Responses sub-app gets; undefined with `PROXY_STORE=none`. */
   readonly stored: StoredStateOptions | undefined;
+  /** Per-key usage and limit counters: in the store, or in memory with `PROXY_STORE=none`. */
+  readonly usage: UsageStore;
   /** Waits for this process's background turns to store their outcome (bounded), then closes the store. */
   close(): Promise<void>;
 }
@@ -35,7 +37,7 @@ const PURGE_EVERY_MS = 10 * 60_000;
  */
 const SETTLE_MS = 5_000;
 
-const openStore = (config: GatewayConfig): Promise<ResponseStore> | undefined => {
+const openStore = (config: GatewayConfig): Promise<SqlStore> | undefined => {
   const location = storeLocation(config.store, config.dataDir);
   const limits = { maxConversationBytes: config.storeMaxConversationBytes };
   switch (location.kind) {
@@ -60,7 +62,11 @@ export const openGatewayState = async (
   timings: StateTimings = {},
 ): Promise<GatewayState> => {
   const opening = openStore(config);
-  if (opening === undefined) return { stored: undefined, close: async () => undefined };
+  if (opening === undefined) {
+    // Stateless: usage and limits are counted in memory for this process's lifetime.
+    const usage = await openSqliteStore(":memory:");
+    return { stored: undefined, usage, close: () => usage.close() };
+  }
   const store = await opening;
   const leaseMs = Math.min(config.storeLeaseMs, MAX_LEASE_MS);
   // Renewals come often enough that a cancel from another replica lands within half a second.
@@ -100,6 +106,7 @@ export const openGatewayState = async (
       pollMs,
       running,
     },
+    usage: store,
     async close() {
       const unsettled = await settleRunningTurns(running, SETTLE_MS);
       if (unsettled > 0)

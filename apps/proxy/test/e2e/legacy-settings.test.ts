@@ -44,7 +44,7 @@ describe("settings of the earlier codex proxies", { timeout: 60_000 }, () => {
     const { code, stderr } = await startWith({ PROXY_RESPONSES_OUTPUT_MODE: "obsidian-xml" });
     expect(code).toBe(2);
     expect(stderr).toMatch(
-      /proxy: PROXY_RESPONSES_OUTPUT_MODE is no longer supported: use PROXY_OUTPUT_MODE/,
+      /codex-tool-gateway: PROXY_RESPONSES_OUTPUT_MODE is no longer supported: use PROXY_OUTPUT_MODE/,
     );
   });
 

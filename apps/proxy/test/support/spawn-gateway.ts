@@ -3,7 +3,8 @@ import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 
 const main = fileURLToPath(new URL("../../src/main.ts", import.meta.url));
-const tsx = createRequire(import.meta.url).resolve("tsx");
+/** The built bin, started the way the README starts it: plain `node`, no source condition, no tsx. */
+export const BUILT_BIN = fileURLToPath(new URL("../../bin/codex-tool-gateway.mjs", import.meta.url));
 
 export interface SpawnedGateway {
   readonly child: ChildProcess;
@@ -18,10 +19,25 @@ export interface SpawnedGateway {
  */
 export const spawnGateway = async (
   env: Record<string, string>,
-  options: { readonly detached?: boolean } = {},
+  options: {
+    readonly detached?: boolean;
+    /** Run this command instead of the sources through tsx (e.g. `[BUILT_BIN]`, or an installed bin). */
+    readonly command?: ReadonlyArray<string>;
+    readonly cwd?: string;
+    /** Start from this process's environment (default); false: `env` is the whole environment. */
+    readonly inheritEnv?: boolean;
+  } = {},
 ): Promise<SpawnedGateway> => {
-  const child = spawn(process.execPath, ["--conditions=@proxy/source", "--import", tsx, main], {
-    env: { ...process.env, PORT: "0", LOG_LEVEL: "info", ...env },
+  const [file, ...args] = options.command ?? [
+    process.execPath,
+    "--conditions=@proxy/source",
+    "--import",
+    createRequire(import.meta.url).resolve("tsx"),
+    main,
+  ];
+  const child = spawn(file as string, args, {
+    env: { ...(options.inheritEnv === false ? {} : process.env), PORT: "0", LOG_LEVEL: "info", ...env },
+    ...(options.cwd ? { cwd: options.cwd } : {}),
     stdio: ["ignore", "pipe", "pipe"],
     // detached: the gateway leads its own process group, like `npm start` in a terminal.
     detached: options.detached === true,
@@ -40,6 +56,10 @@ export const spawnGateway = async (
       }
     }
   });
+  let stderr = "";
+  child.stderr?.on("data", (b: Buffer) => {
+    stderr = (stderr + b.toString()).slice(-4000);
+  });
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setInterval(() => {
       const listening = lines.find((l) => l.msg === "gateway listening");
@@ -50,7 +70,7 @@ export const spawnGateway = async (
     }, 50);
     child.once("exit", (code) => {
       clearInterval(timer);
-      reject(new Error(`gateway exited early (${code})`));
+      reject(new Error(`gateway exited early (${code}): ${stderr.slice(-2000)}`));
     });
   });
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));

@@ -14,9 +14,13 @@ export type StoredStatus = "queued" | "in_progress" | "completed" | "incomplete"
  */
 export const CALLER_VARIABLE = "proxyCaller";
 
-/** Who is calling: `owner` is a one-way hash of the API key ("" when keys are off); never the key. */
+/**
+ * Who is calling: `owner` is a one-way hash of the API key ("" when keys are off); never the key.
+ * `name` is the key's declared name, when the deployment gave it one (usage accounting, limits).
+ */
 export interface Caller {
   readonly owner: string;
+  readonly name?: string | undefined;
 }
 
 export const isTerminalStatus = (status: StoredStatus): boolean =>

@@ -109,7 +109,7 @@ export const runTurn = (deps: TurnDeps, input: TurnInput): TurnHandle => {
       const outcome = yield* runAttempt(attemptContext, backendRequest);
       input.trace?.onAttemptEnd(outcome, attemptNo);
       const tail = outcome.tail;
-      if (outcome.usage) usage = addUsage(usage, outcome.usage);
+      if (outcome.usage) telemetry.usage = usage = addUsage(usage, outcome.usage);
       if (outcome.error) {
         // Calls the client already has in full stay usable: the turn ends as a tool-call turn and
         // the failure goes to telemetry. Only a call cut in the middle (or a gone client) fails it.

@@ -1,5 +1,7 @@
 import type { GatewayError } from "../errors/gateway-error.js";
 import type { FinishReason } from "../model/finish-reason.js";
+import type { Usage } from "../model/usage.js";
+import type { Caller } from "../ports/response-store.js";
 import type { OutputMode } from "./turn-settings.js";
 
 /** What happened in a turn, returned as an immutable result (the core never logs). */
@@ -40,6 +42,8 @@ export interface TurnTelemetry {
   readonly toolWarnings: ReadonlyArray<ToolWarning>;
   /** How tools reached the model in this turn. */
   readonly toolMode?: "native" | "prompt" | undefined;
+  /** The backend's usage over all of the turn's attempts (also when the turn failed after one). */
+  readonly usage?: Usage | undefined;
 }
 
 /** The counters a running turn writes; `runTurn` hands out frozen snapshots of them. */
@@ -88,6 +92,22 @@ export interface TurnSummary {
   readonly finish?: FinishReason | undefined;
   readonly error?: GatewayError | undefined;
   readonly ttfbMs?: number | undefined;
+  /** Who asked (the auth middleware's caller), for per-key accounting. */
+  readonly caller?: Caller | undefined;
+  /**
+   * Milliseconds since the request arrived at which the turn reached each stage (for traces
+   * derived after the fact): decoded = `start()` called, accepted = the backend's first batch.
+   */
+  readonly timings?: TurnTimings | undefined;
+}
+
+/** Offsets in ms from the request's arrival (the session's clock); absent = not reached. */
+export interface TurnTimings {
+  /** The session's clock reading when the request arrived (epoch ms with the system clock). */
+  readonly arrivedAt: number;
+  readonly decodedMs?: number | undefined;
+  readonly acceptedMs?: number | undefined;
+  readonly endedMs: number;
 }
 
 export interface TurnObserver {

@@ -121,7 +121,7 @@ export const peerSection = (p: PeerResult | undefined, seconds: string): string 
   p
     ? `## 0. The built gateway against a peer (Portkey)
 
-Our gateway as \`npm start\` runs it (\`node apps/proxy/dist/main.js\`, default log level, one
+Our gateway as \`npm start\` runs it (\`node apps/proxy/bin/codex-tool-gateway.mjs\`, default log level, one
 \`openai-compatible\` route per model), Portkey's gateway (\`@portkey-ai/gateway\` from npm, \`--headless\`,
 \`@hono/node-server\` 1.14.1 as its streaming needs) and the upstream called directly, each one Node process,
 in front of one fake OpenAI-compatible upstream the bench owns (its own process). Runs are interleaved

@@ -14,7 +14,9 @@ import { fileURLToPath } from "node:url";
 import { rssOf } from "../proc.js";
 
 const UPSTREAM_MAIN = fileURLToPath(new URL(`./upstream-main${extname(import.meta.url)}`, import.meta.url));
-const GATEWAY_MAIN = fileURLToPath(new URL("../../../../apps/proxy/dist/main.js", import.meta.url));
+const GATEWAY_BIN = fileURLToPath(
+  new URL("../../../../apps/proxy/bin/codex-tool-gateway.mjs", import.meta.url),
+);
 
 export type PeerName = "direct" | "portkey" | "ours";
 
@@ -82,7 +84,7 @@ export const startOurs = async (upstream: string, models: ReadonlyArray<string>,
   const dataDir = await mkdtemp(join(tmpdir(), "bench-peer-ours-"));
   const routes = models.map((id) => ({ id, backend: "openai-compatible", baseUrl: `${upstream}/v1` }));
   const log = createWriteStream(logFile);
-  const child = spawn(process.execPath, [GATEWAY_MAIN], {
+  const child = spawn(process.execPath, [GATEWAY_BIN], {
     stdio: ["ignore", "pipe", "pipe"],
     env: {
       PATH: process.env.PATH ?? "",

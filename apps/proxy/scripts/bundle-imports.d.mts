@@ -1,0 +1,3 @@
+export declare const importedSpecifiers: (code: string) => string[];
+export declare const packageOf: (spec: string) => string;
+export declare const isUnprefixedBuiltin: (spec: string) => boolean;

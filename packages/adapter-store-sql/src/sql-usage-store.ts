@@ -1,0 +1,75 @@
+import type { KeyLoad, UsageFilter, UsageRow, UsageStore } from "@proxy/core";
+import type { Row, SqlDriver, SqlParam } from "./sql-driver.js";
+
+const COUNTS = [
+  ["requests", "requests"],
+  ["inputTokens", "input_tokens"],
+  ["cachedInputTokens", "cached_input_tokens"],
+  ["outputTokens", "output_tokens"],
+  ["reasoningTokens", "reasoning_tokens"],
+  ["toolCalls", "tool_calls"],
+  ["errors", "errors"],
+] as const;
+
+const COLUMNS = COUNTS.map(([, column]) => column);
+/** One upsert adds a turn's counts to its row: atomic in both dialects, so replicas add up. */
+const RECORD = `INSERT INTO key_usage (api_key, day, route, ${COLUMNS.join(", ")})
+  VALUES (?, ?, ?, ${COLUMNS.map(() => "?").join(", ")})
+  ON CONFLICT (api_key, day, route) DO UPDATE SET ${COLUMNS.map((c) => `${c} = key_usage.${c} + excluded.${c}`).join(", ")}`;
+const ADD_TOKENS = `INSERT INTO key_minutes (api_key, minute, tokens) VALUES (?, ?, ?)
+  ON CONFLICT (api_key, minute) DO UPDATE SET tokens = key_minutes.tokens + excluded.tokens`;
+/** Counts a request unless the bucket is full; the row is left unchanged (0 rows) when it is. */
+const ADMIT = `INSERT INTO key_minutes (api_key, minute, requests) VALUES (?, ?, 1)
+  ON CONFLICT (api_key, minute) DO UPDATE SET requests = key_minutes.requests + 1 WHERE key_minutes.requests < ?`;
+
+const toRow = (row: Row): UsageRow => ({
+  key: String(row.api_key),
+  route: String(row.route),
+  day: String(row.day),
+  requests: Number(row.requests),
+  inputTokens: Number(row.input_tokens),
+  cachedInputTokens: Number(row.cached_input_tokens),
+  outputTokens: Number(row.output_tokens),
+  reasoningTokens: Number(row.reasoning_tokens),
+  toolCalls: Number(row.tool_calls),
+  errors: Number(row.errors),
+});
+
+/** The UsageStore over a migrated SqlDriver (SQLite or PostgreSQL, same SQL). */
+export const createSqlUsageStore = (db: SqlDriver): UsageStore => ({
+  recordUsage: (rows, minutes = []) =>
+    db.transaction(async (tx) => {
+      for (const row of rows)
+        await tx.run(RECORD, [row.key, row.day, row.route, ...COUNTS.map(([field]) => row[field])]);
+      for (const m of minutes) await tx.run(ADD_TOKENS, [m.key, m.minute, m.tokens]);
+    }),
+  async usage(filter: UsageFilter) {
+    const where: string[] = [];
+    const params: SqlParam[] = [];
+    const add = (clause: string, value: string | undefined) => {
+      if (value === undefined) return;
+      where.push(clause);
+      params.push(value);
+    };
+    add("api_key = ?", filter.key);
+    add("route = ?", filter.route);
+    add("day >= ?", filter.from);
+    add("day <= ?", filter.to);
+    const sql = `SELECT * FROM key_usage${where.length > 0 ? ` WHERE ${where.join(" AND ")}` : ""} ORDER BY day, api_key, route`;
+    return (await db.all(sql, params)).map(toRow);
+  },
+  async admitRequest(key, minute, rpm) {
+    return (await db.run(ADMIT, [key, minute, rpm])) > 0;
+  },
+  async keyLoad(key, minute, day): Promise<KeyLoad> {
+    const [minuteRows, dayRows] = await Promise.all([
+      db.all("SELECT tokens FROM key_minutes WHERE api_key = ? AND minute = ?", [key, minute]),
+      db.all(
+        "SELECT COALESCE(SUM(input_tokens + output_tokens), 0) AS tokens FROM key_usage WHERE api_key = ? AND day = ?",
+        [key, day],
+      ),
+    ]);
+    return { minuteTokens: Number(minuteRows[0]?.tokens ?? 0), dayTokens: Number(dayRows[0]?.tokens ?? 0) };
+  },
+  purgeMinutesBefore: (minute) => db.run("DELETE FROM key_minutes WHERE minute < ?", [minute]),
+});
