@@ -21,13 +21,13 @@ module.exports = {
     {
       name: "core-only-allowed-deps",
       comment:
-        "packages/core may depend on effect, jsonrepair, ajv, re2js (pure libraries) and itself only; its test kit (src/testing) may also use vitest.",
+        "packages/core may depend on effect, jsonrepair, ajv, re2js, gpt-tokenizer (pure libraries) and itself only; its test kit (src/testing) may also use vitest.",
       severity: "error",
       from: { path: "^packages/core/src", pathNot: "^packages/core/src/testing/" },
       to: {
         dependencyTypes: ["npm", "npm-dev", "npm-optional", "npm-peer", "npm-no-pkg", "npm-unknown"],
         pathNot:
-          "node_modules/(effect|jsonrepair|ajv|re2js|fast-uri|fast-deep-equal|json-schema-traverse|require-from-string)/",
+          "node_modules/(effect|jsonrepair|ajv|re2js|gpt-tokenizer|fast-uri|fast-deep-equal|json-schema-traverse|require-from-string)/",
       },
     },
     {

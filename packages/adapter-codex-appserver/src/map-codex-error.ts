@@ -1,4 +1,4 @@
-import { GatewayError, isGatewayError, withoutUrls as urlsReplaced } from "@proxy/core";
+import { GatewayError, INPUT_TOO_LONG, isGatewayError, withoutUrls as urlsReplaced } from "@proxy/core";
 import {
   ConnectionClosedError,
   JsonRpcError,
@@ -74,6 +74,16 @@ export const mapCodexTurnError = (error: CodexTurnError | undefined): GatewayErr
 export const mapRpcError = (e: unknown, method: string): GatewayError => {
   if (isGatewayError(e)) return e;
   if (e instanceof JsonRpcError) {
+    // The client's input, not a backend failure (normally refused before turn/start already).
+    if (/^Input exceeds the maximum length/i.test(e.message))
+      return new GatewayError(
+        "invalid_request",
+        `The input is too long for the codex backend: ${e.message}`,
+        {
+          code: INPUT_TOO_LONG,
+          cause: e,
+        },
+      );
     if (e.code === -32600) return new GatewayError("invalid_request", withoutUrls(e.message), { cause: e });
     if (e.code === -32001)
       return new GatewayError("overloaded", `codex app-server overloaded: ${e.message}`, {

@@ -22,6 +22,7 @@ export const CHAT_SURFACE: SurfaceProfile = {
   errorBody: openAIErrorBody,
   keepAliveFrame: SSE_COMMENT_KEEP_ALIVE,
   modeHeaders: true,
+  inputParam: "messages",
 };
 
 /** Every route this sub-app serves (mounted at `/v1`). */

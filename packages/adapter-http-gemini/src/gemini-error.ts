@@ -66,4 +66,5 @@ export const GEMINI_SURFACE: SurfaceProfile = {
   api: "gemini",
   errorBody: geminiErrorBody,
   keepAliveFrame: undefined,
+  inputParam: "contents",
 };

@@ -45,6 +45,7 @@ export const MESSAGES_SURFACE: SurfaceProfile = {
   errorBody: anthropicErrorBody,
   errorStatus: anthropicStatus,
   keepAliveFrame: 'event: ping\ndata: {"type":"ping"}\n\n',
+  inputParam: "messages",
 };
 
 /**
@@ -62,7 +63,7 @@ export const createMessagesApp = (input: MessagesDeps): Hono => {
   for (const guard of input.guards ?? []) app.use("/messages/*", guard);
 
   app.on(MESSAGES_ROUTES.countTokens.method, MESSAGES_ROUTES.countTokens.path, async (c) =>
-    c.json({ input_tokens: countInputTokens(await readJsonBody(c)) }),
+    c.json({ input_tokens: await countInputTokens(await readJsonBody(c)) }),
   );
 
   app.on(MESSAGES_ROUTES.create.method, MESSAGES_ROUTES.create.path, async (c) => {

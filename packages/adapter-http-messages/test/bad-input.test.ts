@@ -15,6 +15,12 @@ const TABLE: ReadonlyArray<readonly [string, unknown, string]> = [
   ["max_tokens fractional", base({ max_tokens: 1.5 }), "max_tokens"],
   ["messages not an array", base({ messages: "hi" }), "messages"],
   ["messages empty", base({ messages: [] }), "messages"],
+  [
+    "too many stop_sequences (100,000 took 6.5 s of matching)",
+    base({ stop_sequences: Array.from({ length: 257 }, (_, i) => `stop-${i}`) }),
+    "stop_sequences",
+  ],
+  ["a stop sequence too long", base({ stop_sequences: ["ok", "x".repeat(1025)] }), "stop_sequences[1]"],
   ["unknown role", base({ messages: [{ role: "tool", content: "x" }] }), "messages[0].role"],
   ["content a number", base(user(42)), "messages[0].content"],
   ["unknown block type", base(user([{ type: "video", url: "x" }])), "messages[0].content[0].type"],

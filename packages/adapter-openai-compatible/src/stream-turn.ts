@@ -1,8 +1,11 @@
+import { setImmediate as yieldToLoop } from "node:timers/promises";
 import {
   type BackendBatch,
   type BackendEvent,
   type BackendRequest,
-  countTokens,
+  countTokensPausing,
+  EXACT_COUNT_CHARS,
+  estimateTokens,
   type Finish,
   GatewayError,
   type Usage,
@@ -44,6 +47,13 @@ const readSome = async (body: AsyncIterable<Buffer>): Promise<string> => {
   }
   return text.slice(0, MAX_ERROR_BODY);
 };
+
+/**
+ * The largest server-sent event read from an upstream. A model's deltas are a few tokens; one
+ * event of megabytes would hold the event loop while it is parsed and re-encoded for the client
+ * (a 32 MB delta took 0.6 s), so a longer one ends the turn as a bad response.
+ */
+export const MAX_UPSTREAM_EVENT_CHARS = 4 * 1024 * 1024;
 
 const badResponse = (route: string, what: string) =>
   new GatewayError("backend_error", `route '${route}': the upstream model server ${what}`, {
@@ -109,7 +119,17 @@ export async function* streamTurn(
     yield [{ type: "stream-start", model: request.model }];
 
     const data: string[] = [];
-    const parser = createParser({ onEvent: (event) => void data.push(event.data) });
+    // Characters fed since the last event (or comment) ended: an event's size so far.
+    let eventChars = 0;
+    const parser = createParser({
+      onEvent: (event) => {
+        eventChars = 0;
+        data.push(event.data);
+      },
+      onComment: () => {
+        eventChars = 0;
+      },
+    });
     const decoder = new TextDecoder();
     const splitter = createThinkSplitter();
     // Native turns only: the model's own calls, keyed by index; ids the server omits are minted here.
@@ -126,7 +146,21 @@ export async function* streamTurn(
 
     try {
       for await (const bytes of stream) {
-        parser.feed(decoder.decode(bytes as Buffer, { stream: true }));
+        const text = decoder.decode(bytes as Buffer, { stream: true });
+        eventChars += text.length;
+        if (eventChars > MAX_UPSTREAM_EVENT_CHARS) {
+          yield [
+            {
+              type: "error",
+              error: badResponse(
+                ctx.route,
+                `sent an event longer than ${MAX_UPSTREAM_EVENT_CHARS} characters`,
+              ),
+            },
+          ];
+          return;
+        }
+        parser.feed(text);
         batch = [];
         for (const payload of data) {
           // Read on to the end after [DONE] so the connection goes back to the keep-alive pool.
@@ -194,7 +228,7 @@ export async function* streamTurn(
     }
     // A call is complete only once the upstream finished; an interrupted stream yields none.
     for (const event of calls.flush()) tail.push(event);
-    tail.push({ type: "usage", usage: usage ?? estimateUsage(body.messages, output) });
+    tail.push({ type: "usage", usage: usage ?? (await estimateUsage(body.messages, output)) });
     tail.push({ type: "finish", finish: finish ?? { reason: "stop", raw: "done" } });
     yield tail;
   } finally {
@@ -203,14 +237,18 @@ export async function* streamTurn(
 }
 
 /** The gateway tokenizer's count, marked as an estimate, for upstreams that report no usage. */
-const estimateUsage = (messages: ReadonlyArray<ChatMessage>, output: OutputCounter): Usage => {
-  const inputTokens = countTokens(promptText(messages));
+const estimateUsage = async (messages: ReadonlyArray<ChatMessage>, output: OutputCounter): Promise<Usage> => {
+  // A prompt of megabytes takes seconds to count: slice by slice, letting other requests run between.
+  const inputTokens = await countTokensPausing([promptText(messages)], () => yieldToLoop());
   const outputTokens = output.tokens();
   return { inputTokens, outputTokens, totalTokens: inputTokens + outputTokens, estimated: true };
 };
 
-/** Output held whole for an exact count; past it, counted in pieces so a long answer is not kept. */
-const OUTPUT_HOLD_CHARS = 64 * 1024;
+/**
+ * Output held for an exact count of at most this much at a time (a bounded cost per chunk), then
+ * counted and dropped so a long answer is not kept; a single larger delta is estimated.
+ */
+const OUTPUT_HOLD_CHARS = EXACT_COUNT_CHARS;
 
 type OutputCounter = ReturnType<typeof createOutputCounter>;
 
@@ -220,13 +258,15 @@ const createOutputCounter = () => {
   let counted = 0;
   return {
     add(text: string): void {
+      // What is held is counted before it would grow past the exact size.
+      if (heldChars > 0 && heldChars + text.length > OUTPUT_HOLD_CHARS) {
+        counted += estimateTokens(held.join(""));
+        held = [];
+        heldChars = 0;
+      }
       held.push(text);
       heldChars += text.length;
-      if (heldChars < OUTPUT_HOLD_CHARS) return;
-      counted += countTokens(held.join(""));
-      held = [];
-      heldChars = 0;
     },
-    tokens: (): number => counted + countTokens(held.join("")),
+    tokens: (): number => counted + estimateTokens(held.join("")),
   };
 };

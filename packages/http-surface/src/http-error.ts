@@ -1,4 +1,4 @@
-import { type GatewayError, type GatewayErrorKind, toGatewayError } from "@proxy/core";
+import { GatewayError, type GatewayErrorKind, INPUT_TOO_LONG, toGatewayError } from "@proxy/core";
 import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 
@@ -87,6 +87,12 @@ export const toHttpError = (
 };
 
 /** `toHttpError` answered on a Hono context (headers already set on `c` are kept). */
+/** A backend's "input too long" names the surface's own conversation field (`inputParam`). */
+export const namingInput = (error: GatewayError, param: string | undefined): GatewayError =>
+  error.code === INPUT_TOO_LONG && error.param === null && param !== undefined
+    ? new GatewayError(error.kind, error.message, { param, code: error.code, cause: error.cause })
+    : error;
+
 export const errorResponse = (
   c: Context,
   error: unknown,

@@ -1,4 +1,5 @@
 export * from "./caller.js";
+export * from "./count-tokens.js";
 export * from "./http-error.js";
 export * from "./json-body.js";
 export * from "./openai-tools.js";

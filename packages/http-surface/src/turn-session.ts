@@ -23,6 +23,7 @@ import {
   type ErrorStatusOverride,
   errorResponse,
   httpStatusFor,
+  namingInput,
 } from "./http-error.js";
 import { SSE_HEADERS } from "./sse-body.js";
 import { createSseStream, type SseSink } from "./sse-sink.js";
@@ -45,6 +46,8 @@ export interface SurfaceProfile {
   readonly keepAliveFrame: string | undefined;
   /** The surface reports the output and stop-after-tools modes in response headers. */
   readonly modeHeaders?: boolean | undefined;
+  /** The surface's conversation field (`messages`, `input`, `contents`): named when a backend finds the input too long. */
+  readonly inputParam?: string | undefined;
 }
 
 /** The OpenAI surfaces' keep-alive: an SSE comment every SSE parser skips. */
@@ -272,7 +275,7 @@ export const openTurnSession = (
       return { accepted: true, batches, events: flattenBatches(batches) };
     },
     fail(failure) {
-      error = toGatewayError(failure);
+      error = namingInput(toGatewayError(failure), profile.inputParam);
       markFirstByte();
       report();
       return errorResponse(c, error, profile.errorBody, profile.errorStatus);

@@ -260,6 +260,27 @@ export const OPTIONS: ReadonlyArray<OptionSpec> = [
     "Largest remote image the gateway fetches (http(s) `image_url` / `input_image` are inlined as data URLs).",
   ),
   opt(
+    "imageFetchMaxPerRequest",
+    "PROXY_IMAGE_FETCH_MAX_PER_REQUEST",
+    "int",
+    "20",
+    "Remote images one request may hold (a URL given several times is fetched once but counts each time); more is a 400.",
+  ),
+  opt(
+    "imageFetchMaxTotalBytes",
+    "PROXY_IMAGE_FETCH_MAX_TOTAL_BYTES",
+    "int",
+    String(32 * 1024 * 1024),
+    "Bytes of one request's remote images together (each place counts); more is a 400.",
+  ),
+  opt(
+    "imageFetchMaxInFlight",
+    "PROXY_IMAGE_FETCH_MAX_IN_FLIGHT",
+    "int",
+    "8",
+    "Remote image fetches running at once in the process; more wait for a slot within their deadline.",
+  ),
+  opt(
     "imageFetchTimeoutMs",
     "PROXY_IMAGE_FETCH_TIMEOUT_MS",
     "int",

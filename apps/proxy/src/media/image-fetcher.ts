@@ -10,6 +10,11 @@ export interface ImageFetchOptions {
   readonly maxBytes: number;
   readonly timeoutMs: number;
   readonly maxRedirects: number;
+  /** Remote images one request may hold (repeats count), and their bytes together. */
+  readonly maxPerRequest: number;
+  readonly maxTotalBytes: number;
+  /** Fetches running at once in this process; more wait for a slot (within their deadline). */
+  readonly maxInFlight: number;
 }
 
 class Refused extends Error {}
@@ -48,32 +53,74 @@ const get = (url: URL, address: string, signal: AbortSignal) =>
     req.end();
   });
 
-const readCapped = async (res: IncomingMessage, maxBytes: number): Promise<Buffer> => {
+const readCapped = async (res: IncomingMessage, maxBytes: number, tooLarge: string): Promise<Buffer> => {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of res as AsyncIterable<Buffer>) {
     size += chunk.length;
     if (size > maxBytes) {
       res.destroy();
-      throw new Refused(`the image is larger than ${maxBytes} bytes`);
+      throw new Refused(tooLarge);
     }
     chunks.push(chunk);
   }
   return Buffer.concat(chunks);
 };
 
+/** A counting semaphore: `acquire` waits for a free slot, or rejects when `signal` aborts first. */
+const createSlots = (size: number) => {
+  let free = size;
+  const waiting: Array<() => void> = [];
+  return {
+    async acquire(signal: AbortSignal): Promise<void> {
+      if (free > 0) {
+        free--;
+        return;
+      }
+      await new Promise<void>((resolve, reject) => {
+        const granted = () => {
+          signal.removeEventListener("abort", aborted);
+          resolve();
+        };
+        const aborted = () => {
+          waiting.splice(waiting.indexOf(granted), 1);
+          reject(signal.reason);
+        };
+        waiting.push(granted);
+        signal.addEventListener("abort", aborted, { once: true });
+      });
+    },
+    release(): void {
+      const next = waiting.shift();
+      if (next) next();
+      else free++;
+    },
+  };
+};
+
 /**
  * Fetches client images over http(s) with the SSRF guard checked after DNS resolution on the first
- * request and on every redirect (the connection goes to the vetted address), a size cap, one
- * deadline for the whole fetch, a redirect limit and an `image/*` content type.
+ * request and on every redirect (the connection goes to the vetted address), a size cap (the
+ * image's, or what is left of the request's total), one deadline for the whole fetch (waiting for
+ * a slot included), a redirect limit, an `image/*` content type and a bound on fetches in flight.
  */
 export const createImageFetcher = (options: ImageFetchOptions): MediaFetcher => {
   const guard = createAddressGuard(options.allow);
+  const slots = createSlots(options.maxInFlight);
   return {
-    async fetchImage(href, { signal }) {
+    perRequest: { maxImages: options.maxPerRequest, maxTotalBytes: options.maxTotalBytes },
+    async fetchImage(href, { signal, maxBytes: left }) {
       const deadline = AbortSignal.any([signal, AbortSignal.timeout(options.timeoutMs)]);
+      const maxBytes = Math.min(options.maxBytes, left ?? Number.POSITIVE_INFINITY);
+      const tooLarge =
+        maxBytes < options.maxBytes
+          ? `the request's remote images together are larger than ${options.maxTotalBytes} bytes`
+          : `the image is larger than ${options.maxBytes} bytes`;
       let url = new URL(href);
+      let holding = false;
       try {
+        await slots.acquire(deadline);
+        holding = true;
         for (let redirects = 0; ; redirects++) {
           if (url.protocol !== "http:" && url.protocol !== "https:")
             throw new Refused(`only http and https images can be fetched, not ${url.protocol}`);
@@ -97,11 +144,11 @@ export const createImageFetcher = (options: ImageFetchOptions): MediaFetcher => 
             throw new Refused(`it is not an image (content-type ${mediaType || "missing"})`);
           }
           const length = Number(res.headers["content-length"]);
-          if (length > options.maxBytes) {
+          if (length > maxBytes) {
             res.destroy();
-            throw new Refused(`the image is larger than ${options.maxBytes} bytes`);
+            throw new Refused(tooLarge);
           }
-          const body = await readCapped(res, options.maxBytes);
+          const body = await readCapped(res, maxBytes, tooLarge);
           return { mediaType, base64: body.toString("base64") } satisfies FetchedImage;
         }
       } catch (error) {
@@ -109,6 +156,8 @@ export const createImageFetcher = (options: ImageFetchOptions): MediaFetcher => 
         if (deadline.aborted && !signal.aborted)
           throw new Refused(`no complete answer within ${options.timeoutMs} ms`);
         throw new Refused(`the fetch failed (${error instanceof Error ? error.message : String(error)})`);
+      } finally {
+        if (holding) slots.release();
       }
     },
   };

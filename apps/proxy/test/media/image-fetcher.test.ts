@@ -4,7 +4,16 @@ import { PNG, startImageServer } from "../support/image-server.js";
 
 const signal = new AbortController().signal;
 const fetcher = (allow: string[], more: Partial<Parameters<typeof createImageFetcher>[0]> = {}) =>
-  createImageFetcher({ allow, maxBytes: 20 * 1024 * 1024, timeoutMs: 2_000, maxRedirects: 3, ...more });
+  createImageFetcher({
+    allow,
+    maxBytes: 20 * 1024 * 1024,
+    timeoutMs: 2_000,
+    maxRedirects: 3,
+    maxPerRequest: 20,
+    maxTotalBytes: 32 * 1024 * 1024,
+    maxInFlight: 8,
+    ...more,
+  });
 
 describe("remote image fetcher (real HTTP server on loopback)", () => {
   let server: Awaited<ReturnType<typeof startImageServer>>;

@@ -1,4 +1,10 @@
-import { type BackendRequest, type ContentPart, GatewayError, type PromptMessage } from "@proxy/core";
+import {
+  type BackendRequest,
+  type ContentPart,
+  GatewayError,
+  INPUT_TOO_LONG,
+  type PromptMessage,
+} from "@proxy/core";
 
 type ImagePart = Extract<ContentPart, { type: "image" }>;
 
@@ -93,6 +99,47 @@ const toInjectedItems = (message: PromptMessage, codexName: (name: string) => st
   return item ? [item] : [];
 };
 
+/**
+ * codex refuses a `turn/start` whose text input is longer than this many characters (Unicode
+ * scalar values, all text items together; verified with codex 0.169: 1,048,576 "x" start a turn,
+ * 1,048,577 are refused with "Input exceeds the maximum length of 1048576 characters.").
+ */
+export const CODEX_MAX_INPUT_CHARS = 1_048_576;
+
+/** Characters as codex counts them: a surrogate pair is one. */
+const codePoints = (text: string): number => {
+  let pairs = 0;
+  for (let i = 0; i < text.length - 1; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff) {
+      const d = text.charCodeAt(i + 1);
+      if (d >= 0xdc00 && d <= 0xdfff) {
+        pairs++;
+        i++;
+      }
+    }
+  }
+  return text.length - pairs;
+};
+
+/** The client's input, refused before any turn starts when codex would refuse it. */
+export const inputTooLong = (characters: number): GatewayError =>
+  new GatewayError(
+    "invalid_request",
+    `The input is too long for the codex backend: ${characters} characters in the message that starts the turn, at most ${CODEX_MAX_INPUT_CHARS}.`,
+    { code: INPUT_TOO_LONG },
+  );
+
+const checkInputLength = (input: ReadonlyArray<ContentPart>): void => {
+  let units = 0;
+  for (const part of input) if (part.type === "text") units += part.text.length;
+  // Code points never outnumber UTF-16 units: only a long input needs counting.
+  if (units <= CODEX_MAX_INPUT_CHARS) return;
+  let characters = 0;
+  for (const part of input) if (part.type === "text") characters += codePoints(part.text);
+  if (characters > CODEX_MAX_INPUT_CHARS) throw inputTooLong(characters);
+};
+
 export const toCodexTurnInput = (
   request: Pick<BackendRequest, "history" | "input">,
   options: { readonly allowRemoteImages: boolean; readonly codexName?: (name: string) => string },
@@ -110,5 +157,6 @@ export const toCodexTurnInput = (
     const last = toInjectedMessage({ role: "user", content: request.input });
     return { inject: last ? [...inject, last] : inject, input: [] };
   }
+  checkInputLength(request.input);
   return { inject, input: request.input.map(toUserInput) };
 };

@@ -1,4 +1,5 @@
-import { countTokens, JSON_TOOL_CALL_FORMAT, renderBackendRequest } from "@proxy/core";
+import { JSON_TOOL_CALL_FORMAT, renderBackendRequest } from "@proxy/core";
+import { countTokensYielding } from "@proxy/http-surface";
 import { decodeCountTokensRequest } from "../request/decode-request.js";
 
 /**
@@ -6,13 +7,13 @@ import { decodeCountTokensRequest } from "../request/decode-request.js";
  * gateway's instructions, the tool manifest, the rendered history), counted with the gateway's one
  * tokenizer. For non-OpenAI models it is an estimate; images are not counted.
  */
-export const countInputTokens = (body: unknown): number => {
+export const countInputTokens = (body: unknown): Promise<number> => {
   const { request, tools } = decodeCountTokensRequest(body);
   const rendered = renderBackendRequest(request, tools, JSON_TOOL_CALL_FORMAT).request;
-  let total = countTokens(rendered.instructions);
+  const texts = [rendered.instructions];
   for (const message of [...rendered.history, { content: rendered.input }]) {
     if (!("content" in message)) continue;
-    for (const part of message.content) if (part.type === "text") total += countTokens(part.text);
+    for (const part of message.content) if (part.type === "text") texts.push(part.text);
   }
-  return total;
+  return countTokensYielding(texts);
 };

@@ -58,11 +58,35 @@ const toPlanParts = (body: typeof CountTokensRequest.Type) => {
   return { request, tools };
 };
 
+/**
+ * Bounds on `stop_sequences` (Anthropic documents none we could verify; these are the gateway's):
+ * the matcher is linear in the text whatever their number, but its automaton grows with their
+ * total length, and every turn builds one.
+ */
+export const MAX_STOP_SEQUENCES = 256;
+export const MAX_STOP_SEQUENCE_CHARS = 1024;
+
+const checkStopSequences = (stops: ReadonlyArray<string> | undefined): void => {
+  if (stops === undefined) return;
+  if (stops.length > MAX_STOP_SEQUENCES)
+    throw invalidRequest(
+      `Invalid value for 'stop_sequences': at most ${MAX_STOP_SEQUENCES} stop sequences are allowed, got ${stops.length}.`,
+      "stop_sequences",
+    );
+  const long = stops.findIndex((s) => s.length > MAX_STOP_SEQUENCE_CHARS);
+  if (long >= 0)
+    throw invalidRequest(
+      `Invalid value for 'stop_sequences[${long}]': a stop sequence may be at most ${MAX_STOP_SEQUENCE_CHARS} characters long.`,
+      `stop_sequences[${long}]`,
+    );
+};
+
 /** Decodes a `/v1/messages` JSON body; every failure is a GatewayError("invalid_request") naming the field. */
 export const decodeMessagesRequest = (json: unknown): MessagesTurnPlan => {
   const decoded = decodeBody(json);
   if (Result.isFailure(decoded)) throw issueToGatewayError(decoded.failure);
   const body = decoded.success;
+  checkStopSequences(body.stop_sequences);
   if (body.messages.length === 0)
     throw invalidRequest("Invalid value for 'messages': at least one message is required.", "messages");
   const { request, tools } = toPlanParts(body);

@@ -5,4 +5,5 @@ export const RESPONSES_SURFACE: SurfaceProfile = {
   errorBody: openAIErrorBody,
   keepAliveFrame: SSE_COMMENT_KEEP_ALIVE,
   modeHeaders: true,
+  inputParam: "input",
 };

@@ -62,6 +62,13 @@ export class GatewayError extends Error {
   }
 }
 
+/**
+ * The `code` of an `invalid_request` a backend raises because the client's input is longer than it
+ * takes. The backend cannot know the surface's field names: the surface names its own
+ * conversation field (`messages`, `input`, `contents`) as the error's `param`.
+ */
+export const INPUT_TOO_LONG = "input_too_long";
+
 export const isGatewayError = (u: unknown): u is GatewayError =>
   typeof u === "object" && u !== null && (u as { _tag?: unknown })._tag === "GatewayError";
 

@@ -1,4 +1,4 @@
-import { countTokens, tokenPrefix } from "../tokens/token-counter.js";
+import { countTokens, EXACT_COUNT_CHARS, estimateTokens, tokenPrefix } from "../tokens/token-counter.js";
 
 export interface BudgetScan {
   /** The part of the delta within the budget (the whole delta unless the budget ran out in it). */
@@ -58,10 +58,35 @@ export const createOutputTokenBudget = (limit: number): OutputTokenBudget => {
   let pending = "";
   let exhausted = limit <= 0;
 
+  /**
+   * A delta too long to count exactly within a turn's synchronous pass (a hostile upstream's
+   * megabytes in one event): its count is estimated, and where it crosses the limit the cut is
+   * placed by the same density. Ordinary streams never come here (their deltas are tokens).
+   */
+  const pushLarge = (text: string): BudgetScan => {
+    const delta = text.slice(pending.length);
+    const estimate = estimateTokens(text);
+    pending = "";
+    if (settled + estimate <= limit) {
+      settled += estimate;
+      return { accepted: delta, exhausted: false };
+    }
+    exhausted = true;
+    let cut = Math.floor((text.length * (limit - settled)) / estimate);
+    // Never between the halves of a surrogate pair.
+    if (cut > 0 && cut < text.length && /[\uDC00-\uDFFF]/.test(text[cut] as string)) cut--;
+    settled = limit;
+    return {
+      accepted: cut > text.length - delta.length ? text.slice(text.length - delta.length, cut) : "",
+      exhausted: true,
+    };
+  };
+
   return {
     push(delta) {
       if (exhausted) return { accepted: "", exhausted: true };
       const text = pending + delta;
+      if (text.length > EXACT_COUNT_CHARS) return pushLarge(text);
       const total = settled + countTokens(text);
       // Reaching the limit exactly is not yet exceeding it: the answer may end right there.
       if (total <= limit) {
@@ -84,6 +109,6 @@ export const createOutputTokenBudget = (limit: number): OutputTokenBudget => {
       pending = "";
       return { accepted, exhausted: true };
     },
-    used: () => settled + (pending === "" ? 0 : countTokens(pending)),
+    used: () => settled + (pending === "" ? 0 : estimateTokens(pending)),
   };
 };

@@ -15,47 +15,102 @@ export interface StopSequenceMatcher {
 }
 
 const NOT_STOPPED: StopScan = { text: "", stopped: false };
+const ROOT = 0;
 
 /**
- * Finds the client's stop sequences in streamed text, across delta boundaries. A tail that is the
- * start of some stop sequence is held until the next delta decides it, so a partial match is never
- * emitted and then taken back. Empty sequences are ignored.
+ * The sequences as an Aho–Corasick automaton over UTF-16 code units: a trie, each node's failure
+ * link (its longest proper suffix that is also in the trie) and the longest sequence ending there.
+ * Building it is linear in the sequences' total length; scanning is linear in the text, whatever
+ * the number of sequences.
+ */
+const buildAutomaton = (sequences: ReadonlyArray<string>) => {
+  // One map for every edge, keyed by node and code unit: no per-node object.
+  const edges = new Map<number, number>();
+  const depth = [0];
+  const fail = [ROOT];
+  const matchLength = [0];
+  const key = (node: number, code: number) => node * 65536 + code;
+  for (const s of sequences) {
+    let node = ROOT;
+    for (let i = 0; i < s.length; i++) {
+      const k = key(node, s.charCodeAt(i));
+      let next = edges.get(k);
+      if (next === undefined) {
+        next = depth.length;
+        depth.push(i + 1);
+        fail.push(ROOT);
+        matchLength.push(0);
+        edges.set(k, next);
+      }
+      node = next;
+    }
+    matchLength[node] = s.length;
+  }
+  const step = (node: number, code: number): number => {
+    for (let at = node; ; at = fail[at] as number) {
+      const next = edges.get(key(at, code));
+      if (next !== undefined) return next;
+      if (at === ROOT) return ROOT;
+    }
+  };
+  // Breadth first, so a node's failure link is final before its children need it. Edges are in
+  // insertion order per parent only, so the queue walks nodes and looks their edges up.
+  const children = new Map<number, Array<[number, number]>>();
+  for (const [k, child] of edges) {
+    const parent = Math.floor(k / 65536);
+    const list = children.get(parent) ?? [];
+    list.push([k - parent * 65536, child]);
+    children.set(parent, list);
+  }
+  const queue: number[] = [ROOT];
+  for (let head = 0; head < queue.length; head++) {
+    const node = queue[head] as number;
+    for (const [code, child] of children.get(node) ?? []) {
+      fail[child] = node === ROOT ? ROOT : step(fail[node] as number, code);
+      // The longest sequence ending here: this node's own, else its failure link's.
+      if (matchLength[child] === 0) matchLength[child] = matchLength[fail[child] as number] as number;
+      queue.push(child);
+    }
+  }
+  return { step, depth, matchLength };
+};
+
+/**
+ * Finds the client's stop sequences in streamed text, across delta boundaries, as a push machine:
+ * the automaton's state carries over between deltas, so each character is looked at once. The
+ * output stops at the first place where a sequence is complete (as a model that stops there
+ * would); if several end there, before the longest. A tail that is the start of some sequence is
+ * held until the next delta decides it, so a partial match is never emitted and then taken back.
+ * Empty sequences are ignored.
  */
 export const createStopSequenceMatcher = (sequences: ReadonlyArray<string>): StopSequenceMatcher => {
   const stops = [...new Set(sequences.filter((s) => s.length > 0))];
-  const longest = stops.reduce((n, s) => Math.max(n, s.length), 0);
+  const automaton = stops.length === 0 ? undefined : buildAutomaton(stops);
+  let state = ROOT;
   let held = "";
   let done = false;
-
-  /** Length of the longest suffix of `text` that is a proper prefix of some stop sequence. */
-  const partialTail = (text: string): number => {
-    for (let n = Math.min(longest - 1, text.length); n > 0; n--) {
-      const tail = text.slice(text.length - n);
-      if (stops.some((s) => s.startsWith(tail))) return n;
-    }
-    return 0;
-  };
 
   return {
     push(delta) {
       if (done) return NOT_STOPPED;
-      if (stops.length === 0) return delta === "" ? NOT_STOPPED : { text: delta, stopped: false };
-      const text = held + delta;
-      let at = -1;
-      let sequence: string | undefined;
-      for (const s of stops) {
-        const i = text.indexOf(s);
-        if (i >= 0 && (at < 0 || i < at)) {
-          at = i;
-          sequence = s;
+      if (automaton === undefined) return delta === "" ? NOT_STOPPED : { text: delta, stopped: false };
+      for (let i = 0; i < delta.length; i++) {
+        state = automaton.step(state, delta.charCodeAt(i));
+        const length = automaton.matchLength[state] as number;
+        if (length > 0) {
+          done = true;
+          const seen = held + delta.slice(0, i + 1);
+          held = "";
+          return {
+            text: seen.slice(0, seen.length - length),
+            stopped: true,
+            sequence: seen.slice(seen.length - length),
+          };
         }
       }
-      if (at >= 0) {
-        done = true;
-        held = "";
-        return { text: text.slice(0, at), stopped: true, sequence };
-      }
-      const keep = partialTail(text);
+      // The state's depth is the longest tail that may still become a sequence: hold exactly that.
+      const text = held + delta;
+      const keep = automaton.depth[state] as number;
       held = text.slice(text.length - keep);
       return { text: text.slice(0, text.length - keep), stopped: false };
     },

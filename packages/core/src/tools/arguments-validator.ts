@@ -22,7 +22,40 @@ export type Compiled =
 
 const OLD_DRAFT = /json-schema\.org\/draft-0[4-7]\/schema/;
 // Formats are not validated, so the only client-supplied regular expressions are patterns.
+// ajv's code optimiser is quadratic in the generated code (3 s for 1,000 properties); without it
+// the same compile takes a tenth of that and the validator checks the same things.
 const AJV_OPTIONS = { strict: false, allErrors: false, validateFormats: false, logger: false } as const;
+const AJV_CODE = { optimize: false } as const;
+
+/**
+ * What one schema may hold: ajv's compile runs on the event loop and its cost grows with the
+ * schema's objects (each subschema becomes generated code; about 0.1 ms each on a quiet machine,
+ * more than linearly past a hundred or so) and it recurses with their depth, so a larger schema is
+ * not compiled: a strict tool is refused with a 400 naming it, a non-strict one's arguments are
+ * accepted unchecked.
+ */
+export const MAX_SCHEMA_OBJECTS = 128;
+export const MAX_SCHEMA_VALUES = 4096;
+export const MAX_SCHEMA_DEPTH = 32;
+
+/** Why `schema` is too large to compile, or undefined. Iterative: any depth is walked safely. */
+export const schemaTooLarge = (schema: unknown): string | undefined => {
+  const stack: Array<[unknown, number]> = [[schema, 1]];
+  let objects = 0;
+  let values = 0;
+  while (stack.length > 0) {
+    const [value, depth] = stack.pop() as [unknown, number];
+    if (++values > MAX_SCHEMA_VALUES)
+      return `the schema holds more than ${MAX_SCHEMA_VALUES} values, the gateway's limit`;
+    if (depth > MAX_SCHEMA_DEPTH)
+      return `the schema nests more than ${MAX_SCHEMA_DEPTH} levels deep, the gateway's limit`;
+    if (typeof value !== "object" || value === null) continue;
+    if (!Array.isArray(value) && ++objects > MAX_SCHEMA_OBJECTS)
+      return `the schema has more than ${MAX_SCHEMA_OBJECTS} objects (subschemas), the gateway's limit`;
+    for (const child of Array.isArray(value) ? value : Object.values(value)) stack.push([child, depth + 1]);
+  }
+  return undefined;
+};
 
 /**
  * Compiled schemas shared across requests (clients resend the same tools every turn, and an ajv
@@ -35,15 +68,21 @@ export interface SchemaCache {
   readonly size: () => number;
 }
 
-export const createSchemaCache = (options: { readonly maxEntries?: number } = {}): SchemaCache => {
-  const maxEntries = options.maxEntries ?? 512;
+export const createSchemaCache = (
+  options: { readonly maxEntries?: number; readonly maxChars?: number } = {},
+): SchemaCache => {
+  const maxEntries = options.maxEntries ?? 256;
+  // Also bounded by the schemas' size: a compiled validator grows with its schema.
+  const maxChars = options.maxChars ?? 4 * 1024 * 1024;
   const entries = new Map<string, Compiled>();
+  let chars = 0;
   const engines: { draft07?: Ajv; draft2020?: Ajv2020 } = {};
   // Patterns the linear engine refused during the compile in progress (compiles are synchronous).
   const refused: string[] = [];
   const ajvOptions = {
     ...AJV_OPTIONS,
     code: {
+      ...AJV_CODE,
       regExp: createLinearRegExpEngine((pattern, reason) => {
         refused.push(
           `pattern ${JSON.stringify(pattern)} is not supported by the linear-time regex engine (${reason})`,
@@ -62,6 +101,8 @@ export const createSchemaCache = (options: { readonly maxEntries?: number } = {}
   };
   return {
     compile(schema) {
+      const tooLarge = schemaTooLarge(schema);
+      if (tooLarge !== undefined) return { error: tooLarge };
       const key = JSON.stringify(schema);
       const known = entries.get(key);
       if (known) {
@@ -81,7 +122,12 @@ export const createSchemaCache = (options: { readonly maxEntries?: number } = {}
         result = { error: error instanceof Error ? error.message : String(error) };
       }
       entries.set(key, result);
-      if (entries.size > maxEntries) entries.delete(entries.keys().next().value as string);
+      chars += key.length;
+      while (entries.size > maxEntries || (chars > maxChars && entries.size > 1)) {
+        const oldest = entries.keys().next().value as string;
+        entries.delete(oldest);
+        chars -= oldest.length;
+      }
       return result;
     },
     errorsText: (schema, check) => engineFor(schema).errorsText(check.errors, { dataVar: "arguments" }),

@@ -108,3 +108,41 @@ describe("output token limit in a turn", () => {
     expect(finishOf(events)[0]?.reason).toBe("tool_calls");
   });
 });
+
+describe("the stop sequence matcher", () => {
+  it("stops where a sequence first ends, whatever the chunking; before the longest ending there", async () => {
+    const { createStopSequenceMatcher } = await import("../../src/output/stop-sequences.js");
+    const run = (deltas: string[], stops: string[]) => {
+      const m = createStopSequenceMatcher(stops);
+      let out = "";
+      for (const d of deltas) {
+        const scan = m.push(d);
+        out += scan.text;
+        if (scan.stopped) return { out, stopped: true };
+      }
+      return { out: out + m.flush(), stopped: false };
+    };
+    // "c" ends before "abcd" would: a model stops at the first completed sequence.
+    expect(run(["abcd"], ["abcd", "c"])).toEqual({ out: "ab", stopped: true });
+    expect(run(["a", "b", "c", "d"], ["abcd", "c"])).toEqual({ out: "ab", stopped: true });
+    // Both end at the same place: the text stops before the longer one.
+    expect(run(["xxab"], ["ab", "xab"])).toEqual({ out: "x", stopped: true });
+    // A held partial match that fails is released as text; flush returns what is held.
+    expect(run(["aab", "x"], ["abc"])).toEqual({ out: "aabx", stopped: false });
+    expect(run(["hello ab"], ["abc"])).toEqual({ out: "hello ab", stopped: false });
+    // Failure links: "abab" then "c" completes "abc" through the suffix "ab".
+    expect(run(["aba", "bc!"], ["abc"])).toEqual({ out: "ab", stopped: true });
+  });
+
+  it("costs the same for 256 sequences as for one (linear in the text)", async () => {
+    const { createStopSequenceMatcher } = await import("../../src/output/stop-sequences.js");
+    const stops = Array.from({ length: 256 }, (_, i) => `${"x".repeat(1000)}<${i}>`);
+    const m = createStopSequenceMatcher(stops);
+    let out = "";
+    const started = performance.now();
+    for (let i = 0; i < 20_000; i++) out += m.push("xxxx").text;
+    expect(performance.now() - started).toBeLessThan(2_000);
+    expect(m.push("<255>")).toEqual({ text: "", stopped: true, sequence: `${"x".repeat(1000)}<255>` });
+    expect(out).toBe("x".repeat(80_000 - 1000));
+  });
+});
