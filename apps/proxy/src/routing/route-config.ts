@@ -58,6 +58,8 @@ export const OpenAICompatibleRoute = Schema.Struct({
    * (for servers that do tools well); `prompt` and `auto` (the default): tools taught in the prompt.
    */
   toolMode: Schema.optional(Schema.Literals(["auto", "prompt", "native"])),
+  /** Send a stable per-conversation `prompt_cache_key` (for servers that take it; see docs/backends.md). */
+  promptCacheKey: Schema.optional(Schema.Boolean),
 });
 
 /** One entry of the `models` list: a model name clients can ask for, and what serves it. */

@@ -30,6 +30,7 @@ const acquireUpstream = (
         route: route.id,
         apiKey: route.apiKeyEnv ? env[route.apiKeyEnv] : undefined,
         nativeTools: route.toolMode === "native",
+        promptCacheKey: route.promptCacheKey === true,
       });
       if (!(await backend.probe()))
         logger.warn(
