@@ -1,4 +1,4 @@
-import { Schema } from "effect";
+import * as Schema from "effect/Schema";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { decodeCodexNotification, FAST_CHECKS, PARAMS } from "../src/turn/codex-notifications.js";

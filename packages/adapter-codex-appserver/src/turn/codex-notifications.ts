@@ -1,4 +1,6 @@
-import { Result, Schema, SchemaParser } from "effect";
+import * as Result from "effect/Result";
+import * as Schema from "effect/Schema";
+import * as SchemaParser from "effect/SchemaParser";
 
 /**
  * The app-server v2 notifications a turn reads, decoded with Schema instead of read by casts: a
