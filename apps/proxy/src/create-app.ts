@@ -15,10 +15,10 @@ import {
   type SurfaceFront,
 } from "@proxy/http-surface";
 import { type Context, Hono, type MiddlewareHandler } from "hono";
-import { bodyLimit } from "hono/body-limit";
 import { cors } from "hono/cors";
 import type { GatewayBackend } from "./backend/gateway-backend.js";
 import { type KeyList, keyAuth } from "./http/auth.js";
+import { bodyLimit } from "./http/body-limit.js";
 import { methodNotAllowed, notFound, onError } from "./http/errors.js";
 import { openApiDocument } from "./http/openapi.js";
 import { createRequestContext, type RequestScope, type RequestTurnObserver } from "./http/request-context.js";

@@ -1,6 +1,9 @@
 import { createCodexBackend } from "@proxy/adapter-codex-appserver";
 import type { TextBackend } from "@proxy/core";
-import { Context, Effect, Layer, type Scope } from "effect";
+import * as Context from "effect/Context";
+import * as Effect from "effect/Effect";
+import * as Layer from "effect/Layer";
+import type * as Scope from "effect/Scope";
 import { createGatewayBackend, type GatewayBackend } from "./backend/gateway-backend.js";
 import { requireBackendAuth } from "./backend/require-auth.js";
 import type { GatewayConfig } from "./config/config.js";
@@ -25,6 +28,10 @@ const acquireCodex = (
         ...(config.codexBin ? { codexBin: config.codexBin } : {}),
         poolSize: config.codexPoolSize,
         warmThreads: config.codexWarmThreads,
+        continuity: config.codexContinuity,
+        liveThreads: config.codexLiveThreads,
+        liveThreadIdleMs: config.codexLiveThreadIdleMs,
+        liveThreadMaxChars: config.codexLiveThreadMaxChars,
         maxInFlight: config.maxInFlight,
         maxQueue: config.maxQueue,
         env,

@@ -1,5 +1,6 @@
 import { describeTextBackendContract, scriptedContractHarness } from "@proxy/core/testing";
-import { Effect, ManagedRuntime } from "effect";
+import * as Effect from "effect/Effect";
+import * as ManagedRuntime from "effect/ManagedRuntime";
 import { requireBackendAuth } from "../src/backend/require-auth.js";
 import { Backend, resolveConfig } from "../src/index.js";
 import { createLogger } from "../src/observability/logger.js";

@@ -19,6 +19,7 @@ import { readProviderEnvKeys } from "./sealing/provider-env-keys.js";
 import { writeSealedCatalog } from "./sealing/sealed-catalog.js";
 import { sealedAppServerArgs, sealedEnvironment } from "./sealing/sealed-environment.js";
 import { sealedThreadParams } from "./sealing/sealed-thread-config.js";
+import { createLiveThreads, type LiveThreadCounts } from "./threads/live-threads.js";
 import { type Spawn, startAppServer } from "./transport/app-server-process.js";
 import { runCodexTurn } from "./turn/codex-turn.js";
 
@@ -58,6 +59,18 @@ export interface CodexBackendOptions {
   readonly warmThreadConfigs?: number | undefined;
   /** A config no turn used for this long has its warm threads freed (default 120 s). */
   readonly warmThreadIdleMs?: number | undefined;
+  /**
+   * Conversation continuity: keep a request's codex thread alive and run the conversation's next
+   * request on it with only its new items (one `prompt_cache_key` per conversation); default true.
+   * False = a fresh thread per request.
+   */
+  readonly continuity?: boolean | undefined;
+  /** Live threads kept per app-server (default 32); the least recently used is let go first. */
+  readonly liveThreads?: number | undefined;
+  /** A live thread no request continued for this long is let go (default 300 s). */
+  readonly liveThreadIdleMs?: number | undefined;
+  /** Conversation chars kept alive per app-server over its live threads (default 16,000,000). */
+  readonly liveThreadMaxChars?: number | undefined;
   /** Pass non-`data:` image URLs through to the model provider instead of rejecting them. */
   readonly allowRemoteImages?: boolean | undefined;
   /** Restart delay: doubles from `initial` (250 ms) per failure up to `max` (5 s); a process that served a turn resets it. */
@@ -90,6 +103,8 @@ export type CodexBackend = TextBackend & {
   pendingToolRequests(): number;
   /** Threads started ahead of time: ready, still starting, and how many turns got one. */
   warmThreads(): WarmThreadCounts;
+  /** Threads kept alive for their conversation, and how many requests continued one. */
+  liveThreads(): LiveThreadCounts;
   close(): Promise<void>;
   checkAuth(): Promise<CodexAuthStatus>;
   /** Resolves once the sealed catalog exists and an app-server is ready (startup check / tests). */
@@ -145,8 +160,10 @@ export const createCodexBackend = (options: CodexBackendOptions = {}): CodexBack
     initialBackoffMs: options.restartBackoffMs?.initial ?? 250,
     maxBackoffMs: options.restartBackoffMs?.max ?? 5_000,
     start: async () => {
-      await sealed; // never serve a turn before the seal exists
-      const proc = await startAppServer({
+      // The app-server reads no catalog (threads name it), so it starts while `codex debug models`
+      // writes the seal; the process is handed out only once the seal exists. Cold start to ready
+      // was the two codex start-ups one after the other.
+      const starting = startAppServer({
         command,
         args: [
           "app-server",
@@ -167,6 +184,14 @@ export const createCodexBackend = (options: CodexBackendOptions = {}): CodexBack
         stdinGraceMs: options.shutdownGraceMs?.stdin,
         termGraceMs: options.shutdownGraceMs?.term,
       });
+      starting.catch(() => undefined); // its failure is reported below, once the seal is settled
+      try {
+        await sealed; // never serve a turn before the seal exists
+      } catch (e) {
+        await starting.then((proc) => proc.close()).catch(() => undefined);
+        throw e;
+      }
+      const proc = await starting;
       if (nativeTools && !proc.experimentalApi) {
         nativeTools = false;
         logger.warn(
@@ -185,6 +210,20 @@ export const createCodexBackend = (options: CodexBackendOptions = {}): CodexBack
     requestTimeoutMs,
     logger,
   });
+
+  const live =
+    (options.continuity ?? true)
+      ? createLiveThreads(
+          {
+            maxPerProcess: options.liveThreads ?? 32,
+            idleMs: options.liveThreadIdleMs ?? 300_000,
+            maxCharsPerProcess: options.liveThreadMaxChars ?? 16_000_000,
+          },
+          { requestTimeoutMs, logger },
+        )
+      : undefined;
+
+  const liveThreadCounts = () => live?.counts() ?? { live: 0, continued: 0 };
 
   const unavailable = (e: unknown): never => {
     const why = e instanceof Error ? e.message : String(e);
@@ -218,6 +257,8 @@ export const createCodexBackend = (options: CodexBackendOptions = {}): CodexBack
             {
               pool,
               threads,
+              live,
+              rawEvents: () => nativeTools,
               admission,
               logger,
               sealedParams: () => sealed.catch(unavailable),
@@ -255,6 +296,7 @@ export const createCodexBackend = (options: CodexBackendOptions = {}): CodexBack
       const inFlight = admission.inFlight();
       const readySlots = pool.readySlots();
       const warm = threads.counts().ready;
+      const live = liveThreadCounts().live;
       return {
         ready: readySlots > 0 && inFlight < admission.capacity,
         inFlight,
@@ -264,13 +306,14 @@ export const createCodexBackend = (options: CodexBackendOptions = {}): CodexBack
         pendingToolRequests: pendingToolRequests.count,
         detail:
           readySlots > 0
-            ? `${readySlots} app-server(s) ready${warm > 0 ? `, ${warm} warm thread(s)` : ""}`
+            ? `${readySlots} app-server(s) ready${warm > 0 ? `, ${warm} warm thread(s)` : ""}${live > 0 ? `, ${live} live conversation thread(s)` : ""}`
             : pool.detail(),
         planLimits: planLimits.current(now()),
       };
     },
     pendingToolRequests: () => pendingToolRequests.count,
     warmThreads: () => threads.counts(),
+    liveThreads: liveThreadCounts,
     async checkAuth() {
       type Account = { account?: { type?: string } | null; requiresOpenaiAuth?: boolean };
       const result = await control<Account>("account/read", { refreshToken: false });
@@ -290,10 +333,12 @@ export const createCodexBackend = (options: CodexBackendOptions = {}): CodexBack
       lease.release();
     },
     beginShutdown() {
+      live?.close();
       threads.drain();
       pool.drain();
     },
     async close() {
+      live?.close();
       threads.close();
       await pool.close();
       await rm(await privateDir, { recursive: true, force: true });

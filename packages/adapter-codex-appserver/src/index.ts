@@ -17,4 +17,5 @@ export {
   sealedEnvironment,
 } from "./sealing/sealed-environment.js";
 export { sealedThreadConfig, sealedThreadParams } from "./sealing/sealed-thread-config.js";
+export type { LiveThreadCounts } from "./threads/live-threads.js";
 export { type CodexTurnInput, toCodexTurnInput } from "./turn/codex-input.js";

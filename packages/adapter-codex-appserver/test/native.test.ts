@@ -82,7 +82,7 @@ describe("native completion rule", () => {
           [asked("call_b")],
         ];
         const names = createToolNames(["get_weather", "exec_command"]);
-        const m = createTurnMapper(silentLogger, names, new Set(["call_h"]));
+        const m = createTurnMapper(silentLogger, { names, historyCallIds: new Set(["call_h"]) });
         const out: BackendEvent[] = [];
         const seen = new Set<string>();
         let w = 0;
@@ -113,10 +113,11 @@ describe("native completion rule", () => {
   });
 });
 
-describe("codex native turns (real binary)", { timeout: 60_000 }, () => {
+describe("codex native turns, one thread per request (real binary)", { timeout: 60_000 }, () => {
   let h: RealHarness;
   beforeAll(async () => {
-    h = await startRealHarness();
+    // Continuity off: each request's thread is let go, and its held tool requests with it.
+    h = await startRealHarness({ continuity: false });
   }, 60_000);
   afterAll(() => h?.close());
 

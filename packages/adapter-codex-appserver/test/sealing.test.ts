@@ -20,7 +20,15 @@ import {
   watchProcessTree,
 } from "../src/testing/index.js";
 import { startAppServer } from "../src/transport/app-server-process.js";
-import { collect, type RealHarness, realEnv, request, startRealHarness, textOf } from "./helpers.js";
+import {
+  collect,
+  lastUserText,
+  type RealHarness,
+  realEnv,
+  request,
+  startRealHarness,
+  textOf,
+} from "./helpers.js";
 
 const patch = (file: string) => `*** Begin Patch\n*** Add File: ${file}\n+pwned\n*** End Patch\n`;
 
@@ -141,6 +149,49 @@ describe("sealing: a model cannot run anything on the gateway host", () => {
     expect(outputs.map((o) => o.call_id).sort()).toEqual([...CALL_IDS].sort());
     for (const o of outputs) expect(String(o.output)).toMatch(/^unsupported (custom tool )?call: /);
     expect(readdirSync(markers)).toEqual([]);
+  });
+
+  it("a continued thread stays sealed, and one where codex answered calls itself is not continued", async () => {
+    const before = h.provider.requests.length;
+    h.provider.script((r) =>
+      toolOutputs(r).length > 0
+        ? { text: "nothing happened" }
+        : lastUserText(r.body) === "attack"
+          ? attack(markers)
+          : { text: "hello" },
+    );
+    try {
+      const run = (req: Parameters<typeof request>[0]) =>
+        collect(
+          h.backend.stream(request({ partition: "seal", ...req }), { signal: new AbortController().signal }),
+        );
+      const user = (text: string) => ({ role: "user" as const, content: [{ type: "text" as const, text }] });
+      const said = (text: string) => ({
+        role: "assistant" as const,
+        content: [{ type: "text" as const, text }],
+      });
+      await run({ input: [{ type: "text", text: "hi" }] });
+      const attacked = await run({
+        history: [user("hi"), said("hello")],
+        input: [{ type: "text", text: "attack" }],
+      });
+      expect(textOf(attacked)).toBe("nothing happened");
+      await run({
+        history: [user("hi"), said("hello"), user("attack"), said("nothing happened")],
+        input: [{ type: "text", text: "again" }],
+      });
+      const sent = h.provider.requests.slice(before);
+      const keys = sent.map((r) => r.body.prompt_cache_key);
+      // hi → attack (two upstream requests: the calls, then codex's refusals) on one thread…
+      expect(keys.slice(0, 3)).toEqual([keys[0], keys[0], keys[0]]);
+      for (const o of toolOutputs(sent[2] as RecordedRequest))
+        expect(String(o.output)).toMatch(/^unsupported (custom tool )?call: /);
+      // …and the refusals the client never saw are not continued: "again" starts a fresh thread.
+      expect(keys[3]).not.toBe(keys[0]);
+      expect(readdirSync(markers)).toEqual([]);
+    } finally {
+      h.provider.script((r) => (toolOutputs(r).length > 0 ? { text: "nothing happened" } : attack(markers)));
+    }
   });
 
   it.runIf(hasProcfs())(

@@ -193,6 +193,8 @@ describe("warm threads: off switch, stalls and shutdown (fake app-server via COD
         ...(threadStarts === undefined ? {} : { FAKE_APP_SERVER_THREAD_STARTS: String(threadStarts) }),
       },
       passEnv: ["FAKE_APP_SERVER_LOG", "FAKE_APP_SERVER_THREAD_STARTS"],
+      // Counts each request's unsubscribe: a thread per request, not kept for its conversation.
+      continuity: false,
       ...options,
     });
     /** How many `method` requests the fake received so far. */

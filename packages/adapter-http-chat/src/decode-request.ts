@@ -1,6 +1,7 @@
 import { invalidRequest, issueToGatewayError, type ToolPolicy, type TurnRequest } from "@proxy/core";
 import { decodeJsonText } from "@proxy/http-surface";
-import { Result, SchemaParser } from "effect";
+import * as Result from "effect/Result";
+import * as SchemaParser from "effect/SchemaParser";
 import { decodeChatTools } from "./decode-tools.js";
 import { messagesToItems } from "./messages-to-items.js";
 import { ChatCompletionRequest } from "./request-schema.js";

@@ -10,7 +10,9 @@ import {
   parallelToolCallsOf,
   toolEntryAt,
 } from "@proxy/http-surface";
-import { Result, Schema, SchemaParser } from "effect";
+import * as Result from "effect/Result";
+import * as Schema from "effect/Schema";
+import * as SchemaParser from "effect/SchemaParser";
 
 /** The tool fields of a Chat Completions body, still raw. */
 export interface ChatToolFields {

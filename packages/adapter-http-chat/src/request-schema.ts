@@ -1,4 +1,4 @@
-import { Schema } from "effect";
+import * as Schema from "effect/Schema";
 
 /**
  * The Chat Completions request body as OpenAI documents it, decoded with Effect Schema. Unknown fields

@@ -117,7 +117,8 @@ describe("the Anthropic TypeScript SDK against the Messages surface", () => {
     expect(second.content).toEqual([{ type: "text", text: "It is sunny in Paris." }]);
     expect(second.stop_reason).toBe("end_turn");
     const seen = gateway.backend.requests.at(-1)!;
-    expect(textOf(seen.input)).toContain(call.id);
+    // The backend sees the call id it produced (`toolu_X` is the client's spelling of `call_X`).
+    expect(textOf(seen.input)).toContain(call.id.replace(/^toolu_/, "call_"));
     expect(JSON.stringify(seen.history)).toContain("get_weather");
   });
 

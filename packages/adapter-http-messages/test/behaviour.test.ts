@@ -151,7 +151,7 @@ describe("Messages surface behaviour", () => {
     const seen = JSON.stringify(gateway.backend.requests.at(-1));
     expect(seen).toContain("data:image/png;base64,iVBORw0KGgo=");
     expect(seen).toContain("https://example.com/cat.png");
-    expect(seen).toContain("toolu_9");
+    expect(seen).toContain("call_9"); // the client's `toolu_9`, as the backend's own call id
   });
 
   it("native tool mode: the backend's own function calls become tool_use blocks", async () => {

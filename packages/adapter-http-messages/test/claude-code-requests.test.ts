@@ -55,7 +55,7 @@ describe("Claude Code's requests are accepted as sent", () => {
     body.messages.push(...capture("followup-tool-result-tail"));
     const { seen } = await send(body);
     const input = JSON.stringify(seen.input);
-    expect(input).toContain("toolu_0125528bf446cd750576fd98b7");
+    expect(input).toContain("call_0125528bf446cd750576fd98b7"); // Claude Code's `toolu_…` id
     expect(input).toContain("Bash completed with no output");
     expect(JSON.stringify(seen.history)).toContain("echo hi > marker.txt");
   });

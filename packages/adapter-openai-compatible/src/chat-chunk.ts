@@ -1,5 +1,7 @@
 import type { Finish, Usage } from "@proxy/core";
-import { Result, Schema, SchemaParser } from "effect";
+import * as Result from "effect/Result";
+import * as Schema from "effect/Schema";
+import * as SchemaParser from "effect/SchemaParser";
 
 const OptionalText = Schema.optional(Schema.NullOr(Schema.String));
 const OptionalCount = Schema.optional(Schema.NullOr(Schema.Number));
@@ -56,13 +58,62 @@ export const ChatChunk = Schema.Struct({
 export type ChatChunk = typeof ChatChunk.Type;
 export type ToolCallDelta = typeof ToolCallDelta.Type;
 
-const decodeChunk = SchemaParser.decodeUnknownResult(Schema.fromJsonString(ChatChunk));
-
-/** `data:` payload → chunk, or undefined when it is not JSON of the chunk's shape. */
+/**
+ * `data:` payload → chunk, or undefined when it is not JSON of the chunk's shape. The shape is
+ * `ChatChunk` above, checked by hand: this runs once per upstream delta, and the schema decoder
+ * cost ~6 % of a non-stream request's CPU (it rebuilds every object); the parsed value is kept as
+ * is, its unknown fields ignored by every reader. `chat-chunk.test.ts` holds the two to one verdict.
+ */
 export const decodeChatChunk = (data: string): ChatChunk | undefined => {
-  const result = decodeChunk(data);
-  return Result.isSuccess(result) ? result.success : undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(data);
+  } catch {
+    return undefined;
+  }
+  return isChatChunk(value) ? value : undefined;
 };
+
+type Fields = { readonly [key: string]: unknown };
+const isObject = (v: unknown): v is Fields => typeof v === "object" && v !== null && !Array.isArray(v);
+/** `Schema.optional(Schema.NullOr(…))`: absent, null or of the type. */
+const optText = (v: unknown): boolean => v === undefined || v === null || typeof v === "string";
+const optCount = (v: unknown): boolean => v === undefined || v === null || typeof v === "number";
+const optNumber = (v: unknown): boolean => v === undefined || typeof v === "number";
+const optNullOr = (v: unknown, is: (v: Fields) => boolean): boolean =>
+  v === undefined || v === null || (isObject(v) && is(v));
+const optArray = (v: unknown, is: (v: unknown) => boolean): boolean => {
+  if (v === undefined || v === null) return true;
+  if (!Array.isArray(v)) return false;
+  for (const item of v) if (!is(item)) return false;
+  return true;
+};
+
+const isFunctionDelta = (f: Fields): boolean => optText(f.name) && optText(f.arguments);
+const isToolCallDelta = (v: unknown): boolean =>
+  isObject(v) && optNumber(v.index) && optText(v.id) && optNullOr(v.function, isFunctionDelta);
+const isDelta = (d: Fields): boolean =>
+  optText(d.content) &&
+  optText(d.reasoning_content) &&
+  optText(d.reasoning) &&
+  optArray(d.tool_calls, isToolCallDelta);
+const isChoice = (v: unknown): boolean =>
+  isObject(v) && optNumber(v.index) && optNullOr(v.delta, isDelta) && optText(v.finish_reason);
+const isCachedDetails = (d: Fields): boolean => optCount(d.cached_tokens);
+const isReasoningDetails = (d: Fields): boolean => optCount(d.reasoning_tokens);
+const isUsage = (u: Fields): boolean =>
+  typeof u.prompt_tokens === "number" &&
+  typeof u.completion_tokens === "number" &&
+  optCount(u.total_tokens) &&
+  optNullOr(u.prompt_tokens_details, isCachedDetails) &&
+  optNullOr(u.completion_tokens_details, isReasoningDetails);
+const isUpstreamError = (v: unknown): boolean =>
+  typeof v === "string" || (isObject(v) && optText(v.message) && optText(v.type));
+const isChatChunk = (v: unknown): v is ChatChunk =>
+  isObject(v) &&
+  optArray(v.choices, isChoice) &&
+  optNullOr(v.usage, isUsage) &&
+  (v.error === undefined || isUpstreamError(v.error));
 
 const decodeErrorBody = SchemaParser.decodeUnknownResult(
   Schema.fromJsonString(

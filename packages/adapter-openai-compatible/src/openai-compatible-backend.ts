@@ -30,6 +30,11 @@ export interface OpenAICompatibleBackendOptions {
    * servers' templates do tools badly, and prompt mode works with any of them.
    */
   readonly nativeTools?: boolean | undefined;
+  /**
+   * Send a stable per-conversation `prompt_cache_key` (caller, model, instructions, first message),
+   * for servers that route or cache by it. Off by default: some servers refuse fields they do not know.
+   */
+  readonly promptCacheKey?: boolean | undefined;
   /** How long a failed reachability check is trusted before `readiness()` re-probes (default 5 s). */
   readonly reprobeAfterMs?: number | undefined;
 }
@@ -107,6 +112,7 @@ export const createOpenAICompatibleBackend = (
     url: new URL(`${base}/chat/completions`),
     headers,
     dispatcher,
+    promptCacheKey: options.promptCacheKey === true,
     reached,
     scrub: scrubberFor(base, options.apiKey),
   };

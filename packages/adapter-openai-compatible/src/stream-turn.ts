@@ -15,6 +15,7 @@ import { type Dispatcher, request as httpRequest } from "undici";
 import { decodeChatChunk, mapFinishReason, toUsage, upstreamErrorMessage } from "./chat-chunk.js";
 import { type ChatMessage, promptText, toChatBody } from "./chat-request.js";
 import { mapTransportError, mapUpstreamStatus } from "./map-upstream-error.js";
+import { conversationCacheKey } from "./prompt-cache-key.js";
 import { createThinkSplitter, type ThinkSegment } from "./think-splitter.js";
 import { createToolCallAccumulator } from "./tool-call-accumulator.js";
 
@@ -24,6 +25,8 @@ export interface TurnContext {
   readonly url: URL;
   readonly headers: Readonly<Record<string, string>>;
   readonly dispatcher: Dispatcher;
+  /** Send a per-conversation `prompt_cache_key` (servers that take it: OpenAI, vLLM, llama.cpp…). */
+  readonly promptCacheKey: boolean;
   /** Told whether the upstream could be reached at all (drives readiness). */
   readonly reached: (ok: boolean, error?: unknown) => void;
   /** Removes the route's own key, URL, host and path from upstream text before it is passed on. */
@@ -73,7 +76,9 @@ export async function* streamTurn(
   request: BackendRequest,
   signal: AbortSignal,
 ): AsyncGenerator<BackendBatch> {
-  const body = toChatBody(request);
+  const body = ctx.promptCacheKey
+    ? { ...toChatBody(request), prompt_cache_key: conversationCacheKey(request) }
+    : toChatBody(request);
   let response: Dispatcher.ResponseData;
   try {
     response = await httpRequest(ctx.url, {

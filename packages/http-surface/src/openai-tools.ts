@@ -7,7 +7,9 @@ import {
   type ToolPolicyProblem,
   type ToolSpec,
 } from "@proxy/core";
-import { Result, Schema, SchemaParser } from "effect";
+import * as Result from "effect/Result";
+import * as Schema from "effect/Schema";
+import * as SchemaParser from "effect/SchemaParser";
 
 /**
  * The tool shapes both OpenAI APIs share (Chat nests a function under `function`, Responses writes

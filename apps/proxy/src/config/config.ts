@@ -1,5 +1,8 @@
 import { OUTPUT_MODES, STOP_AFTER_TOOLS_MODES, TOOL_MODES } from "@proxy/core";
-import { Result, Schema, SchemaIssue, SchemaParser } from "effect";
+import * as Result from "effect/Result";
+import * as Schema from "effect/Schema";
+import * as SchemaIssue from "effect/SchemaIssue";
+import * as SchemaParser from "effect/SchemaParser";
 import { RouteConfig, routeProblem } from "../routing/route-config.js";
 import { ApiKeyEntry, apiKeysProblem, resolveApiKeys } from "./api-keys.js";
 import { ConfigError } from "./config-error.js";
@@ -27,6 +30,10 @@ export const GatewayConfig = Schema.Struct({
   codexPassEnv: Schema.Array(Schema.String.check(Schema.isPattern(/^[A-Za-z_][A-Za-z0-9_]*$/))),
   codexPoolSize: PositiveInt,
   codexWarmThreads: Schema.Number.check(Schema.isInt(), Schema.isBetween({ minimum: 0, maximum: 8 })),
+  codexContinuity: Schema.Boolean,
+  codexLiveThreads: PositiveInt,
+  codexLiveThreadIdleMs: PositiveInt,
+  codexLiveThreadMaxChars: PositiveInt,
   maxInFlight: PositiveInt,
   maxQueue: NonNegativeInt,
   bodyLimitBytes: PositiveInt,

@@ -53,10 +53,18 @@ export const requestGuards = (options: RequestGuardOptions): MiddlewareHandler[]
   const refuse = (c: Context, status: 403 | 415, message: string, code: string, param: string) =>
     frontFor(c).errorResponse(c, new GatewayError("invalid_request", message, { code, param }), status);
 
-  const host: MiddlewareHandler = async (c, next) => {
-    const header = c.req.header("host");
-    if (checkHost && header !== undefined) {
-      const name = hostName(header);
+  const ownPage = options.sameOriginPrefixes ?? [];
+  /** A post from the gateway's own page names the gateway itself (the Host check vouches for it). */
+  const sameOrigin = (c: Context, value: string) =>
+    ownPage.some((p) => c.req.path === p || c.req.path.startsWith(`${p}/`)) &&
+    URL.canParse(value) &&
+    new URL(value).host === c.req.header("host");
+
+  /** The refusal for this request, or undefined when it may go on. */
+  const refusal = (c: Context): Response | Promise<Response> | undefined => {
+    const host = c.req.header("host");
+    if (checkHost && host !== undefined) {
+      const name = hostName(host);
       if (!isLoopbackHost(name) && !extraHosts.has(name))
         return refuse(
           c,
@@ -66,50 +74,40 @@ export const requestGuards = (options: RequestGuardOptions): MiddlewareHandler[]
           "host",
         );
     }
-    return next();
-  };
-  const ownPage = options.sameOriginPrefixes ?? [];
-  /** A post from the gateway's own page names the gateway itself (the Host check vouches for it). */
-  const sameOrigin = (c: Context, value: string) =>
-    ownPage.some((p) => c.req.path === p || c.req.path.startsWith(`${p}/`)) &&
-    URL.canParse(value) &&
-    new URL(value).host === c.req.header("host");
-  const origin: MiddlewareHandler = async (c, next) => {
-    const value = c.req.header("origin");
-    if (value !== undefined && !anyOrigin && !origins.has(value) && !sameOrigin(c, value))
+    const origin = c.req.header("origin");
+    if (origin !== undefined && !anyOrigin && !origins.has(origin) && !sameOrigin(c, origin))
       return refuse(
         c,
         403,
-        `Requests from the origin '${value}' are not allowed; list it in PROXY_CORS_ORIGINS to allow it.`,
+        `Requests from the origin '${origin}' are not allowed; list it in PROXY_CORS_ORIGINS to allow it.`,
         "origin_not_allowed",
         "origin",
       );
-    return next();
-  };
-  const json: MiddlewareHandler = async (c, next) => {
-    // A POST without a body (`responses.cancel`) carries nothing a page could smuggle in.
-    const bodyless =
-      c.req.header("content-length") === "0" ||
-      (c.req.header("content-length") === undefined && c.req.header("transfer-encoding") === undefined);
-    if (
-      c.req.method === "POST" &&
-      (c.req.path.startsWith("/v1/") || c.req.path.startsWith("/v1beta/")) &&
-      !bodyless
-    ) {
-      const type = (c.req.header("content-type") ?? "").split(";")[0]?.trim().toLowerCase();
-      if (type !== "application/json")
-        return refuse(
-          c,
-          415,
-          `Content-Type must be application/json${type ? `, not '${type}'` : ""}.`,
-          "unsupported_media_type",
-          "content-type",
-        );
+    if (c.req.method === "POST") {
+      // A POST without a body (`responses.cancel`) carries nothing a page could smuggle in.
+      const length = c.req.header("content-length");
+      const bodyless =
+        length === "0" || (length === undefined && c.req.header("transfer-encoding") === undefined);
+      const path = c.req.path;
+      if (!bodyless && (path.startsWith("/v1/") || path.startsWith("/v1beta/"))) {
+        const type = (c.req.header("content-type") ?? "").split(";")[0]?.trim().toLowerCase();
+        if (type !== "application/json")
+          return refuse(
+            c,
+            415,
+            `Content-Type must be application/json${type ? `, not '${type}'` : ""}.`,
+            "unsupported_media_type",
+            "content-type",
+          );
+      }
     }
-    return next();
+    return undefined;
   };
-  const operational: MiddlewareHandler = async (c, next) =>
-    options.metricsAuth && OPERATIONAL_ROUTES.has(c.req.path) ? auth(c, next) : next();
-
-  return [host, origin, json, operational];
+  // One middleware, not four: each level of hono's chain costs a closure and a promise per request.
+  const guard: MiddlewareHandler = (c, next) => {
+    const refused = refusal(c);
+    if (refused !== undefined) return Promise.resolve(refused);
+    return options.metricsAuth && OPERATIONAL_ROUTES.has(c.req.path) ? auth(c, next) : next();
+  };
+  return [guard];
 };

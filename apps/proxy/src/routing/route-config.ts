@@ -1,6 +1,9 @@
 import { OUTPUT_MODES } from "@proxy/core";
 import type { RouteSettings } from "@proxy/http-surface";
-import { Result, Schema, SchemaIssue, SchemaParser } from "effect";
+import * as Result from "effect/Result";
+import * as Schema from "effect/Schema";
+import * as SchemaIssue from "effect/SchemaIssue";
+import * as SchemaParser from "effect/SchemaParser";
 
 const Id = Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(200));
 const PositiveInt = Schema.Number.check(Schema.isInt(), Schema.isGreaterThanOrEqualTo(1));
@@ -55,6 +58,8 @@ export const OpenAICompatibleRoute = Schema.Struct({
    * (for servers that do tools well); `prompt` and `auto` (the default): tools taught in the prompt.
    */
   toolMode: Schema.optional(Schema.Literals(["auto", "prompt", "native"])),
+  /** Send a stable per-conversation `prompt_cache_key` (for servers that take it; see docs/backends.md). */
+  promptCacheKey: Schema.optional(Schema.Boolean),
 });
 
 /** One entry of the `models` list: a model name clients can ask for, and what serves it. */

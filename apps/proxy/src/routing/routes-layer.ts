@@ -1,6 +1,7 @@
 import { createOpenAICompatibleBackend } from "@proxy/adapter-openai-compatible";
 import type { TextBackend } from "@proxy/core";
-import { Effect, type Scope } from "effect";
+import * as Effect from "effect/Effect";
+import type * as Scope from "effect/Scope";
 import type { GatewayConfig } from "../config/config.js";
 import type { Logger } from "../observability/logger.js";
 import type { RouteReporter } from "./answering-route.js";
@@ -29,6 +30,7 @@ const acquireUpstream = (
         route: route.id,
         apiKey: route.apiKeyEnv ? env[route.apiKeyEnv] : undefined,
         nativeTools: route.toolMode === "native",
+        promptCacheKey: route.promptCacheKey === true,
       });
       if (!(await backend.probe()))
         logger.warn(

@@ -8,7 +8,7 @@ import { lastUserText, type RecordedRequest, startE2E, toolCallText, transcriptO
  */
 const model = (request: RecordedRequest) => {
   const input = lastUserText(request);
-  const result = /\[function_call_output call_id="toolu_\w+" output=("(?:[^"\\]|\\.)*")\]/.exec(input);
+  const result = /\[function_call_output call_id="call_\w+" output=("(?:[^"\\]|\\.)*")\]/.exec(input);
   if (result)
     return {
       chunks: ["The weather: ", JSON.parse(result[1] ?? '""') as string],

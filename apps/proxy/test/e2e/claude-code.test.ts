@@ -24,7 +24,7 @@ const model = (request: RecordedRequest) => {
   if (/Tool loaded: WebFetch/.test(transcriptOf(request))) return { text: "WebFetch is loaded." };
   if (/Load the WebFetch tool/.test(input))
     return { chunks: [toolCallText("ToolSearch", { query: "select:WebFetch", max_results: 5 })] };
-  if (/\[function_call_output call_id="toolu_/.test(input)) return { text: "Done: marker.txt contains hi." };
+  if (/\[function_call_output call_id="call_/.test(input)) return { text: "Done: marker.txt contains hi." };
   // The user's prompt must be the turn's input (not buried in history behind a system note).
   if (!/Create marker\.txt containing hi/.test(input))
     return { text: `Unexpected input: ${input.slice(-200)}` };

@@ -10,6 +10,8 @@ export interface PoolLease {
 export interface ProcessPool {
   /** The least-loaded initialized process; waits (up to `waitMs`) while every slot is (re)starting. */
   acquire(signal: AbortSignal, waitMs: number): Promise<PoolLease>;
+  /** A lease on `proc` itself (where a live thread is), if it is still serving. */
+  leaseProcess(proc: AppServerProcess): PoolLease | undefined;
   readySlots(): number;
   restarts(): number;
   /** Shutdown has begun: a process that exits from now on is not restarted. */
@@ -166,6 +168,10 @@ export const createProcessPool = (options: ProcessPoolOptions): ProcessPool => {
         signal.addEventListener("abort", onAbort, { once: true });
         waiters.add(check);
       });
+    },
+    leaseProcess(proc) {
+      const slot = slots.find((s) => s.process === proc);
+      return slot && !closed && proc.isAlive() ? lease(slot) : undefined;
     },
     readySlots: () => slots.filter((s) => s.process?.isAlive()).length,
     restarts: () => restarts,

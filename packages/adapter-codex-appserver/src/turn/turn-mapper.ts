@@ -1,10 +1,14 @@
-import { addUsage, type BackendEvent, GatewayError, type Usage } from "@proxy/core";
+import { addUsage, type BackendEvent, GatewayError, type NativeToolCall, type Usage } from "@proxy/core";
 import type { Logger } from "../logger.js";
-import { type CodexTurnError, mapCodexTurnError } from "../map-codex-error.js";
+import { mapCodexTurnError } from "../map-codex-error.js";
 import { mapCodexFinishReason } from "../map-codex-finish-reason.js";
+import {
+  type CodexNotification,
+  decodeCodexNotification,
+  type TokenCounts,
+  turnIdOf,
+} from "./codex-notifications.js";
 import type { ToolNames } from "./tool-names.js";
-
-type Params = Record<string, unknown>;
 
 /** Item types that mean codex tried to act on the host; sealing should make them impossible. */
 const ACTION_ITEMS = new Set([
@@ -20,15 +24,30 @@ const ACTION_ITEMS = new Set([
 /** Seed 001: start-up probes of MCP servers nobody configured surface as errors; they are noise. */
 const PHANTOM_MCP = /resources\/list failed|unknown MCP server/i;
 
-const num = (u: unknown): number => (typeof u === "number" && Number.isFinite(u) ? u : 0);
+const num = (u: number | null | undefined): number => (typeof u === "number" && Number.isFinite(u) ? u : 0);
 
-const toUsage = (u: Params): Usage => ({
+export const toUsage = (u: TokenCounts): Usage => ({
   inputTokens: num(u.inputTokens),
   outputTokens: num(u.outputTokens),
   totalTokens: num(u.totalTokens),
   cachedInputTokens: num(u.cachedInputTokens),
   reasoningOutputTokens: num(u.reasoningOutputTokens),
 });
+
+/** `total` minus what the thread had used before this turn: a continued thread's turn's own usage. */
+const since = (total: Usage, before: Usage | undefined): Usage =>
+  before === undefined
+    ? total
+    : {
+        inputTokens: Math.max(0, total.inputTokens - before.inputTokens),
+        outputTokens: Math.max(0, total.outputTokens - before.outputTokens),
+        totalTokens: Math.max(0, total.totalTokens - before.totalTokens),
+        cachedInputTokens: Math.max(0, (total.cachedInputTokens ?? 0) - (before.cachedInputTokens ?? 0)),
+        reasoningOutputTokens: Math.max(
+          0,
+          (total.reasoningOutputTokens ?? 0) - (before.reasoningOutputTokens ?? 0),
+        ),
+      };
 
 /**
  * The model's native calls in a turn with dynamic tools. A call is reported from its raw
@@ -38,145 +57,179 @@ const toUsage = (u: Params): Usage => ({
  * our dynamic tools are codex's own business: it answers them "unsupported" and samples again.
  */
 const createNativeCalls = (names: ToolNames, historyCallIds: ReadonlySet<string>) => {
-  const awaiting = new Set<string>();
+  const awaiting = new Map<string, NativeToolCall>();
   const asked = new Set<string>();
   let responded = false;
   let usage: Usage | undefined;
   return {
-    map(method: string, params: Params): BackendEvent[] {
-      if (method === "rawResponseItem/completed") {
-        const item = params.item as Params | undefined;
-        const { call_id: callId, name, arguments: args } = item ?? {};
-        if (item?.type !== "function_call" || typeof callId !== "string" || typeof args !== "string")
-          return [];
+    map(n: CodexNotification): BackendEvent[] {
+      if (n.method === "rawResponseItem/completed") {
+        const { type, call_id: callId, name, arguments: args } = n.params.item;
+        if (type !== "function_call" || typeof callId !== "string" || typeof args !== "string") return [];
         // Injected history is echoed as raw items too (0.169 tags them with another turn id): never a new call.
         if (historyCallIds.has(callId)) return [];
         const client = typeof name === "string" ? names.toClient(name) : undefined;
         if (client === undefined) return [];
-        awaiting.add(callId);
+        awaiting.set(callId, { callId, name: client, arguments: args });
         return [{ type: "tool-call", callId, name: client, arguments: args }];
       }
-      if (method === "rawResponse/completed") {
-        const step = params.usage as Params | undefined;
-        if (step) usage = addUsage(usage, toUsage(step));
+      if (n.method === "rawResponse/completed") {
+        if (n.params.usage) usage = addUsage(usage, toUsage(n.params.usage));
         responded = awaiting.size > 0;
-      } else if (method === "item/tool/call" && typeof params.callId === "string") asked.add(params.callId);
+      } else if (n.method === "item/tool/call") asked.add(n.params.callId);
       return [];
     },
-    complete: () => responded && [...awaiting].every((id) => asked.has(id)),
+    complete: () => responded && [...awaiting.keys()].every((id) => asked.has(id)),
+    calls: () => [...awaiting.values()],
     usage: () => usage,
   };
 };
 
+/**
+ * How the turn ended for the client, when it did: codex's turn ended too (`completed`,
+ * `interrupted`, `failed`), waits on the client's tool results (`tool_calls`), or is still
+ * running after a broken stream (`broken`).
+ */
+export type TurnEnding = "completed" | "tool_calls" | "interrupted" | "failed" | "broken";
+
 export interface TurnMapper {
   /** The events one notification of this thread produces (possibly none). */
-  map(method: string, params: Params): BackendEvent[];
+  map(method: string, params: unknown): BackendEvent[];
   /** True once the turn is over for the client (`turn/completed`, or a failure codex would retry). */
   done(): boolean;
+  ending(): TurnEnding | undefined;
+  /** What the model said in this turn, as the client was told: its text and its native calls. */
+  reply(): {
+    readonly text: string;
+    readonly calls: ReadonlyArray<NativeToolCall>;
+    readonly responses: number;
+  };
+  /** The thread's running usage total as codex last reported it. */
+  threadTotal(): Usage | undefined;
+}
+
+export interface TurnMapperOptions {
+  readonly names?: ToolNames | undefined;
+  readonly historyCallIds?: ReadonlySet<string> | undefined;
+  /** The thread's usage total before this turn (a continued thread), subtracted from codex's totals. */
+  readonly usageBefore?: Usage | undefined;
+  /** The codex turn being read: notifications naming another turn (a replayed history's) are skipped. */
+  readonly turnId?: string | undefined;
 }
 
 /**
  * Pure translation of one thread's v2 notifications into `BackendEvent`s. Usage is buffered and
- * emitted once, right before the terminal event, from codex's own `thread/tokenUsage/updated`.
- * It takes `total`, not `last`: the thread is ephemeral and holds only this turn, so `total` is
- * exactly this turn's usage, including any follow-up sampling step (`last` is only the final one).
+ * emitted once, right before the terminal event: the turn's own usage, never the thread's running
+ * total (codex's `thread/tokenUsage/updated.total` minus the total before the turn; on native turns
+ * the sum of the turn's model responses, which counts a tool step in the request that ran it).
  */
-export const createTurnMapper = (
-  logger: Logger,
-  names?: ToolNames,
-  historyCallIds: ReadonlySet<string> = new Set(),
-): TurnMapper => {
-  const native = names ? createNativeCalls(names, historyCallIds) : undefined;
-  let usage: Usage | undefined;
-  let lastError: CodexTurnError | undefined;
+export const createTurnMapper = (logger: Logger, options: TurnMapperOptions = {}): TurnMapper => {
+  const native = options.names
+    ? createNativeCalls(options.names, options.historyCallIds ?? new Set())
+    : undefined;
+  let total: Usage | undefined;
+  let lastError: unknown;
   let summaryIndex = 0;
-  let finished = false;
+  let ending: TurnEnding | undefined;
   let emitted = false;
+  let text = "";
+  /** Model responses seen (raw events); more than one means codex sampled again on its own. */
+  let responses = 0;
 
-  const terminal = (turn: Params): BackendEvent[] => {
-    finished = true;
-    const out: BackendEvent[] = usage ? [{ type: "usage", usage }] : [];
-    if (turn.status === "failed") {
-      const error = (turn.error as CodexTurnError | null) ?? lastError;
-      return [...out, { type: "error", error: mapCodexTurnError(error) }];
-    }
-    return [...out, { type: "finish", finish: mapCodexFinishReason(turn.status) }];
+  const usage = (): Usage | undefined =>
+    native?.usage() ?? (total ? since(total, options.usageBefore) : undefined);
+  const withUsage = (events: BackendEvent[]): BackendEvent[] => {
+    const u = usage();
+    return u ? [{ type: "usage", usage: u }, ...events] : events;
   };
 
-  const map = (method: string, params: Params): BackendEvent[] => {
-    switch (method) {
+  const map = (n: CodexNotification): BackendEvent[] => {
+    switch (n.method) {
       case "item/agentMessage/delta":
-        if (typeof params.delta !== "string" || params.delta === "") return [];
+        if (n.params.delta === "") return [];
         emitted = true;
-        return [{ type: "text-delta", delta: params.delta }];
+        text += n.params.delta;
+        return [{ type: "text-delta", delta: n.params.delta }];
       case "item/reasoning/summaryTextDelta": {
-        if (typeof params.delta !== "string" || params.delta === "") return [];
-        const index = num(params.summaryIndex);
+        if (n.params.delta === "") return [];
+        const index = num(n.params.summaryIndex);
         const separator = index !== summaryIndex ? "\n\n" : "";
         summaryIndex = index;
         emitted = true;
-        return [{ type: "reasoning-delta", delta: separator + params.delta }];
+        return [{ type: "reasoning-delta", delta: separator + n.params.delta }];
       }
       case "thread/tokenUsage/updated": {
-        const tokenUsage = params.tokenUsage as { total?: Params; last?: Params } | undefined;
-        const source = tokenUsage?.total ?? tokenUsage?.last;
-        if (source) usage = toUsage(source);
+        const source = n.params.tokenUsage.total ?? n.params.tokenUsage.last;
+        if (source) total = toUsage(source);
         return [];
       }
       case "error": {
-        const error = params.error as CodexTurnError | undefined;
-        const text = typeof error?.message === "string" ? error.message : "";
-        if (PHANTOM_MCP.test(text)) logger.debug({ message: text }, "codex: phantom MCP error ignored");
-        else if (params.willRetry !== true) lastError = error;
-        else if (!emitted) logger.info({ message: text }, "codex: upstream retry in progress");
+        const error = n.params.error ?? undefined;
+        const message = typeof error?.message === "string" ? error.message : "";
+        if (PHANTOM_MCP.test(message)) logger.debug({ message }, "codex: phantom MCP error ignored");
+        else if (n.params.willRetry !== true) lastError = error;
+        else if (!emitted) logger.info({ message }, "codex: upstream retry in progress");
         else {
           // codex would re-request and stream the answer again after what we already sent:
           // the client would get the partial text twice. Fail the turn instead.
-          finished = true;
-          const why = `the model provider's stream broke after partial output (${text})`;
+          ending = "broken";
+          const why = `the model provider's stream broke after partial output (${message})`;
           return [
-            {
-              type: "error",
-              error: new GatewayError("backend_error", why, { code: "stream_interrupted" }),
-            },
+            { type: "error", error: new GatewayError("backend_error", why, { code: "stream_interrupted" }) },
           ];
         }
         return [];
       }
-      case "turn/completed":
-        return terminal((params.turn as Params | undefined) ?? {});
+      case "turn/completed": {
+        const { status } = n.params.turn;
+        if (status === "failed") {
+          ending = "failed";
+          const error = (n.params.turn.error ?? lastError) as Parameters<typeof mapCodexTurnError>[0];
+          return withUsage([{ type: "error", error: mapCodexTurnError(error) }]);
+        }
+        ending = status === "completed" ? "completed" : "interrupted";
+        return withUsage([{ type: "finish", finish: mapCodexFinishReason(status) }]);
+      }
       case "item/started": {
-        const item = params.item as Params | undefined;
-        const ours = native !== undefined && item?.type === "dynamicToolCall";
-        if (typeof item?.type === "string" && ACTION_ITEMS.has(item.type) && !ours)
-          logger.warn({ item: item.type }, "codex started a host action item; sealing should prevent this");
+        const { type } = n.params.item;
+        const ours = native !== undefined && type === "dynamicToolCall";
+        if (ACTION_ITEMS.has(type) && !ours)
+          logger.warn({ item: type }, "codex started a host action item; sealing should prevent this");
         return [];
       }
       case "warning":
-        if (!PHANTOM_MCP.test(String(params.message)))
-          logger.debug({ message: params.message }, "codex warning");
+        if (!PHANTOM_MCP.test(String(n.params.message)))
+          logger.debug({ message: n.params.message }, "codex warning");
         return [];
       default: {
-        const calls = native ? native.map(method, params) : [];
+        if (n.method === "rawResponse/completed") responses++;
+        const calls = native ? native.map(n) : [];
         if (calls.length > 0) emitted = true;
         return calls;
       }
     }
   };
 
+  const onInvalid = (method: string, issue: string) =>
+    logger.warn({ method, issue }, "codex: a notification did not have the expected shape; ignored");
+
   return {
-    done: () => finished,
+    done: () => ending !== undefined,
+    ending: () => ending,
+    reply: () => ({ text, calls: native?.calls() ?? [], responses: Math.max(1, responses) }),
+    threadTotal: () => total,
     map(method, params) {
-      if (finished) return [];
-      const events = map(method, params);
-      if (finished || native === undefined || !native.complete()) return events;
-      // The model answered with function calls: the client runs them and comes back statelessly.
-      finished = true;
-      const total = native.usage() ?? usage;
+      if (ending !== undefined) return [];
+      const note = decodeCodexNotification(method, params, onInvalid);
+      const noteTurn = options.turnId === undefined ? undefined : turnIdOf(note);
+      if (noteTurn !== undefined && noteTurn !== null && noteTurn !== options.turnId) return [];
+      const events = map(note);
+      if (ending !== undefined || native === undefined || !native.complete()) return events;
+      // The model answered with function calls: the client runs them and comes back with the results.
+      ending = "tool_calls";
       return [
         ...events,
-        ...(total ? [{ type: "usage", usage: total } as const] : []),
-        { type: "finish", finish: { reason: "tool_calls", raw: "function_call" } },
+        ...withUsage([{ type: "finish", finish: { reason: "tool_calls", raw: "function_call" } }]),
       ];
     },
   };

@@ -1,5 +1,6 @@
 import { invalidRequest, issueToGatewayError, type ReasoningEffort, type TurnRequest } from "@proxy/core";
-import { Result, SchemaParser } from "effect";
+import * as Result from "effect/Result";
+import * as SchemaParser from "effect/SchemaParser";
 import { decodeMessagesTools, type MessagesToolPolicy } from "./decode-tools.js";
 import { messagesToItems } from "./messages-to-items.js";
 import { CountTokensRequest, MessagesRequest } from "./request-schema.js";

@@ -1,4 +1,5 @@
 import { type ContentPart, type ConversationItem, invalidRequest } from "@proxy/core";
+import { callIdOf } from "../response/message-shapes.js";
 import type { ContentBlock, MessageParam } from "./request-schema.js";
 
 type Block = ContentBlock;
@@ -130,7 +131,7 @@ export const messagesToItems = (messages: ReadonlyArray<MessageParam>): DecodedM
           flush();
           callNames.set(block.id, block.name);
           const args = block.input === undefined ? "{}" : JSON.stringify(block.input);
-          items.push({ type: "tool-call", callId: block.id, name: block.name, arguments: args });
+          items.push({ type: "tool-call", callId: callIdOf(block.id), name: block.name, arguments: args });
           return;
         }
         case "tool_result": {
@@ -138,7 +139,7 @@ export const messagesToItems = (messages: ReadonlyArray<MessageParam>): DecodedM
           const images: ContentPart[] = [];
           const output = toolResultOutput(block, at, referenced, images);
           const name = callNames.get(block.tool_use_id);
-          items.push({ type: "tool-result", callId: block.tool_use_id, name, output });
+          items.push({ type: "tool-result", callId: callIdOf(block.tool_use_id), name, output });
           if (images.length > 0) items.push({ type: "message", role: "user", content: images });
           return;
         }

@@ -1,4 +1,4 @@
-import { Schema } from "effect";
+import * as Schema from "effect/Schema";
 
 /**
  * The Messages request body, decoded with Effect Schema. Lenient where Claude Code needs it: unknown

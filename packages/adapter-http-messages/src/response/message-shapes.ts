@@ -84,6 +84,13 @@ export const stopReasonOf = (finish: Finish): StopReason => {
 export const toolUseId = (callId: string): string => `toolu_${callId.replace(/^call_/, "")}`;
 
 /**
+ * The core's call id for a `tool_use` id the client sends back: the inverse of `toolUseId`, so a
+ * conversation comes back with the very ids the backend produced (a backend that keeps the
+ * conversation, codex's live threads, recognises its own calls).
+ */
+export const callIdOf = (toolUseId: string): string => toolUseId.replace(/^toolu_/, "call_");
+
+/**
  * Thinking blocks need a signature the client can echo back; the backend's reasoning is not signed,
  * so every block carries this marker (echoed thinking is accepted whatever its signature).
  */

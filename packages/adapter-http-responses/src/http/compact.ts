@@ -1,7 +1,8 @@
 import type { ToolPolicy, TurnRequest } from "@proxy/core";
 import { issueToGatewayError, unixSeconds } from "@proxy/core";
 import { openTurnSession, readJsonBody } from "@proxy/http-surface";
-import { Result, SchemaParser } from "effect";
+import * as Result from "effect/Result";
+import * as SchemaParser from "effect/SchemaParser";
 import type { Context } from "hono";
 import { collectSummary, withCompactionInstruction } from "../compaction.js";
 import { decodeInput } from "../request/decode-input.js";

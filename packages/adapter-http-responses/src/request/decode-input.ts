@@ -1,5 +1,7 @@
 import { GatewayError, issueToGatewayError } from "@proxy/core";
-import { Result, type Schema, SchemaParser } from "effect";
+import * as Result from "effect/Result";
+import type * as Schema from "effect/Schema";
+import * as SchemaParser from "effect/SchemaParser";
 import {
   type Input,
   type InputItem,

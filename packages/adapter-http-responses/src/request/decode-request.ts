@@ -1,6 +1,7 @@
 import type { ToolPolicy, TurnRequest } from "@proxy/core";
 import { invalidRequest, issueToGatewayError } from "@proxy/core";
-import { Result, SchemaParser } from "effect";
+import * as Result from "effect/Result";
+import * as SchemaParser from "effect/SchemaParser";
 import { decodeInput, type ItemResolver } from "./decode-input.js";
 import { decodeResponsesTools } from "./decode-tools.js";
 import type { Input, InputItem } from "./input-schema.js";

@@ -1,4 +1,4 @@
-import { Schema } from "effect";
+import * as Schema from "effect/Schema";
 
 /**
  * Responses `input` items as real clients send them (openai-node, Agents SDK, Vercel AI SDK,

@@ -1,4 +1,4 @@
-import { Schema } from "effect";
+import * as Schema from "effect/Schema";
 import { RawInput } from "./input-schema.js";
 
 const opt = <S extends Schema.Top>(schema: S) => Schema.optional(Schema.NullOr(schema));

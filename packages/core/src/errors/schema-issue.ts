@@ -1,4 +1,5 @@
-import { type SchemaIssue as Issue, SchemaIssue } from "effect";
+import type * as Issue from "effect/SchemaIssue";
+import * as SchemaIssue from "effect/SchemaIssue";
 import { GatewayError } from "./gateway-error.js";
 
 const formatter = SchemaIssue.makeFormatterStandardSchemaV1();

@@ -1,4 +1,5 @@
-import { countTokens as countO200k, decode, encode } from "gpt-tokenizer/encoding/o200k_base";
+import bpeRanks from "gpt-tokenizer/bpeRanks/o200k_base";
+import { GptEncoding } from "gpt-tokenizer/GptEncoding";
 import { countingPieces } from "./counting-pieces.js";
 
 /** Text that spells a special token (`<|endoftext|>`) is counted as the plain text it is, never refused. */
@@ -13,7 +14,20 @@ export const TOKEN_PIECE_CHARS = 128;
 /** Cut texts into pieces of about this size at exact places, so that each piece costs a bounded time. */
 export const TOKEN_SLICE_CHARS = 4096;
 
-const countPiece = (piece: string): number => (piece.length === 0 ? 0 : countO200k(piece, AS_TEXT));
+/**
+ * The o200k_base encoder, built on the first count rather than at import: its tables cost ~26 MiB
+ * of RSS and a few hundred ms of start-up that a gateway whose upstreams report usage never needs.
+ * Building is deterministic, so the one cached instance is a constant, not state.
+ */
+const o200k = (() => {
+  let api: GptEncoding | undefined;
+  return (): GptEncoding => {
+    api ??= GptEncoding.getEncodingApi("o200k_base", () => bpeRanks);
+    return api;
+  };
+})();
+
+const countPiece = (piece: string): number => (piece.length === 0 ? 0 : o200k().countTokens(piece, AS_TEXT));
 
 /**
  * The gateway's one tokenizer: o200k_base, the encoding of GPT-5-class models. Used for output
@@ -92,10 +106,10 @@ export const estimateTokens = (text: string): number => {
 
 /** The tokens of `text`, encoded piece by piece as `countTokens` counts them. */
 const encodeLinear = (text: string): number[] => {
-  if (text.length <= TOKEN_PIECE_CHARS) return encode(text, AS_TEXT);
+  if (text.length <= TOKEN_PIECE_CHARS) return o200k().encode(text, AS_TEXT);
   const tokens: number[] = [];
   for (const piece of countingPieces(text, TOKEN_PIECE_CHARS, TOKEN_SLICE_CHARS))
-    for (const token of encode(piece, AS_TEXT)) tokens.push(token);
+    for (const token of o200k().encode(piece, AS_TEXT)) tokens.push(token);
   return tokens;
 };
 
@@ -107,7 +121,7 @@ export const tokenPrefix = (text: string, maxTokens: number): string => {
   const tokens = encodeLinear(head);
   if (tokens.length <= maxTokens && head === text) return text;
   for (let n = Math.min(tokens.length, Math.max(0, maxTokens)); n > 0; n--) {
-    const prefix = decode(tokens.slice(0, n));
+    const prefix = o200k().decode(tokens.slice(0, n));
     // A token can end inside a multi-byte character; step back to a clean one.
     if (text.startsWith(prefix)) return prefix;
   }

@@ -1,0 +1,168 @@
+import type { Usage } from "@proxy/core";
+import type { Logger } from "../logger.js";
+import type { AppServerProcess } from "../transport/app-server-process.js";
+import type { ConversationKey } from "./conversation-key.js";
+import type { ThreadChannel } from "./thread-channel.js";
+
+/** A codex thread kept alive after its request, to continue the same conversation. */
+export interface LiveThread {
+  readonly proc: AppServerProcess;
+  readonly channel: ThreadChannel;
+  /** codex's turn left open at the model's tool calls (native mode): the next request answers them. */
+  readonly openTurnId: string | undefined;
+  /** The thread's usage total so far, to report the next turn's own usage. */
+  readonly usageTotal: Usage | undefined;
+  /** The conversation's size in chars (what codex holds for it), for the memory bound. */
+  readonly size: number;
+}
+
+export interface LiveThreadLimits {
+  /** Live threads per app-server; the least recently used is let go first. */
+  readonly maxPerProcess: number;
+  /** A thread no request continued for this long is let go. */
+  readonly idleMs: number;
+  /** Conversation chars kept alive per app-server, over all its live threads. */
+  readonly maxCharsPerProcess: number;
+}
+
+export interface LiveThreadCounts {
+  readonly live: number;
+  /** Requests that continued a live thread, since the backend started. */
+  readonly continued: number;
+}
+
+export interface LiveThreads {
+  /**
+   * The live thread whose conversation is `keys[at]`, for the largest such `at` that `accept`
+   * takes, removed from the table: of concurrent requests continuing one conversation, exactly
+   * one gets it (the others start fresh threads).
+   */
+  take(
+    keys: ReadonlyArray<ConversationKey>,
+    accept: (thread: LiveThread, at: number) => boolean,
+  ): { readonly thread: LiveThread; readonly at: number } | undefined;
+  /** Keeps `thread` for the request whose conversation will be `key`; evicts beyond the limits. */
+  park(key: ConversationKey, thread: LiveThread): void;
+  /** Lets a thread go: interrupts its open turn, refuses held tool calls, unsubscribes. */
+  release(thread: LiveThread): void;
+  counts(): LiveThreadCounts;
+  /** Let every thread go and stop (shutdown). */
+  close(): void;
+}
+
+interface Entry {
+  readonly thread: LiveThread;
+  lastUsedAt: number;
+}
+
+/**
+ * Lets a thread go: interrupts its open turn first (so codex ignores the refused tool calls instead
+ * of sampling on), refuses held tool calls, then unsubscribes, in the background.
+ */
+export const releaseThread = (
+  proc: AppServerProcess,
+  channel: ThreadChannel,
+  openTurnId: string | undefined,
+  options: { readonly requestTimeoutMs: number; readonly logger: Logger },
+): void => {
+  channel.detach();
+  const { threadId } = channel;
+  if (!proc.isAlive()) {
+    channel.close();
+    return;
+  }
+  const rpc = proc.connection;
+  const timeoutMs = options.requestTimeoutMs;
+  const quiet = (what: string) => (err: unknown) =>
+    options.logger.debug({ err, threadId }, `codex ${what} failed`);
+  void (async () => {
+    if (openTurnId !== undefined)
+      await rpc
+        .request("turn/interrupt", { threadId, turnId: openTurnId }, { timeoutMs })
+        .catch(quiet("turn/interrupt"));
+    channel.close();
+    await rpc.request("thread/unsubscribe", { threadId }, { timeoutMs }).catch(quiet("thread/unsubscribe"));
+  })();
+};
+
+/**
+ * The table of live threads, keyed by conversation (which includes the caller and the thread
+ * config). Bounded per app-server by count and conversation size, and by idle time; an app-server
+ * that exits takes its threads with it.
+ */
+export const createLiveThreads = (
+  limits: LiveThreadLimits,
+  options: { readonly requestTimeoutMs: number; readonly logger: Logger },
+): LiveThreads => {
+  const entries = new Map<ConversationKey, Entry>(); // insertion order = least recently parked first
+  const watched = new WeakSet<AppServerProcess>();
+  let continued = 0;
+  let closed = false;
+
+  const release = (thread: LiveThread) =>
+    releaseThread(thread.proc, thread.channel, thread.openTurnId, options);
+  const drop = (key: ConversationKey, entry: Entry) => {
+    entries.delete(key);
+    release(entry.thread);
+  };
+  const enforce = (proc: AppServerProcess) => {
+    let count = 0;
+    let chars = 0;
+    for (const e of entries.values())
+      if (e.thread.proc === proc) {
+        count++;
+        chars += e.thread.size;
+      }
+    for (const [key, e] of entries) {
+      if (count <= limits.maxPerProcess && chars <= limits.maxCharsPerProcess) break;
+      if (e.thread.proc !== proc) continue;
+      count--;
+      chars -= e.thread.size;
+      drop(key, e);
+    }
+  };
+  const sweep = () => {
+    const before = Date.now() - limits.idleMs;
+    for (const [key, e] of entries) if (e.lastUsedAt < before) drop(key, e);
+  };
+  const sweeper = setInterval(sweep, Math.max(250, Math.min(limits.idleMs / 2, 30_000)));
+  sweeper.unref();
+
+  return {
+    take(keys, accept) {
+      for (let at = keys.length - 1; at >= 0; at--) {
+        const key = keys[at] as ConversationKey;
+        const entry = entries.get(key);
+        if (entry === undefined || !entry.thread.proc.isAlive() || !accept(entry.thread, at)) continue;
+        entries.delete(key);
+        continued++;
+        return { thread: entry.thread, at };
+      }
+      return undefined;
+    },
+    park(key, thread) {
+      if (closed || !thread.proc.isAlive()) {
+        release(thread);
+        return;
+      }
+      const old = entries.get(key);
+      if (old !== undefined) drop(key, old); // the same conversation twice: the newer thread wins
+      entries.set(key, { thread, lastUsedAt: Date.now() });
+      if (!watched.has(thread.proc)) {
+        watched.add(thread.proc);
+        // Its threads died with it: forget them (nothing to send to a dead process).
+        thread.proc.onExit(() => {
+          for (const [k, e] of entries) if (e.thread.proc === thread.proc) drop(k, e);
+        });
+      }
+      enforce(thread.proc);
+    },
+    release,
+    counts: () => ({ live: entries.size, continued }),
+    close() {
+      closed = true;
+      clearInterval(sweeper);
+      for (const [key, e] of entries) drop(key, e);
+    },
+  };
+};

@@ -1,0 +1,82 @@
+import type { BackendRequest, PromptMessage } from "@proxy/core";
+import {
+  type ConversationKey,
+  extendKey,
+  prefixKeys,
+  replyMessages,
+  rootKey,
+} from "../threads/conversation-key.js";
+import type { LiveThread, LiveThreads } from "../threads/live-threads.js";
+import type { CodexTurnInput } from "./codex-input.js";
+import type { TurnMapper } from "./turn-mapper.js";
+
+/** How a request continues a live thread: its new items only. */
+export interface Continuation {
+  readonly thread: LiveThread;
+  /** Native: the client's tool results, answering codex's open tool calls (its turn goes on). */
+  readonly answers: ReadonlyArray<{ readonly callId: string; readonly output: string }>;
+  /** Otherwise: new messages to inject and the new input of a new turn. */
+  readonly turn: CodexTurnInput | undefined;
+}
+
+/**
+ * What a thread is fixed to (or what the gateway sends on each of its turns): a request that
+ * differs in any of it never continues it. `threadParams` carries model, instructions and the
+ * native tools (their presence is the tool mode).
+ */
+export const conversationRoot = (request: BackendRequest, threadParams: Record<string, unknown>) =>
+  rootKey(request.partition ?? "", {
+    threadParams,
+    effort: request.reasoningEffort ?? null,
+    summary: request.reasoningSummary ?? null,
+  });
+
+const isNewMessage = (m: PromptMessage) => "content" in m && (m.role === "user" || m.role === "developer");
+
+/**
+ * Finds the live thread this request continues: one whose conversation is exactly a prefix of the
+ * request's history, followed only by new items: the client's results for every tool call codex
+ * still waits on (and nothing else), or, on a finished turn, new user/developer messages and input.
+ * Anything else (an edited or branched history, other settings, another caller) finds nothing.
+ */
+export const takeContinuation = (
+  live: LiveThreads,
+  root: ConversationKey,
+  request: BackendRequest,
+  toTurnInput: (request: Pick<BackendRequest, "history" | "input">) => CodexTurnInput,
+): { readonly keys: ConversationKey[]; readonly continuation: Continuation | undefined } => {
+  const keys = prefixKeys(root, request.history);
+  let turn: CodexTurnInput | undefined;
+  let answers: Array<{ callId: string; output: string }> = [];
+  const taken = live.take(keys, (thread, at) => {
+    const added = request.history.slice(at);
+    if (thread.openTurnId !== undefined) {
+      const pending = new Set(thread.channel.pendingCalls());
+      if (request.input.length > 0 || added.length !== pending.size) return false;
+      answers = [];
+      for (const m of added) {
+        if (m.role !== "tool" || !pending.delete(m.callId)) return false;
+        answers.push({ callId: m.callId, output: m.output });
+      }
+      turn = undefined;
+      return pending.size === 0;
+    }
+    if (!added.every(isNewMessage) || (added.length === 0 && request.input.length === 0)) return false;
+    turn = toTurnInput({ history: added, input: request.input });
+    answers = [];
+    return true;
+  });
+  return { keys, continuation: taken ? { thread: taken.thread, answers, turn } : undefined };
+};
+
+/** The key of the conversation after this turn, as the client will send it back next time. */
+export const nextConversationKey = (
+  keys: ReadonlyArray<ConversationKey>,
+  request: BackendRequest,
+  reply: ReturnType<TurnMapper["reply"]>,
+): ConversationKey => {
+  let key = keys[keys.length - 1] as ConversationKey;
+  if (request.input.length > 0) key = extendKey(key, { role: "user", content: request.input });
+  for (const m of replyMessages(reply)) key = extendKey(key, m);
+  return key;
+};

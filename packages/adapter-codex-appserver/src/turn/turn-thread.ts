@@ -1,0 +1,102 @@
+import { type BackendRequest, GatewayError } from "@proxy/core";
+import type { ProcessPool } from "../pool/process-pool.js";
+import type { ThreadSource } from "../pool/warm-threads.js";
+import type { LiveThreads } from "../threads/live-threads.js";
+import { openThreadChannel } from "../threads/thread-channel.js";
+import type { CodexTurnInput } from "./codex-input.js";
+import { conversationRoot, takeContinuation } from "./continuation.js";
+import { nativeThreadParams } from "./native-tools.js";
+import type { ToolNames } from "./tool-names.js";
+import type { HeldThread } from "./turn-control.js";
+
+export interface ThreadContext {
+  readonly pool: ProcessPool;
+  readonly threads: ThreadSource;
+  readonly live: LiveThreads | undefined;
+  readonly rawEvents: () => boolean;
+  readonly sealedParams: () => Promise<Record<string, unknown>>;
+  readonly requestTimeoutMs: number;
+  readonly startWaitMs: number;
+  readonly pendingToolRequests: { count: number };
+}
+
+/** Resolves with `promise`'s value, or `undefined` as soon as `signal` aborts. */
+export const unlessAborted = <T>(promise: Promise<T>, signal: AbortSignal): Promise<T | undefined> =>
+  new Promise((resolve, reject) => {
+    if (signal.aborted) return resolve(undefined);
+    const onAbort = () => resolve(undefined);
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+  });
+
+/**
+ * The thread a request runs on: the live thread whose conversation it continues (on that thread's
+ * app-server), else a new sealed thread (warm if one is ready) on the least-loaded app-server.
+ * `undefined` when the request was aborted meanwhile. `onCleanup` gets the lease's release and the
+ * warm source's refill, to run when the turn is over.
+ */
+export const acquireThread = async (
+  ctx: ThreadContext,
+  request: BackendRequest,
+  names: ToolNames | undefined,
+  toTurnInput: (r: Pick<BackendRequest, "history" | "input">) => CodexTurnInput,
+  signal: AbortSignal,
+  onCleanup: (cleanup: () => void) => void,
+): Promise<(HeldThread & { readonly model: string }) | undefined> => {
+  const sealed = await ctx.sealedParams();
+  const threadParams = {
+    ...sealed,
+    ...(request.model ? { model: request.model } : {}),
+    baseInstructions: request.instructions,
+    ...(request.tools && names
+      ? nativeThreadParams(request.tools, names)
+      : ctx.live && ctx.rawEvents()
+        ? { experimentalRawEvents: true }
+        : {}),
+  };
+  const found = ctx.live
+    ? takeContinuation(ctx.live, conversationRoot(request, threadParams), request, toTurnInput)
+    : undefined;
+  let continuation = found?.continuation;
+  let lease = continuation ? ctx.pool.leaseProcess(continuation.thread.proc) : undefined;
+  if (continuation && lease === undefined) {
+    ctx.live?.release(continuation.thread);
+    continuation = undefined;
+  }
+  lease ??= await ctx.pool.acquire(signal, ctx.startWaitMs);
+  onCleanup(lease.release);
+  const proc = lease.process;
+  if (names && !proc.experimentalApi)
+    throw new GatewayError(
+      "invalid_request",
+      "Native tool mode needs codex's experimental API, which this codex app-server refused; use tool mode auto or prompt.",
+      { param: "x-proxy-tool-mode", code: "native_tools_unavailable" },
+    );
+  const keys = found?.keys;
+  if (continuation)
+    return { proc, channel: continuation.thread.channel, keys, continuation, model: request.model };
+
+  // Not cancelled by the signal: a thread codex creates after we stopped waiting would stay
+  // loaded, so a late answer is unsubscribed instead.
+  const opened = ctx.threads.open(proc, threadParams, request.partition);
+  const started = await unlessAborted(opened.started, signal);
+  if (started === undefined) {
+    opened.started
+      .then((r) =>
+        proc.connection.request(
+          "thread/unsubscribe",
+          { threadId: r.thread.id },
+          { timeoutMs: ctx.requestTimeoutMs },
+        ),
+      )
+      .catch(() => {});
+    return undefined;
+  }
+  // This config worked: the next turn with it finds a thread ready (started after this turn).
+  onCleanup(opened.refill);
+  const channel = openThreadChannel(proc, started.thread.id, {
+    holdToolCalls: names !== undefined,
+    pendingGauge: ctx.pendingToolRequests,
+  });
+  return { proc, channel, keys, continuation: undefined, model: started.model ?? request.model };
+};

@@ -1,0 +1,217 @@
+/**
+ * A scripted agent session (issue 26): each turn the model says a few words and calls a tool, the
+ * client sends the tool's output back (growing history), for `turns` requests, on each surface in
+ * native and prompt mode, through the gateway (its own process, over the real codex) and against
+ * codex driven directly with ONE thread. Per turn: the provider's `prompt_cache_key` (share of
+ * turns with the session's first key), bytes written to codex's stdin, gateway CPU, time to first
+ * token. Not part of `pnpm bench` (the lead runs it on a quiet machine), built code as the bench runs it:
+ *   pnpm build && node tooling/bench/dist/agent-session/main.js \
+ *     [--turns 30] [--output-chars 5000] [--surfaces chat,responses,messages,gemini] [--modes native,prompt]
+ * `PROXY_CODEX_CONTINUITY=false` in the environment measures the gateway without continuity.
+ * Prints one line per session to stderr and the per-turn series as JSON to stdout.
+ */
+import { spawn } from "node:child_process";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
+import { performance } from "node:perf_hooks";
+import { fileURLToPath } from "node:url";
+import {
+  resolveCodexCommand,
+  sealedAppServerArgs,
+  sealedEnvironment,
+  sealedThreadParams,
+  writeSealedCatalog,
+} from "@proxy/adapter-codex-appserver";
+import {
+  makeCodexHome,
+  type RecordedRequest,
+  type ScriptedResponse,
+  startScriptedModelProvider,
+} from "@proxy/adapter-codex-appserver/testing";
+import { startDirectThread } from "./direct-thread.js";
+import { callIdIn, type Entry, requestFor, SURFACES, type Surface } from "./surfaces.js";
+
+const flag = (name: string, fallback: string) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? (process.argv[i + 1] ?? fallback) : fallback;
+};
+const TURNS = Number(flag("turns", "30"));
+const OUTPUT_CHARS = Number(flag("output-chars", "5000"));
+const surfaces = flag("surfaces", SURFACES.join(",")).split(",") as Surface[];
+const modes = flag("modes", "native,prompt").split(",") as Array<"native" | "prompt">;
+const log = (line: string) => process.stderr.write(`${line}\n`);
+
+const toolCallText = (name: string, args: object) =>
+  `<tool_call>${JSON.stringify({ name, arguments: JSON.stringify(args) })}</tool_call>`;
+
+/** The scripted model: "Step k." and a tool call until the last turn; the direct baseline gets text only. */
+const model = (r: RecordedRequest): ScriptedResponse => {
+  const input = JSON.stringify(r.body.input ?? "");
+  const done = (input.match(/OUTPUT#/g) ?? []).length;
+  const step = `Step ${done + 1}. `;
+  const tag = /session=([\w-]+)/.exec(input)?.[1] ?? "x";
+  if (input.includes("DIRECT-BASELINE") || done >= TURNS - 1) return { chunks: [step, "Done."] };
+  const args = { n: done + 1 };
+  return ((r.body.tools ?? []) as unknown[]).length > 0
+    ? {
+        chunks: [step],
+        items: [
+          {
+            type: "function_call",
+            id: `fc_${tag}_${done}`,
+            call_id: `call_${tag}_${done}`,
+            name: "read_chunk",
+            arguments: JSON.stringify(args),
+          },
+        ],
+        itemsLast: true,
+      }
+    : { chunks: [step, toolCallText("read_chunk", args)] };
+};
+const outputOf = (k: number) =>
+  `OUTPUT#${k} ${"lorem ipsum ".repeat(Math.ceil(OUTPUT_CHARS / 12)).slice(0, OUTPUT_CHARS)}`;
+
+/** utime+stime of a process in ms (Linux, 100 ticks/s). */
+const cpuMs = async (pid: number) => {
+  const stat = await readFile(`/proc/${pid}/stat`, "utf8");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+};
+
+/** POSTs and reads the SSE stream: time to the first "Step" text, and the whole text. */
+const stream = async (url: string, body: unknown, mode: string) => {
+  const t0 = performance.now();
+  const res = await fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json", "x-proxy-tool-mode": mode },
+    body: JSON.stringify(body),
+  });
+  let text = "";
+  let ttftMs = Number.NaN;
+  const decoder = new TextDecoder();
+  for await (const chunk of res.body as AsyncIterable<Uint8Array>) {
+    text += decoder.decode(chunk, { stream: true });
+    if (Number.isNaN(ttftMs) && text.includes("Step")) ttftMs = performance.now() - t0;
+  }
+  if (res.status !== 200) throw new Error(`${url}: ${res.status} ${text.slice(0, 300)}`);
+  return { ttftMs, text, totalMs: performance.now() - t0 };
+};
+
+const main = async () => {
+  const provider = await startScriptedModelProvider(model);
+  const home = await makeCodexHome(provider.url);
+  const scratch = await mkdtemp(join(tmpdir(), "bench-agent-"));
+  const env: NodeJS.ProcessEnv = { ...process.env, CODEX_HOME: home.path };
+  const command = resolveCodexCommand(undefined, env);
+  const meterFile = join(scratch, "stdin-bytes");
+  await writeFile(meterFile, "0");
+  const gatewayMain = fileURLToPath(new URL("../../../../apps/proxy/dist/main.js", import.meta.url));
+  const gateway = spawn(process.execPath, [gatewayMain], {
+    env: {
+      ...env,
+      PORT: "0",
+      LOG_LEVEL: "info",
+      CODEX_BIN: fileURLToPath(new URL("./stdin-meter.js", import.meta.url)),
+      METER_CODEX: command,
+      METER_FILE: meterFile,
+      PROXY_CODEX_PASS_ENV: "METER_CODEX,METER_FILE",
+      // Stateless sessions need no store (and the built SQLite adapter imports `sqlite`, not `node:sqlite`).
+      PROXY_STORE: "none",
+    },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    let buffered = "";
+    gateway.stdout.on("data", (b: Buffer) => {
+      buffered += b.toString();
+      const m =
+        /"msg":"gateway listening"[^\n]*"url":"([^"]+)"|"url":"([^"]+)"[^\n]*"msg":"gateway listening"/.exec(
+          buffered,
+        );
+      if (m) resolve(m[1] ?? m[2] ?? "");
+    });
+    gateway.once("exit", (code) => reject(new Error(`gateway exited (${code})`)));
+  });
+  const stdinBytes = async () => Number(await readFile(meterFile, "utf8"));
+  await mkdir(join(scratch, "empty-path"));
+  const threadParams = {
+    ...sealedThreadParams(await writeSealedCatalog({ command, env, dir: scratch }), scratch),
+    model: "scripted-model",
+    baseInstructions: "You are a helpful assistant.",
+  };
+  const childEnv = sealedEnvironment(env, [], join(scratch, "empty-path"));
+  const results: unknown[] = [];
+  const loadAtStart = loadavg()[0];
+  try {
+    // codex driven directly, one thread for the whole session: the baseline.
+    const direct = await startDirectThread(
+      command,
+      ["app-server", ...sealedAppServerArgs()],
+      childEnv,
+      threadParams,
+    );
+    const directTurns: Array<{ ttftMs: number; stdinBytes: number }> = [];
+    let before = direct.stdinBytes();
+    for (let k = 1; k <= TURNS; k++) {
+      const t = await direct.turn(
+        k === 1 ? "DIRECT-BASELINE session=direct: read every chunk" : outputOf(k - 1),
+      );
+      directTurns.push({ ttftMs: t.firstDeltaMs, stdinBytes: direct.stdinBytes() - before });
+      before = direct.stdinBytes();
+    }
+    await direct.close();
+    results.push({ session: "direct", turns: directTurns });
+    log(
+      `direct (one thread): ttft turn 1 ${directTurns[0]?.ttftMs.toFixed(1)} ms, turn ${TURNS} ${directTurns.at(-1)?.ttftMs.toFixed(1)} ms`,
+    );
+
+    for (const mode of modes)
+      for (const surface of surfaces) {
+        const tag = `${surface}-${mode}-${Date.now()}`;
+        const entries: Entry[] = [{ kind: "user", text: `session=${tag}: read every chunk` }];
+        const from = provider.requests.length;
+        const turns: Array<{ ttftMs: number; stdinBytes: number; gatewayCpuMs: number; cacheKey: unknown }> =
+          [];
+        for (let k = 1; k <= TURNS; k++) {
+          const { path, body } = requestFor(surface, entries);
+          const [bytes0, cpu0] = [await stdinBytes(), await cpuMs(gateway.pid as number)];
+          const r = await stream(`${url}${path}`, body, mode);
+          const [bytes1, cpu1] = [await stdinBytes(), await cpuMs(gateway.pid as number)];
+          turns.push({
+            ttftMs: r.ttftMs,
+            stdinBytes: bytes1 - bytes0,
+            gatewayCpuMs: cpu1 - cpu0,
+            cacheKey: provider.requests.at(-1)?.body.prompt_cache_key,
+          });
+          if (k === TURNS) break;
+          const id = callIdIn(surface, r.text);
+          if (id === undefined) throw new Error(`${tag} turn ${k}: no tool call in ${r.text.slice(0, 400)}`);
+          const call = { id, name: "read_chunk", args: { n: k } };
+          entries.push(
+            { kind: "assistant", text: `Step ${k}. `, call },
+            { kind: "result", call, output: outputOf(k) },
+          );
+        }
+        const first = turns[0]?.cacheKey;
+        const share = turns.filter((t) => t.cacheKey === first).length / turns.length;
+        const last = turns.at(-1);
+        const ratio = (last?.ttftMs ?? Number.NaN) / (directTurns.at(-1)?.ttftMs ?? Number.NaN);
+        log(
+          `${surface.padEnd(9)} ${mode.padEnd(6)} first-key share ${(share * 100).toFixed(0)}% | turn ${TURNS}: stdin ${last?.stdinBytes} B, gateway CPU ${last?.gatewayCpuMs} ms, TTFT ${last?.ttftMs.toFixed(1)} ms, gateway/direct ${ratio.toFixed(2)} | requests ${provider.requests.length - from}`,
+        );
+        results.push({ session: `${surface}/${mode}`, firstKeyShare: share, ttftRatioAtLast: ratio, turns });
+      }
+  } finally {
+    gateway.kill("SIGTERM");
+    await new Promise((r) => gateway.once("exit", r));
+    await provider.close();
+    await home.cleanup();
+    await rm(scratch, { recursive: true, force: true });
+  }
+  process.stdout.write(
+    `${JSON.stringify({ turns: TURNS, outputChars: OUTPUT_CHARS, loadAverage: { start: loadAtStart, end: loadavg()[0] }, continuity: process.env.PROXY_CODEX_CONTINUITY ?? "true", results }, null, 2)}\n`,
+  );
+};
+
+await main();
