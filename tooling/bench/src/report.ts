@@ -1,3 +1,4 @@
+import { agentSessionGoals, agentSessionSection } from "./agent-session/agent-report.js";
 import type { HttpCell } from "./http-overhead.js";
 import { linearityRatios, parserBars } from "./parser-result.js";
 import { peerGoals, peerSection } from "./peer/peer-report.js";
@@ -20,7 +21,7 @@ const GOAL_PARSER_MBPS: Readonly<Record<string, number>> = { plainText: 1000, to
 const GOAL_CPU_VS_LIMIT = 2;
 
 export const goalsOf = (r: BenchResults): Goal[] => {
-  const goals: Goal[] = [...peerGoals(r.peer)];
+  const goals: Goal[] = [...peerGoals(r.peer), ...agentSessionGoals(r.agentSession)];
   const cells = r.http?.cells ?? [];
   for (const c of cells.filter((x) => x.connections === 64 && x.scenario.endsWith("-text")))
     goals.push({
@@ -224,5 +225,6 @@ ${r.peer ? peerSection(r.peer, `${r.peer.config.reps} rounds of ${r.peer.config.
 ${r.http ? httpTable(r.http.cells) : "_not measured_"}
 `);
   parts.push(renderRest(r, plots));
+  parts.push(agentSessionSection(r.agentSession));
   return parts.join("\n");
 };

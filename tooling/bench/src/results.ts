@@ -1,3 +1,4 @@
+import type { AgentSessionResult } from "./agent-session/agent-report.js";
 import type { runCodexGateway } from "./codex.js";
 import type { HttpCell } from "./http-overhead.js";
 import type { PeerConfig, PeerResult } from "./peer/peer-bench.js";
@@ -31,6 +32,8 @@ export interface BenchResults {
   parser?: unknown;
   codexGateway?: Awaited<ReturnType<typeof runCodexGateway>>;
   codexAdapter?: unknown;
+  /** The 30-turn agent session through the gateway against codex direct (absent in older results). */
+  agentSession?: AgentSessionResult;
   streamMemory?: StreamMemoryResult;
   /** Sections that failed, with why: the document says so instead of silently dropping them. */
   readonly failures: Record<string, string>;

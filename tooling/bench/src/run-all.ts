@@ -1,14 +1,15 @@
 /**
  * `pnpm bench`: every benchmark in one run, then results/latest.json, results/runs/<time>.json,
  * the SVG plots under results/, and docs/benchmarks.md. Knobs: BENCH_* (see results.ts);
- * BENCH_ONLY=peer,http,ttfb,profile,memory,parser,codex-adapter,codex-gateway runs a subset.
+ * BENCH_ONLY=peer,agent-session,http,ttfb,profile,memory,parser,codex-adapter,codex-gateway runs a subset.
  */
-import { fork } from "node:child_process";
+import { fork, spawn } from "node:child_process";
 import { mkdir, mkdtemp, readFile, writeFile } from "node:fs/promises";
 import { cpus, loadavg, tmpdir, totalmem } from "node:os";
 import { extname, join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
+import type { AgentSessionResult } from "./agent-session/agent-report.js";
 import { type ServerChild, startServerChild } from "./child/protocol.js";
 import { runAdapterTurnBench, runCodexGateway } from "./codex.js";
 import { runHttpOverhead } from "./http-overhead.js";
@@ -52,6 +53,28 @@ const runParserInChild = () =>
     const child = fork(PARSER_MAIN, [], { execArgv: [...process.execArgv, "--expose-gc"] });
     child.once("message", (m) => resolve((m as { result: unknown }).result));
     child.once("exit", (code) => (code === 0 ? undefined : reject(new Error(`parser bench exited ${code}`))));
+  });
+
+const AGENT_SESSION_MAIN = fileURLToPath(
+  new URL(`./agent-session/main${extname(import.meta.url)}`, import.meta.url),
+);
+
+/** The agent session runs as its own process (it starts a gateway and codex itself); its stdout is JSON. */
+const runAgentSession = (args: ReadonlyArray<string>, env: Record<string, string>) =>
+  new Promise<AgentSessionResult["on"]>((resolve, reject) => {
+    const child = spawn(process.execPath, [...process.execArgv, AGENT_SESSION_MAIN, ...args], {
+      env: { ...process.env, ...env },
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    let out = "";
+    child.stdout.on("data", (b: Buffer) => {
+      out += b.toString();
+    });
+    child.once("exit", (code) =>
+      code === 0
+        ? resolve(JSON.parse(out) as AgentSessionResult["on"])
+        : reject(new Error(`agent session exited ${code}`)),
+    );
   });
 
 const main = async () => {
@@ -129,6 +152,15 @@ const main = async () => {
       results.parser = await runParserInChild();
     });
     if (config.codex) {
+      await section(results, "agent-session", async () => {
+        const turns = process.env.BENCH_AGENT_TURNS ?? (process.env.BENCH_QUICK === "1" ? "4" : "30");
+        results.agentSession = {
+          on: await runAgentSession(["--turns", turns], {}),
+          off: await runAgentSession(["--turns", turns, "--surfaces", "chat", "--modes", "native"], {
+            PROXY_CODEX_CONTINUITY: "false",
+          }),
+        };
+      });
       await section(results, "codex-adapter", async () => {
         results.codexAdapter = await runAdapterTurnBench({
           latencyTurns: config.codexLatencyTurns,

@@ -1,0 +1,109 @@
+import { f, type Goal, table } from "../report-format.js";
+
+/** What `agent-session/main.js` prints, as far as the report reads it. */
+interface SessionRun {
+  readonly turns: number;
+  readonly continuity: string;
+  readonly loadAverage: { readonly start: number; readonly end: number };
+  readonly results: ReadonlyArray<{
+    readonly session: string;
+    readonly firstKeyShare?: number;
+    readonly ttftRatioAtLast?: number;
+    readonly turns: ReadonlyArray<{
+      readonly ttftMs: number;
+      readonly stdinBytes: number;
+      readonly gatewayCpuMs?: number;
+    }>;
+  }>;
+}
+
+export interface AgentSessionResult {
+  /** Continuity on (the default): every surface, native and prompt. */
+  readonly on: SessionRun;
+  /** Continuity off, chat native only: today's one-thread-per-request behaviour, for comparison. */
+  readonly off: SessionRun;
+}
+
+const GOAL_SHARE = 1;
+const GOAL_TTFT = 1.05;
+/** "Proportional to the new items, not to the history": the last turn costs at most this × turn 2. */
+const GOAL_FLAT = 1.5;
+
+/** Per-turn CPU comes from /proc in 10 ms ticks: windows of ten turns are compared, as sums. */
+const WINDOW = 10;
+const sum = (xs: ReadonlyArray<number>) => xs.reduce((a, b) => a + b, 0);
+/** The last WINDOW turns against turns 2 … WINDOW + 1 (turn 1 starts the thread). */
+const growth = (xs: ReadonlyArray<number>) => {
+  const early = sum(xs.slice(1, 1 + WINDOW));
+  return early > 0 ? sum(xs.slice(Math.max(1, xs.length - WINDOW))) / early : Number.NaN;
+};
+
+const sessions = (run: SessionRun) => run.results.filter((r) => r.session !== "direct");
+
+export const agentSessionGoals = (a: AgentSessionResult | undefined): Goal[] => {
+  if (!a) return [];
+  const goals: Goal[] = [];
+  for (const s of sessions(a.on)) {
+    goals.push({
+      goal: `share of turns with the session's first prompt_cache_key = 100 % — ${s.session}`,
+      measured: `${f((s.firstKeyShare ?? Number.NaN) * 100, 0)} %`,
+      met: s.firstKeyShare === undefined ? undefined : s.firstKeyShare >= GOAL_SHARE,
+    });
+    const cpu = growth(s.turns.map((t) => t.gatewayCpuMs ?? Number.NaN));
+    const bytes = growth(s.turns.map((t) => t.stdinBytes));
+    goals.push({
+      goal: `per-turn codex stdin bytes and gateway CPU flat (last ${WINDOW} turns ≤ ${GOAL_FLAT} × turns 2–${WINDOW + 1}) — ${s.session}`,
+      measured: `bytes × ${f(bytes, 2)}, CPU × ${f(cpu, 2)}`,
+      met:
+        Number.isFinite(bytes) && Number.isFinite(cpu) ? bytes <= GOAL_FLAT && cpu <= GOAL_FLAT : undefined,
+    });
+    goals.push({
+      goal: `time to first token at turn ${a.on.turns}, gateway / codex direct ≤ ${GOAL_TTFT} — ${s.session}`,
+      measured: `× ${f(s.ttftRatioAtLast ?? Number.NaN, 2)}`,
+      met: s.ttftRatioAtLast === undefined ? undefined : s.ttftRatioAtLast <= GOAL_TTFT,
+    });
+  }
+  return goals;
+};
+
+const row = (label: string, r: SessionRun["results"][number]) => {
+  const t = r.turns;
+  const at = (k: number) => t[k - 1];
+  return [
+    label,
+    r.firstKeyShare === undefined ? "—" : `${f(r.firstKeyShare * 100, 0)} %`,
+    `${at(2)?.stdinBytes ?? "—"} / ${at(t.length)?.stdinBytes ?? "—"}`,
+    r.session === "direct"
+      ? "—"
+      : `${f(at(2)?.gatewayCpuMs ?? Number.NaN, 0)} / ${f(at(t.length)?.gatewayCpuMs ?? Number.NaN, 0)}`,
+    `${f(at(2)?.ttftMs ?? Number.NaN, 1)} / ${f(at(t.length)?.ttftMs ?? Number.NaN, 1)}`,
+    r.ttftRatioAtLast === undefined ? "—" : f(r.ttftRatioAtLast, 2),
+  ];
+};
+
+/** § Agent session: one codex thread per client conversation (continuity) against codex driven directly. */
+export const agentSessionSection = (a: AgentSessionResult | undefined): string => {
+  if (!a) return "";
+  const n = a.on.turns;
+  const header = [
+    "session (surface/mode)",
+    "turns with the first key",
+    `codex stdin bytes, turn 2 / ${n}`,
+    `gateway CPU ms, turn 2 / ${n}`,
+    `TTFT ms, turn 2 / ${n}`,
+    `TTFT gateway / direct at turn ${n}`,
+  ];
+  const on = a.on.results.map((r) => row(r.session === "direct" ? "codex direct, one thread" : r.session, r));
+  const off = sessions(a.off).map((r) => row(`${r.session}, continuity off`, r));
+  return `## 6. A ${n}-turn agent session on codex (conversation continuity)
+
+A scripted agent session: every turn the model writes a few words and calls a tool, the client sends the
+tool's output back (about ${"5,000"} characters) with its whole, growing history, as stateless clients do; on
+each surface in native and prompt mode, through the built gateway over the real codex binary and a scripted
+model provider, against codex driven directly on one thread. Continuity on (the default), then off
+(chat, native) for comparison. \`node tooling/bench/dist/agent-session/main.js --turns ${n}\` (load average
+${f(a.on.loadAverage.start, 1)} at its start).
+
+${table(header, [...on, ...off])}
+`;
+};
