@@ -84,7 +84,8 @@ export const startOurs = async (upstream: string, models: ReadonlyArray<string>,
   const dataDir = await mkdtemp(join(tmpdir(), "bench-peer-ours-"));
   const routes = models.map((id) => ({ id, backend: "openai-compatible", baseUrl: `${upstream}/v1` }));
   const log = createWriteStream(logFile);
-  const child = spawn(process.execPath, [GATEWAY_BIN], {
+  // BENCH_PEER_GATEWAY_BIN: another build of ours (e.g. an earlier commit's bin) for a before/after.
+  const child = spawn(process.execPath, [process.env.BENCH_PEER_GATEWAY_BIN || GATEWAY_BIN], {
     stdio: ["ignore", "pipe", "pipe"],
     env: {
       PATH: process.env.PATH ?? "",
