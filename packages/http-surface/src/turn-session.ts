@@ -100,12 +100,6 @@ export const openTurnSession = (
   const settings = resolveRequestSettings(c, deps, profile.modeHeaders === true);
   const abort = createTurnAbort(options.signal ?? c.req.raw.signal);
   const report = createTurnReport(c, deps, profile, arrivedAt);
-  const { requestTimeoutMs } = deps.settings;
-  const stallDelay = writeStallDelay(
-    deps.writeTimeoutMs,
-    requestTimeoutMs > 0 ? arrivedAt + requestTimeoutMs : 0,
-    deps.clock,
-  );
   const end = () => {
     if (report.reported()) return;
     abort.detach();
@@ -165,13 +159,15 @@ export const openTurnSession = (
       return c.json(body as object);
     },
     stream(write) {
+      const { requestTimeoutMs } = deps.settings;
+      const deadlineAt = requestTimeoutMs > 0 ? arrivedAt + requestTimeoutMs : 0;
       return streamTurnAnswer(
         c,
         {
           abort,
           keepAliveFrame: profile.keepAliveFrame,
           keepAliveMs: deps.keepAliveMs,
-          stallDelay,
+          stallDelay: writeStallDelay(deps.writeTimeoutMs, deadlineAt, deps.clock),
           onWrite: report.firstByte,
           onStall: report.failed,
           onError: report.recordError,
