@@ -137,8 +137,8 @@ export const runHttpOverhead = async (o: HttpOverheadOptions) => {
       for (const side of sides) await runLoad(server(side), scenario, connections, o.warmupSeconds);
       const runs: Record<Side, LoadRun[]> = { baseline: [], gateway: [], before: [] };
       for (let rep = 0; rep < o.reps; rep++) {
-        const order =
-          sides.length === 2 ? (rep % 2 === 0 ? sides : [...sides].reverse()) : rotate(sides, rep);
+        // Two sides: A B, B A, …; three: A B C, B C A, C A B, …
+        const order = rotate(sides, rep);
         for (const side of order)
           runs[side].push(await runLoad(server(side), scenario, connections, o.seconds));
       }

@@ -195,5 +195,6 @@ describe("before → after", () => {
       "cab",
       "abc",
     ]);
+    expect([0, 1, 2].map((n) => rotate(["a", "b"], n).join(""))).toEqual(["ab", "ba", "ab"]);
   });
 });
