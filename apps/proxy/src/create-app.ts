@@ -20,6 +20,7 @@ import type { GatewayBackend } from "./backend/gateway-backend.js";
 import { type KeyList, keyAuth } from "./http/auth.js";
 import { bodyLimit } from "./http/body-limit.js";
 import { methodNotAllowed, notFound, onError } from "./http/errors.js";
+import { EXPOSED_HEADERS } from "./http/exposed-headers.js";
 import { openApiDocument } from "./http/openapi.js";
 import { createRequestContext, type RequestScope, type RequestTurnObserver } from "./http/request-context.js";
 import { type RequestGuardOptions, requestGuards } from "./http/request-guard.js";
@@ -91,7 +92,7 @@ export const createApp = (deps: AppDeps): Hono => {
       "*",
       cors({
         origin: deps.corsOrigins.includes("*") ? "*" : [...deps.corsOrigins],
-        exposeHeaders: ["x-request-id"],
+        exposeHeaders: [...EXPOSED_HEADERS],
       }),
     );
   }
