@@ -9,6 +9,7 @@ import {
   toGatewayError,
 } from "@proxy/core";
 import {
+  mountRoutes,
   OPENAI_FRONT,
   OPENAI_MODEL_LISTING,
   type RouteSettings,
@@ -25,12 +26,12 @@ import { openApiDocument } from "./http/openapi.js";
 import { createRequestContext, type RequestScope, type RequestTurnObserver } from "./http/request-context.js";
 import { type RequestGuardOptions, requestGuards } from "./http/request-guard.js";
 import { routeHeaders } from "./http/route-headers.js";
-import { allowedMethods, GATEWAY_ROUTES, ROUTES } from "./http/routes.js";
+import { allowedMethods, GATEWAY_ROUTES, type GatewayRouteSpec, ROUTES } from "./http/routes.js";
 import { type GatewaySurfaceDeps, SURFACES } from "./http/surfaces.js";
 import type { Inspector } from "./inspector/inspector.js";
 import type { Logger } from "./observability/logger.js";
 import type { Metrics } from "./observability/metrics.js";
-import { type AdminDeps, createAdminApp } from "./usage/admin-usage.js";
+import { ADMIN_PREFIX, ADMIN_ROUTES, type AdminDeps, createAdminApp } from "./usage/admin-usage.js";
 
 export interface AppDeps
   extends Partial<Pick<RequestGuardOptions, "bindHost" | "allowedHosts" | "metricsAuth">> {
@@ -129,8 +130,14 @@ export const createApp = (deps: AppDeps): Hono => {
     observeBackend();
     return c.text(await metrics.registry.metrics(), 200, { "content-type": metrics.registry.contentType });
   });
-  app.get(G.openapi.path, (c) => c.json(openApiDocument(deps.version, ROUTES)));
-  if (deps.admin) app.route("/admin", createAdminApp(deps.admin));
+  // The admin and inspector routes exist only when configured; so do their 405s and OpenAPI entries.
+  const routes: ReadonlyArray<GatewayRouteSpec> = [
+    ...ROUTES,
+    ...(deps.admin ? mountRoutes(ADMIN_PREFIX, ADMIN_ROUTES) : []),
+    ...(deps.inspector?.routes ?? []),
+  ];
+  app.get(G.openapi.path, (c) => c.json(openApiDocument(deps.version, routes)));
+  if (deps.admin) app.route(ADMIN_PREFIX, createAdminApp(deps.admin));
 
   const authenticate = keyAuth(deps.apiKeys);
   const tooLarge = new GatewayError(
@@ -182,6 +189,6 @@ export const createApp = (deps: AppDeps): Hono => {
   };
   for (const surface of SURFACES) surface.mount(app, surfaceDeps);
 
-  for (const [path, allow] of allowedMethods(ROUTES)) app.all(path, methodNotAllowed(allow));
+  for (const [path, allow] of allowedMethods(routes)) app.all(path, methodNotAllowed(allow));
   return app;
 };
