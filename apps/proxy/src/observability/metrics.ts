@@ -102,6 +102,12 @@ export const createMetrics = () => {
     labelNames: ["route"] as const,
     registers: [registry],
   });
+  const liveThreads = new Gauge({
+    name: "proxy_codex_live_threads",
+    help: "Codex threads kept alive now to continue their conversation (conversation continuity).",
+    labelNames: ["route"] as const,
+    registers: [registry],
+  });
   const planUsed = new Gauge({
     name: "proxy_codex_plan_used_percent",
     help: "The codex plan's usage window, last known: percent used (window: primary, secondary).",
@@ -179,6 +185,7 @@ export const createMetrics = () => {
         queued: number;
         restarts: number;
         pendingToolRequests?: number | undefined;
+        liveThreads?: number | undefined;
         planLimits?: PlanLimits | undefined;
       },
       route?: string,
@@ -186,6 +193,9 @@ export const createMetrics = () => {
       observePlan(readiness.planLimits, route);
       const labels = route === undefined ? {} : { route };
       pendingToolRequests.set(labels, readiness.pendingToolRequests ?? 0);
+      // Only a backend that keeps threads (codex) has the series.
+      if (readiness.liveThreads === undefined) liveThreads.remove(labels);
+      else liveThreads.set(labels, readiness.liveThreads);
       inFlight.set(labels, readiness.inFlight);
       queueDepth.set(labels, readiness.queued);
       backendRestarts.set(labels, readiness.restarts);
