@@ -15,7 +15,8 @@ const REPLACEMENT = "\uFFFD";
 
 /**
  * The lengths of `text`'s o200k tokens as an upstream streams them: a token that ends inside a
- * multi-byte character is sent together with the next one (no delta carries broken UTF-8).
+ * character (a multi-byte UTF-8 sequence, a surrogate pair) is sent together with the next one
+ * (no delta carries broken UTF-8).
  */
 export function tokenPieceSizes(text: string): number[] {
   const api = GptEncoding.getEncodingApi("o200k_base", () => bpeRanks);
@@ -26,7 +27,9 @@ export function tokenPieceSizes(text: string): number[] {
   for (const token of tokens) {
     pending.push(token);
     const piece = api.decode(pending);
-    if (piece.endsWith(REPLACEMENT) && pending.length < 4) continue;
+    const last = piece.charCodeAt(piece.length - 1);
+    const cut = piece.endsWith(REPLACEMENT) || (last >= 0xd800 && last <= 0xdbff);
+    if (cut && pending.length < 4) continue;
     sizes.push(piece.length);
     total += piece.length;
     pending = [];
@@ -35,9 +38,9 @@ export function tokenPieceSizes(text: string): number[] {
   return sizes;
 }
 
-/** Piece sizes for `input`: those of its first `sample` chars, repeated (the inputs are periodic). */
-export function codexChunkSizes(input: string, sample = 64 * 1024): number[] {
-  return tokenPieceSizes(input.slice(0, sample)).filter((n) => n > 0);
+/** Piece sizes for `input`, in order (~0.1 s per MB to tokenize). */
+export function codexChunkSizes(input: string): number[] {
+  return tokenPieceSizes(input).filter((n) => n > 0);
 }
 
 export const meanOf = (sizes: ReadonlyArray<number>): number =>
