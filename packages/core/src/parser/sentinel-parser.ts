@@ -22,6 +22,9 @@ export interface SentinelParserOptions {
 }
 
 const LT = 60;
+const NL = 10;
+/** Pieces up to this long get the one-loop check first (longer ones are searched with `indexOf`). */
+const TOKEN_CHUNK = 16;
 
 const TEXT = 0;
 const BLOCK = 1;
@@ -63,9 +66,21 @@ class StreamParser implements SentinelParser {
 
   push(chunk: string): ParserEvent[] {
     const { out, scanner } = this;
+    const plain = this.mode === TEXT && this.holdback.held === 0 && !this.dropWhitespace && out.empty();
+    if (plain && chunk.length <= TOKEN_CHUNK && !scanner.fence.atLineStart()) {
+      // A token-sized piece mid-line (codex sends one upstream token per push): one event,
+      // unless it holds a `<` or a line break (the general path below decides those).
+      let k = 0;
+      for (; k < chunk.length; k += 1) {
+        const c = chunk.charCodeAt(k);
+        if (c === LT || c === NL) break;
+      }
+      if (k === chunk.length && k > 0 && !isHighSurrogate(chunk.charCodeAt(k - 1)))
+        return [{ type: "text", text: chunk }];
+    }
     let i = 0;
     scanner.newChunk();
-    if (this.mode === TEXT && this.holdback.held === 0 && !this.dropWhitespace && out.empty()) {
+    if (plain) {
       // Plain text with nothing pending: a chunk where no block may start is one event. A line
       // start is fed to the fence first (up to a `<`, which the general path decides).
       const fence = scanner.fence;
