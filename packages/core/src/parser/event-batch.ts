@@ -15,7 +15,9 @@ export class EventBatch implements BlockContext {
   readonly tools: ReadonlyMap<string, ToolSpec>;
   readonly validator: ArgumentsValidator | undefined;
   readonly maxBlockBytes: number;
-  private events: ParserEvent[] = [];
+  /** The first event of this push alone (most pushes produce one), the others in `events`. */
+  private first: ParserEvent | undefined;
+  private events: ParserEvent[] | undefined;
   private text = "";
   /** The last character added to `text` is a high surrogate (read from the piece, not the rope). */
   private textEndsHigh = false;
@@ -33,7 +35,7 @@ export class EventBatch implements BlockContext {
 
   /** Nothing is pending (no text, no events): a push may answer with its chunk alone. */
   empty(): boolean {
-    return this.text.length === 0 && this.events.length === 0;
+    return this.text.length === 0 && this.first === undefined;
   }
 
   addText(piece: string): void {
@@ -48,7 +50,13 @@ export class EventBatch implements BlockContext {
       return;
     }
     this.flushText();
-    this.events.push(event);
+    this.add(event);
+  }
+
+  private add(event: ParserEvent): void {
+    if (this.first === undefined) this.first = event;
+    else if (this.events === undefined) this.events = [this.first, event];
+    else this.events.push(event);
   }
 
   nextIndex(): number {
@@ -58,7 +66,7 @@ export class EventBatch implements BlockContext {
 
   private flushText(): void {
     if (this.text.length === 0) return;
-    this.events.push({ type: "text", text: this.text });
+    this.add({ type: "text", text: this.text });
     this.text = "";
   }
 
@@ -71,9 +79,10 @@ export class EventBatch implements BlockContext {
     }
     this.flushText();
     this.text = carry;
-    if (this.events.length === 0) return NO_EVENTS;
-    const out = this.events;
-    this.events = [];
-    return out;
+    const { first, events } = this;
+    if (first === undefined) return NO_EVENTS;
+    this.first = undefined;
+    this.events = undefined;
+    return events ?? [first];
   }
 }
