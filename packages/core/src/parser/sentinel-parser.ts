@@ -23,8 +23,10 @@ export interface SentinelParserOptions {
 
 const LT = 60;
 const NL = 10;
-/** Pieces up to this long get the one-loop check first (codex tokens: p99 6 chars; a longer piece
- * more often holds a line break, and would be scanned twice). */
+/**
+ * Pieces up to this long get the one-loop check first (codex tokens: p99 6 chars; a longer piece
+ * more often holds a line break, and would be scanned twice).
+ */
 const TOKEN_CHUNK = 8;
 
 const TEXT = 0;
