@@ -81,6 +81,12 @@ class StreamParser implements SentinelParser {
       if (k === chunk.length && k > 0 && !isHighSurrogate(chunk.charCodeAt(k - 1)))
         return [{ type: "text", text: chunk }];
     }
+    return this.pushScanned(chunk, plain);
+  }
+
+  /** `push` past the token-piece check (kept apart so that check stays small once optimised). */
+  private pushScanned(chunk: string, plain: boolean): ParserEvent[] {
+    const { out, scanner } = this;
     let i = 0;
     scanner.newChunk();
     if (plain) {
