@@ -52,12 +52,16 @@ class ChunkedText implements TextBuffer {
   }
 
   append(s: string): void {
-    this.rope += s;
     this.total += s.length;
-    if (this.rope.length >= ROPE_CHARS) {
-      this.sealRope();
-      if (this.pending.length >= JOIN_PIECES || this.pendingChars >= JOIN_CHARS) this.seal();
+    if (s.length === 1 && this.rope.length === 0) {
+      // A one-char string is one of V8's cached ones: kept as is, concatenating would allocate.
+      this.pending.push(s);
+      this.pendingChars += 1;
+    } else {
+      this.rope += s;
+      if (this.rope.length >= ROPE_CHARS) this.sealRope();
     }
+    if (this.pending.length >= JOIN_PIECES || this.pendingChars >= JOIN_CHARS) this.seal();
     if (this.tracking) this.tail += s;
   }
 
