@@ -8,7 +8,9 @@ const recordingSink = () => {
   const flushed: string[][] = [];
   const sink = {
     aborted: false,
-    queue: (frame: string) => pending.push(frame),
+    queue(frame: string): void {
+      pending.push(frame);
+    },
     flush() {
       flushed.push(pending);
       pending = [];
@@ -32,7 +34,7 @@ const framesOf: StreamEncoder<Recording> = {
 };
 
 const text = (delta: string): AssistantEvent => ({ type: "text-delta", delta });
-const FINISH: AssistantEvent = { type: "finish", finish: { reason: "stop" } };
+const FINISH: AssistantEvent = { type: "finish", finish: { reason: "stop", raw: "stop" } };
 
 async function* play(batches: ReadonlyArray<AssistantBatch>, thenThrow?: unknown) {
   for (const batch of batches) yield batch;
