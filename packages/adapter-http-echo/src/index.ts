@@ -1,0 +1,2 @@
+export { createEchoApp, ECHO_ROUTES, ECHO_SURFACE } from "./app.js";
+export { echoSurface } from "./surface.js";
