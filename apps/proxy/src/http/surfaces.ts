@@ -1,5 +1,4 @@
 import { chatSurface } from "@proxy/adapter-http-chat";
-import { echoSurface } from "@proxy/adapter-http-echo";
 import { geminiSurface } from "@proxy/adapter-http-gemini";
 import { messagesSurface } from "@proxy/adapter-http-messages";
 import { responsesSurface, type StoredStateOptions } from "@proxy/adapter-http-responses";
@@ -19,5 +18,4 @@ export const SURFACES: ReadonlyArray<HttpSurface<GatewaySurfaceDeps>> = [
   responsesSurface,
   messagesSurface,
   geminiSurface,
-  echoSurface,
 ];

@@ -1,3 +1,0 @@
-import { packageBuild } from "../../tsup.shared.js";
-
-export default packageBuild(["src/index.ts"]);
