@@ -38,6 +38,8 @@ class JsonBlockReader implements OpenBlock {
   /** Whether the named tool's arguments stream (decided once, when the name is known). */
   private streams: boolean | undefined;
   private readonly run = createStringRun();
+  /** The argument text is a slice of `raw` (see `mirrorArguments`). */
+  private argumentsMirrored = false;
 
   constructor(ctx: BlockContext) {
     this.ctx = ctx;
@@ -53,6 +55,18 @@ class JsonBlockReader implements OpenBlock {
     this.closeMatched = 0;
     for (let j = 0; j < k; j += 1)
       this.tokens.token(TOOL_CALL_CLOSE[j] as string, TOOL_CALL_CLOSE.charCodeAt(j));
+  }
+
+  /**
+   * Arguments written as an object are the block's own text from their `{` (`at` in `raw`) on,
+   * except where the validator escapes a raw control character (it diverges there): they are not
+   * kept twice. `raw` gets this push's text at its end, before anything reads the arguments.
+   */
+  private mirrorArguments(at: number): void {
+    const text = this.tokens.objectArgumentsText();
+    if (text === undefined) return;
+    text.mirror(this.raw, at);
+    this.argumentsMirrored = true;
   }
 
   /** Streams whatever became committed, once the name is known to be a soft tool. */
@@ -111,6 +125,7 @@ class JsonBlockReader implements OpenBlock {
         }
       }
       if (!tokens.failed()) tokens.token(s[i] as string, c);
+      if (c === 123 && !this.argumentsMirrored) this.mirrorArguments(this.raw.length + i - start);
     }
     this.raw.append(start === 0 && i === s.length ? s : s.slice(start, i));
     this.pump();

@@ -31,6 +31,8 @@ export interface ToolCallTokenizer {
   takeCommitted(): string;
   /** All argument text so far (what `takeCommitted` hands out pieces of, from its start). */
   argumentsText(): TextBuffer | undefined;
+  /** The argument text when the arguments are an object (written as is, so a slice of the block). */
+  objectArgumentsText(): TextBuffer | undefined;
   snapshot(body: string): JsonBlockSnapshot;
 }
 
@@ -197,6 +199,9 @@ class OuterObjectTokenizer implements ToolCallTokenizer {
   }
   argumentsText(): TextBuffer | undefined {
     return this.argsText;
+  }
+  objectArgumentsText(): TextBuffer | undefined {
+    return this.argumentsKind === "object" ? this.argsText : undefined;
   }
   snapshot(body: string): JsonBlockSnapshot {
     const args = this.args;

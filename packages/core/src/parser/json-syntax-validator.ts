@@ -164,6 +164,7 @@ class JsonSyntaxChecker implements JsonSyntaxValidator {
         return true;
       }
       if (c < 0x20) {
+        this.out?.diverge();
         this.emit(escapeControl(c));
         this.wasSanitized = true;
       } else this.emit(ch);

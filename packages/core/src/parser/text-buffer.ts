@@ -12,6 +12,13 @@ export interface TextBuffer {
   /** Stop keeping the tail (nothing of this text will be streamed any more). */
   dropTail(): void;
   toString(): string;
+  /**
+   * The text so far is `source`'s text from `offset` on, and so is what follows until `diverge`:
+   * none of it is kept here, `toString` slices it from `source` (which must hold it by then).
+   */
+  mirror(source: TextBuffer, offset: number): void;
+  /** What is appended next differs from the mirrored source: kept from here on. */
+  diverge(): void;
 }
 
 /** Pieces are concatenated up to this length before they go to the array (bounds the rope). */
@@ -30,6 +37,10 @@ class ChunkedText implements TextBuffer {
   private tail = "";
   private tailStart = 0;
   private tracking: boolean;
+  /** Set by `mirror`: the text before `mirrorEnd` (all of it while -1) is sliced from there. */
+  private source: TextBuffer | undefined;
+  private sourceOffset = 0;
+  private mirrorEnd = -1;
 
   constructor(tracking: boolean) {
     this.tracking = tracking;
@@ -53,6 +64,8 @@ class ChunkedText implements TextBuffer {
 
   append(s: string): void {
     this.total += s.length;
+    if (this.tracking) this.tail += s;
+    if (this.source !== undefined && this.mirrorEnd < 0) return;
     if (s.length === 1 && this.rope.length === 0) {
       // A one-char string is one of V8's cached ones: kept as is, concatenating would allocate.
       this.pending.push(s);
@@ -62,7 +75,20 @@ class ChunkedText implements TextBuffer {
       if (this.rope.length >= ROPE_CHARS) this.sealRope();
     }
     if (this.pending.length >= JOIN_PIECES || this.pendingChars >= JOIN_CHARS) this.seal();
-    if (this.tracking) this.tail += s;
+  }
+
+  mirror(source: TextBuffer, offset: number): void {
+    this.source = source;
+    this.sourceOffset = offset;
+    this.mirrorEnd = -1;
+    this.parts.length = 0;
+    this.pending.length = 0;
+    this.pendingChars = 0;
+    this.rope = "";
+  }
+
+  diverge(): void {
+    if (this.source !== undefined && this.mirrorEnd < 0) this.mirrorEnd = this.total;
   }
 
   get length(): number {
@@ -91,7 +117,12 @@ class ChunkedText implements TextBuffer {
       parts.length = 0;
       parts.push(joined);
     }
-    return parts[0] ?? "";
+    const kept = parts[0] ?? "";
+    const source = this.source;
+    if (source === undefined) return kept;
+    const from = this.sourceOffset;
+    if (this.mirrorEnd < 0) return source.toString().slice(from, from + this.total);
+    return source.toString().slice(from, from + this.mirrorEnd) + kept;
   }
 }
 

@@ -32,4 +32,19 @@ describe("sentinel parser: string runs inside a block", () => {
     const end = events.find((e) => e.type === "call-end");
     expect(end?.type === "call-end" && JSON.parse(end.arguments)).toEqual(JSON.parse(args));
   });
+
+  it("takes arguments written as an object from the block text, raw control characters escaped", () => {
+    // Arguments written as an object are a slice of the block, up to a raw newline or tab that the
+    // validator escapes: from there on they differ from the block and are kept on their own.
+    const first = '{"path":"a.md","content":"one\ttwo\nthree {x} <b> \\\\"}';
+    const second = '{"path":"b.md","content":"plain"}';
+    const block = (args: string) => `<tool_call>{"name":"write_file","arguments":${args}}</tool_call>`;
+    const events = expectSplitInvariant(`Text {a} <b>\n${block(first)} and ${block(second)}`);
+    const ends = events.filter((e) => e.type === "call-end");
+    expect(ends.map((e) => e.type === "call-end" && e.arguments)).toEqual([
+      first.replace("\t", "\\t").replace("\n", "\\n"),
+      second,
+    ]);
+    expect(ends.map((e) => e.type === "call-end" && e.raw)).toEqual([block(first), block(second)]);
+  });
 });
