@@ -19,6 +19,7 @@ import { startTracing } from "./observability/tracing.js";
 import { routeSettingsOf } from "./routing/route-config.js";
 import { Backend } from "./runtime.js";
 import { openGatewayState, type StateTimings } from "./state/gateway-state.js";
+import { lazyO200kEncoding } from "./tokens/lazy-o200k.js";
 import { openUsageAccounting } from "./usage/usage-accounting.js";
 
 /** The package's own version (its package.json sits beside `src/` and `dist/` alike). */
@@ -62,10 +63,12 @@ export const startGateway = async (
   const logger =
     options.logger ?? createLogger(config.logLevel, { requestId: () => scope.getStore()?.requestId });
   const metrics = createMetrics();
+  // One tokenizer for the surfaces and the upstream routes: its tables load once, on the first count.
+  const tokens = lazyO200kEncoding();
   const runtime = ManagedRuntime.make(
     options.backendLayer ??
       (config.models.length > 0
-        ? Backend.layerRoutes(config, logger, options.env, metrics.observeRpc, routeReporter(scope))
+        ? Backend.layerRoutes(config, logger, options.env, metrics.observeRpc, routeReporter(scope), tokens)
         : Backend.layerCodex(config, logger, options.env, metrics.observeRpc, routeReporter(scope))),
   );
   const state = await openGatewayState(config, logger, options.stateTimings);
@@ -83,6 +86,7 @@ export const startGateway = async (
     turnObservers: tracer ? [usage.recorder, tracer] : [usage.recorder],
     admin: usage.admin,
     backend,
+    tokens,
     settings: turnSettingsFrom(config),
     routeSettings: routeSettingsOf(config.models),
     logger,

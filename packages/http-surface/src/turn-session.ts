@@ -243,7 +243,13 @@ export const openTurnSession = (
       const turnSettings = turn.settings ?? settings;
       trace?.onTurnStart({ api: profile.api, request, tools: turn.tools, stream, settings: turnSettings });
       const handle = runTurn(
-        { backend: deps.backend, ids: deps.ids, clock: deps.clock, schemas: deps.schemas },
+        {
+          backend: deps.backend,
+          ids: deps.ids,
+          clock: deps.clock,
+          schemas: deps.schemas,
+          tokens: deps.tokens,
+        },
         { request, tools: turn.tools, settings: turnSettings, signal: controller.signal, trace },
       );
       telemetry = handle.telemetry;
