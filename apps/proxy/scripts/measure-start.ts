@@ -20,6 +20,12 @@ const rssMiB = (pid: number) => {
   const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
   return m ? Number(m[1]) / 1024 : Number.NaN;
 };
+/** user + system CPU of a process in ms (clock ticks of 10 ms). */
+const cpuMs = (pid: number) => {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+};
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** When `url` first answers as `ok` says (polled every 5 ms), or NaN after 15 s. */
 const until = async (url: string, ok: (r: Response) => Promise<boolean>) => {
@@ -34,7 +40,7 @@ const until = async (url: string, ok: (r: Response) => Promise<boolean>) => {
 
 const provider = await startScriptedModelProvider(() => ({ text: "hi" }));
 const home = await makeCodexHome(provider.url);
-const results: Array<{ healthz: number; readyz: number; rss: number }> = [];
+const results: Array<{ healthz: number; readyz: number; rss: number; cpu: number }> = [];
 for (let i = 0; i < runs; i++) {
   const dataDir = await mkdtemp(join(tmpdir(), "measure-start-"));
   const port = 20000 + Math.floor(Math.random() * 20000);
@@ -46,6 +52,7 @@ for (let i = 0; i < runs; i++) {
     PROXY_DATA_DIR: dataDir,
     CODEX_HOME: home.path,
     ...(process.env.STUB ? { STUB: process.env.STUB } : {}),
+    ...(process.env.NODE_DISABLE_COMPILE_CACHE ? { NODE_DISABLE_COMPILE_CACHE: "1" } : {}),
     ...(mode === "peer"
       ? {
           PROXY_MODELS: JSON.stringify(
@@ -66,11 +73,12 @@ for (let i = 0; i < runs; i++) {
   );
   const url = `http://127.0.0.1:${port}`;
   const healthz = (await until(`${url}/healthz`, async (r) => r.ok)) - t0;
+  const cpu = cpuMs(child.pid as number);
   // The peer mode's routes are never asked, so its /readyz is not a start-up time.
   const readyz = mode === "peer" ? Number.NaN : (await until(`${url}/readyz`, async (r) => r.ok)) - t0;
   await sleep(Math.max(0, t0 + healthz + 1000 - performance.now()));
   const rss = rssMiB(child.pid as number);
-  results.push({ healthz, readyz, rss });
+  results.push({ healthz, readyz, rss, cpu });
   const exited = new Promise((r) => child.once("exit", r));
   child.kill("SIGTERM");
   await exited;
@@ -84,5 +92,5 @@ for (const r of results)
     `healthz ${r.healthz.toFixed(0)} ms  readyz ${r.readyz.toFixed(0)} ms  rss ${r.rss.toFixed(1)} MiB`,
   );
 console.log(
-  `${mode}: median healthz ${med(results.map((r) => r.healthz)).toFixed(0)} ms, readyz ${med(results.map((r) => r.readyz)).toFixed(0)} ms, idle RSS ${med(results.map((r) => r.rss)).toFixed(1)} MiB (${runs} runs)`,
+  `${mode}: median healthz ${med(results.map((r) => r.healthz)).toFixed(0)} ms (gateway CPU ${med(results.map((r) => r.cpu))} ms), readyz ${med(results.map((r) => r.readyz)).toFixed(0)} ms, idle RSS ${med(results.map((r) => r.rss)).toFixed(1)} MiB (${runs} runs)`,
 );

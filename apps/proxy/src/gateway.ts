@@ -15,6 +15,7 @@ import { createInspector } from "./inspector/inspector.js";
 import { createImageFetcher } from "./media/image-fetcher.js";
 import { createLogger, type Logger } from "./observability/logger.js";
 import { createMetrics } from "./observability/metrics.js";
+import { releaseStartupMemory } from "./observability/startup-memory.js";
 import { startTracing } from "./observability/tracing.js";
 import { routeSettingsOf } from "./routing/route-config.js";
 import { Backend } from "./runtime.js";
@@ -57,6 +58,8 @@ export const startGateway = async (
     readonly env?: NodeJS.ProcessEnv;
     /** Shorter leases and polls for tests of background turns. */
     readonly stateTimings?: StateTimings;
+    /** Collect start-up garbage before listening (the process entry does; in-process tests need not). */
+    readonly releaseStartupMemory?: boolean;
   } = {},
 ): Promise<RunningGateway> => {
   const scope = createRequestScope();
@@ -71,15 +74,32 @@ export const startGateway = async (
         ? Backend.layerRoutes(config, logger, options.env, metrics.observeRpc, routeReporter(scope), tokens)
         : Backend.layerCodex(config, logger, options.env, metrics.observeRpc, routeReporter(scope))),
   );
-  const state = await openGatewayState(config, logger, options.stateTimings);
+  // The backend starts first (codex: spawning and initializing its app-servers, which takes them
+  // tens of ms of their own): the store opens and tracing starts while they boot.
+  const acquiring = runtime.runPromise(
+    Effect.gen(function* () {
+      return yield* Backend;
+    }),
+  );
+  const opened = await Promise.all([
+    openGatewayState(config, logger, options.stateTimings),
+    startTracing(config, logger),
+  ]).catch(async (error: unknown) => {
+    await acquiring.catch(() => undefined);
+    await runtime.dispose();
+    throw error;
+  });
+  const [state, tracer] = opened;
+  // While the backend boots in its own processes: the pause overlaps with their start.
+  if (options.releaseStartupMemory) releaseStartupMemory();
   const usage = openUsageAccounting(config, state.usage, metrics.registry, logger);
-  const tracer = await startTracing(config, logger);
   const backend = usage.limit(
-    await runtime.runPromise(
-      Effect.gen(function* () {
-        return yield* Backend;
-      }),
-    ),
+    await acquiring.catch(async (error: unknown) => {
+      await usage.close();
+      await tracer?.shutdown();
+      await state.close();
+      throw error;
+    }),
   );
   const app = createApp({
     stored: state.stored,
@@ -172,7 +192,7 @@ export const main = async (flags: Readonly<Record<string, string>> = {}): Promis
     );
     process.exit(2);
   }
-  const gateway = await startGateway(config);
+  const gateway = await startGateway(config, { releaseStartupMemory: true });
   // `on`, not `once`: a terminal's Ctrl-C reaches the gateway both directly and forwarded by the
   // processes that started it (npm, the bootstrap, pnpm); a repeat must not cut the drain short.
   for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"] as const) {
