@@ -7,6 +7,7 @@
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
+import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -26,6 +27,15 @@ const cpuMs = (pid: number) => {
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
   return (Number(fields[11]) + Number(fields[12])) * 10;
 };
+const freePort = (): Promise<number> =>
+  new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === "object" && address ? address.port : 0));
+    });
+  });
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** When `url` first answers as `ok` says (polled every 5 ms), or NaN after 15 s. */
 const until = async (url: string, ok: (r: Response) => Promise<boolean>) => {
@@ -43,7 +53,7 @@ const home = await makeCodexHome(provider.url);
 const results: Array<{ healthz: number; readyz: number; rss: number; cpu: number }> = [];
 for (let i = 0; i < runs; i++) {
   const dataDir = await mkdtemp(join(tmpdir(), "measure-start-"));
-  const port = 20000 + Math.floor(Math.random() * 20000);
+  const port = await freePort();
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? "",
     HOME: process.env.HOME ?? dataDir,
@@ -53,6 +63,7 @@ for (let i = 0; i < runs; i++) {
     CODEX_HOME: home.path,
     ...(process.env.STUB ? { STUB: process.env.STUB } : {}),
     ...(process.env.NODE_DISABLE_COMPILE_CACHE ? { NODE_DISABLE_COMPILE_CACHE: "1" } : {}),
+    ...(process.env.NODE_COMPILE_CACHE ? { NODE_COMPILE_CACHE: process.env.NODE_COMPILE_CACHE } : {}),
     ...(mode === "peer"
       ? {
           PROXY_MODELS: JSON.stringify(
