@@ -69,6 +69,9 @@ export interface AppDeps
   readonly inspector?: Inspector | undefined;
 }
 
+/** The gateway's own API (`/v1/models`, and unknown `/v1` paths): key and body limit as the surfaces'. */
+const GATEWAY_API = /^\/v1(\/|$)/;
+
 /** The composition of HTTP concerns around the API surfaces (`SURFACES`); no I/O of its own. */
 export const createApp = (deps: AppDeps): Hono => {
   const { backend, logger, metrics } = deps;
@@ -147,8 +150,11 @@ export const createApp = (deps: AppDeps): Hono => {
       bodyLimit({ maxSize: deps.bodyLimitBytes, onError: (c) => front.errorResponse(c, tooLarge) }),
     ]),
   );
+  /** A surface's request, wherever the surface is mounted, or the gateway's own `/v1` API. */
   const guard: MiddlewareHandler = async (c, next) => {
-    const front = frontFor(c);
+    const owner = SURFACES.find((s) => s.owns(c));
+    if (owner === undefined && !GATEWAY_API.test(c.req.path)) return next();
+    const front = owner ?? OPENAI_FRONT;
     try {
       authenticate(c, front.auth);
     } catch (error) {
@@ -156,8 +162,7 @@ export const createApp = (deps: AppDeps): Hono => {
     }
     return limits.get(front)?.(c, next) ?? next();
   };
-  app.use("/v1/*", guard);
-  app.use("/v1beta/*", guard);
+  app.use("*", guard);
 
   // `GET /v1/models` is shared: each surface's clients get its own listing shape (OpenAI's by default).
   const listingFor = (c: Context) =>
