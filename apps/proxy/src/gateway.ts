@@ -90,8 +90,6 @@ export const startGateway = async (
     throw error;
   });
   const [state, tracer] = opened;
-  // While the backend boots in its own processes: the pause overlaps with their start.
-  if (options.releaseStartupMemory) releaseStartupMemory();
   const usage = openUsageAccounting(config, state.usage, metrics.registry, logger);
   const backend = usage.limit(
     await acquiring.catch(async (error: unknown) => {
@@ -149,6 +147,8 @@ export const startGateway = async (
       "!!! NO API KEYS: the gateway is open to anyone who can reach this address. Set PROXY_API_KEYS.",
     );
   }
+  // Last, so the backend's start-up garbage (codex's model catalog) goes too; nothing is listening yet.
+  if (options.releaseStartupMemory) releaseStartupMemory();
   const server = await new Promise<ServerType>((resolve) => {
     const s = serve(
       { fetch: app.fetch, port: config.port, hostname: config.host, serverOptions: SERVER_OPTIONS },
