@@ -10,6 +10,7 @@ import {
   toGatewayError,
 } from "@proxy/core";
 import {
+  mountRoutes,
   OPENAI_FRONT,
   OPENAI_MODEL_LISTING,
   type RouteSettings,
@@ -21,17 +22,18 @@ import type { GatewayBackend } from "./backend/gateway-backend.js";
 import { type KeyList, keyAuth } from "./http/auth.js";
 import { bodyLimit } from "./http/body-limit.js";
 import { methodNotAllowed, notFound, onError } from "./http/errors.js";
+import { EXPOSED_HEADERS } from "./http/exposed-headers.js";
 import { openApiDocument } from "./http/openapi.js";
 import { createRequestContext, type RequestScope, type RequestTurnObserver } from "./http/request-context.js";
 import { type RequestGuardOptions, requestGuards } from "./http/request-guard.js";
 import { routeHeaders } from "./http/route-headers.js";
-import { allowedMethods, GATEWAY_ROUTES, ROUTES } from "./http/routes.js";
+import { allowedMethods, GATEWAY_ROUTES, type GatewayRouteSpec, ROUTES } from "./http/routes.js";
 import { type GatewaySurfaceDeps, SURFACES } from "./http/surfaces.js";
 import type { Inspector } from "./inspector/inspector.js";
 import type { Logger } from "./observability/logger.js";
 import type { Metrics } from "./observability/metrics.js";
 import { lazyO200kEncoding } from "./tokens/lazy-o200k.js";
-import { type AdminDeps, createAdminApp } from "./usage/admin-usage.js";
+import { ADMIN_PREFIX, ADMIN_ROUTES, type AdminDeps, createAdminApp } from "./usage/admin-usage.js";
 
 export interface AppDeps
   extends Partial<Pick<RequestGuardOptions, "bindHost" | "allowedHosts" | "metricsAuth">> {
@@ -98,7 +100,7 @@ export const createApp = (deps: AppDeps): Hono => {
       "*",
       cors({
         origin: deps.corsOrigins.includes("*") ? "*" : [...deps.corsOrigins],
-        exposeHeaders: ["x-request-id"],
+        exposeHeaders: [...EXPOSED_HEADERS],
       }),
     );
   }
@@ -135,8 +137,14 @@ export const createApp = (deps: AppDeps): Hono => {
     observeBackend();
     return c.text(await metrics.registry.metrics(), 200, { "content-type": metrics.registry.contentType });
   });
-  app.get(G.openapi.path, (c) => c.json(openApiDocument(deps.version, ROUTES)));
-  if (deps.admin) app.route("/admin", createAdminApp(deps.admin));
+  // The admin and inspector routes exist only when configured; so do their 405s and OpenAPI entries.
+  const routes: ReadonlyArray<GatewayRouteSpec> = [
+    ...ROUTES,
+    ...(deps.admin ? mountRoutes(ADMIN_PREFIX, ADMIN_ROUTES) : []),
+    ...(deps.inspector?.routes ?? []),
+  ];
+  app.get(G.openapi.path, (c) => c.json(openApiDocument(deps.version, routes)));
+  if (deps.admin) app.route(ADMIN_PREFIX, createAdminApp(deps.admin));
 
   const authenticate = keyAuth(deps.apiKeys);
   const tooLarge = new GatewayError(
@@ -191,6 +199,6 @@ export const createApp = (deps: AppDeps): Hono => {
   };
   for (const surface of SURFACES) surface.mount(app, surfaceDeps);
 
-  for (const [path, allow] of allowedMethods(ROUTES)) app.all(path, methodNotAllowed(allow));
+  for (const [path, allow] of allowedMethods(routes)) app.all(path, methodNotAllowed(allow));
   return app;
 };
