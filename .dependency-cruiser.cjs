@@ -4,7 +4,7 @@
  * fire; tooling/architecture/test/hexagon.test.ts shows every rule failing on an injected violation.
  */
 const NPM = ["npm", "npm-dev", "npm-optional", "npm-peer", "npm-bundled", "npm-no-pkg", "npm-unknown"];
-const CORE_DEPS = "effect|jsonrepair|ajv|re2js|gpt-tokenizer";
+const CORE_DEPS = "effect|jsonrepair|ajv|re2js";
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {

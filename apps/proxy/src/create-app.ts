@@ -5,6 +5,7 @@ import {
   type IdGenerator,
   type MediaFetcher,
   systemClock,
+  type TokenEncoding,
   type TurnSettings,
   toGatewayError,
 } from "@proxy/core";
@@ -31,6 +32,7 @@ import { type GatewaySurfaceDeps, SURFACES } from "./http/surfaces.js";
 import type { Inspector } from "./inspector/inspector.js";
 import type { Logger } from "./observability/logger.js";
 import type { Metrics } from "./observability/metrics.js";
+import { lazyO200kEncoding } from "./tokens/lazy-o200k.js";
 import { ADMIN_PREFIX, ADMIN_ROUTES, type AdminDeps, createAdminApp } from "./usage/admin-usage.js";
 
 export interface AppDeps
@@ -52,6 +54,8 @@ export interface AppDeps
   /** Characters of output an answer held whole may reach (0 = no cap). */
   readonly maxAnswerChars?: number;
   readonly ids?: IdGenerator;
+  /** The tokenizer (output limits, token counting); one o200k_base loaded on first use by default. */
+  readonly tokens?: TokenEncoding;
   /** Request scope shared with the logger's mixin (so adapter log lines carry the request id). */
   readonly scope?: RequestScope;
   readonly clock?: Clock;
@@ -180,6 +184,7 @@ export const createApp = (deps: AppDeps): Hono => {
 
   const surfaceDeps: GatewaySurfaceDeps = {
     backend,
+    tokens: deps.tokens ?? lazyO200kEncoding(),
     ids: deps.ids,
     clock,
     settings: deps.settings,

@@ -15,10 +15,12 @@ import { createInspector } from "./inspector/inspector.js";
 import { createImageFetcher } from "./media/image-fetcher.js";
 import { createLogger, type Logger } from "./observability/logger.js";
 import { createMetrics } from "./observability/metrics.js";
+import { releaseStartupMemory } from "./observability/startup-memory.js";
 import { startTracing } from "./observability/tracing.js";
 import { routeSettingsOf } from "./routing/route-config.js";
 import { Backend } from "./runtime.js";
 import { openGatewayState, type StateTimings } from "./state/gateway-state.js";
+import { lazyO200kEncoding } from "./tokens/lazy-o200k.js";
 import { openUsageAccounting } from "./usage/usage-accounting.js";
 
 /** The package's own version (its package.json sits beside `src/` and `dist/` alike). */
@@ -56,33 +58,53 @@ export const startGateway = async (
     readonly env?: NodeJS.ProcessEnv;
     /** Shorter leases and polls for tests of background turns. */
     readonly stateTimings?: StateTimings;
+    /** Collect start-up garbage before listening (the process entry does; in-process tests need not). */
+    readonly releaseStartupMemory?: boolean;
   } = {},
 ): Promise<RunningGateway> => {
   const scope = createRequestScope();
   const logger =
     options.logger ?? createLogger(config.logLevel, { requestId: () => scope.getStore()?.requestId });
   const metrics = createMetrics();
+  // One tokenizer for the surfaces and the upstream routes: its tables load once, on the first count.
+  const tokens = lazyO200kEncoding();
   const runtime = ManagedRuntime.make(
     options.backendLayer ??
       (config.models.length > 0
-        ? Backend.layerRoutes(config, logger, options.env, metrics.observeRpc, routeReporter(scope))
+        ? Backend.layerRoutes(config, logger, options.env, metrics.observeRpc, routeReporter(scope), tokens)
         : Backend.layerCodex(config, logger, options.env, metrics.observeRpc, routeReporter(scope))),
   );
-  const state = await openGatewayState(config, logger, options.stateTimings);
+  // The backend starts first (codex: spawning and initializing its app-servers, which takes them
+  // tens of ms of their own): the store opens and tracing starts while they boot.
+  const acquiring = runtime.runPromise(
+    Effect.gen(function* () {
+      return yield* Backend;
+    }),
+  );
+  const opened = await Promise.all([
+    openGatewayState(config, logger, options.stateTimings),
+    startTracing(config, logger),
+  ]).catch(async (error: unknown) => {
+    await acquiring.catch(() => undefined);
+    await runtime.dispose();
+    throw error;
+  });
+  const [state, tracer] = opened;
   const usage = openUsageAccounting(config, state.usage, metrics.registry, logger);
-  const tracer = await startTracing(config, logger);
   const backend = usage.limit(
-    await runtime.runPromise(
-      Effect.gen(function* () {
-        return yield* Backend;
-      }),
-    ),
+    await acquiring.catch(async (error: unknown) => {
+      await usage.close();
+      await tracer?.shutdown();
+      await state.close();
+      throw error;
+    }),
   );
   const app = createApp({
     stored: state.stored,
     turnObservers: tracer ? [usage.recorder, tracer] : [usage.recorder],
     admin: usage.admin,
     backend,
+    tokens,
     settings: turnSettingsFrom(config),
     routeSettings: routeSettingsOf(config.models),
     logger,
@@ -125,6 +147,8 @@ export const startGateway = async (
       "!!! NO API KEYS: the gateway is open to anyone who can reach this address. Set PROXY_API_KEYS.",
     );
   }
+  // Last, so the backend's start-up garbage (codex's model catalog) goes too; nothing is listening yet.
+  if (options.releaseStartupMemory) releaseStartupMemory();
   const server = await new Promise<ServerType>((resolve) => {
     const s = serve(
       { fetch: app.fetch, port: config.port, hostname: config.host, serverOptions: SERVER_OPTIONS },
@@ -168,7 +192,7 @@ export const main = async (flags: Readonly<Record<string, string>> = {}): Promis
     );
     process.exit(2);
   }
-  const gateway = await startGateway(config);
+  const gateway = await startGateway(config, { releaseStartupMemory: true });
   // `on`, not `once`: a terminal's Ctrl-C reaches the gateway both directly and forwarded by the
   // processes that started it (npm, the bootstrap, pnpm); a repeat must not cut the drain short.
   for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"] as const) {

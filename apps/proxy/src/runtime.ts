@@ -1,5 +1,5 @@
 import { createCodexBackend } from "@proxy/adapter-codex-appserver";
-import type { TextBackend } from "@proxy/core";
+import type { TextBackend, TokenEncoding } from "@proxy/core";
 import * as Context from "effect/Context";
 import * as Effect from "effect/Effect";
 import * as Layer from "effect/Layer";
@@ -8,6 +8,7 @@ import { createGatewayBackend, type GatewayBackend } from "./backend/gateway-bac
 import { requireBackendAuth } from "./backend/require-auth.js";
 import type { GatewayConfig } from "./config/config.js";
 import type { Logger } from "./observability/logger.js";
+import { lazyO200kEncoding } from "./tokens/lazy-o200k.js";
 
 /** Told how each JSON-RPC request to a codex app-server ended (for metrics). */
 type RpcResultObserver = (method: string, outcome: string) => void;
@@ -94,7 +95,16 @@ export class Backend extends Context.Service<Backend, GatewayBackend>()("@proxy/
     env: NodeJS.ProcessEnv = process.env,
     onRpcResult?: RpcResultObserver,
     report?: RouteReporter,
-  ) => Backend.layerRoutesOver(config, logger, env, acquireCodex(config, logger, env, onRpcResult), report);
+    tokens?: TokenEncoding,
+  ) =>
+    Backend.layerRoutesOver(
+      config,
+      logger,
+      env,
+      acquireCodex(config, logger, env, onRpcResult),
+      report,
+      tokens,
+    );
 
   /**
    * The routes over a given codex acquisition: the stack the gateway builds (drain and aliases over
@@ -106,10 +116,12 @@ export class Backend extends Context.Service<Backend, GatewayBackend>()("@proxy/
     env: Readonly<Record<string, string | undefined>>,
     codex: Effect.Effect<AcquiredBackend, never, Scope.Scope>,
     report?: RouteReporter,
+    /** The gateway's tokenizer (upstreams that report no usage); its own lazy one if absent. */
+    tokens: TokenEncoding = lazyO200kEncoding(),
   ) =>
     Layer.effect(
       Backend,
-      acquireRoutes(config, logger, env, codex, report).pipe(
+      acquireRoutes(config, logger, env, codex, tokens, report).pipe(
         Effect.map(({ backend, beginShutdown }) =>
           createGatewayBackend(backend, config.modelAliases, beginShutdown, false),
         ),

@@ -1,4 +1,5 @@
 import { countTokens } from "@proxy/core";
+import { o200kEncoding } from "@proxy/core/testing";
 import OpenAI from "openai";
 import { afterEach, describe, expect, it } from "vitest";
 import { postChat, startGateway, type TestGateway } from "./support/gateway.js";
@@ -91,7 +92,7 @@ describe("max_tokens / max_completion_tokens (chat)", () => {
     });
     const r = await streamed(gateway, { model: MODEL, messages: USER_ASKS, ...limit });
     expect(r.text).toBe("one two three four five");
-    expect(countTokens(r.text)).toBe(5);
+    expect(countTokens(o200kEncoding, r.text)).toBe(5);
     expect(r.finishes).toEqual(["length"]);
     expect(gateway.backend.aborts()).toBe(1);
   });
@@ -103,7 +104,7 @@ describe("max_tokens / max_completion_tokens (chat)", () => {
       model: MODEL,
       messages: USER_ASKS,
       tools: [WEATHER_TOOL],
-      max_tokens: countTokens(text) - 4,
+      max_tokens: countTokens(o200kEncoding, text) - 4,
     });
     const choice = completion.choices[0]!;
     expect(choice.finish_reason).toBe("length");
@@ -118,7 +119,7 @@ describe("max_tokens / max_completion_tokens (chat)", () => {
       model: MODEL,
       messages: USER_ASKS,
       tools: [WEATHER_TOOL],
-      max_tokens: countTokens(text) - 2,
+      max_tokens: countTokens(o200kEncoding, text) - 2,
     });
     expect(r.calls).toEqual([]);
     expect(r.finishes).toEqual(["length"]);

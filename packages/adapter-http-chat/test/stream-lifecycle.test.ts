@@ -1,4 +1,4 @@
-import { createScriptedBackend } from "@proxy/core/testing";
+import { createScriptedBackend, o200kEncoding } from "@proxy/core/testing";
 import { Hono } from "hono";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createChatCompletionsApp } from "../src/index.js";
@@ -45,7 +45,7 @@ describe("stream lifecycle", () => {
 
   it("works standalone (no server, random ids) and inside another Hono app with its own onError", async () => {
     const backend = createScriptedBackend([{ chunks: toolBlock("get_weather", { city: "Paris" }) }]);
-    const chat = createChatCompletionsApp({ backend });
+    const chat = createChatCompletionsApp({ backend, tokens: o200kEncoding });
     const direct = await chat.request("/chat/completions", { method: "POST", body: JSON.stringify(body) });
     const completion = (await direct.json()) as {
       id: string;

@@ -136,7 +136,7 @@ export const createGeminiApp = (input: GeminiDeps): Hono => {
           ? json
           : objectAt(json.generateContentRequest, "generateContentRequest");
       const plan = decodeGenerateContent(model, inner);
-      return c.json({ totalTokens: await countRequestTokens(plan.request, plan.tools) });
+      return c.json({ totalTokens: await countRequestTokens(deps.tokens, plan.request, plan.tools) });
     }
     const delivery: Delivery =
       method === "generateContent" ? "json" : c.req.query("alt") === "sse" ? "sse" : "json-array";

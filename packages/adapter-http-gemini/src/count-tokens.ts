@@ -1,4 +1,4 @@
-import type { ToolPolicy, TurnRequest } from "@proxy/core";
+import type { TokenEncoding, ToolPolicy, TurnRequest } from "@proxy/core";
 import { countTokensYielding } from "@proxy/http-surface";
 
 /** The texts `countTokens` counts: instructions, messages, calls, results, tool declarations. */
@@ -20,5 +20,8 @@ function* requestTexts(request: TurnRequest, tools: ToolPolicy): Generator<strin
  * `countTokens`: the request's text counted with the gateway's one tokenizer, o200k_base. For
  * Gemini model names this is an estimate.
  */
-export const countRequestTokens = (request: TurnRequest, tools: ToolPolicy): Promise<number> =>
-  countTokensYielding(requestTexts(request, tools));
+export const countRequestTokens = (
+  tokens: TokenEncoding,
+  request: TurnRequest,
+  tools: ToolPolicy,
+): Promise<number> => countTokensYielding(tokens, requestTexts(request, tools));

@@ -63,7 +63,7 @@ export const createMessagesApp = (input: MessagesDeps): Hono => {
   for (const guard of input.guards ?? []) app.use("/messages/*", guard);
 
   app.on(MESSAGES_ROUTES.countTokens.method, MESSAGES_ROUTES.countTokens.path, async (c) =>
-    c.json({ input_tokens: await countInputTokens(await readJsonBody(c)) }),
+    c.json({ input_tokens: await countInputTokens(deps.tokens, await readJsonBody(c)) }),
   );
 
   app.on(MESSAGES_ROUTES.create.method, MESSAGES_ROUTES.create.path, async (c) => {

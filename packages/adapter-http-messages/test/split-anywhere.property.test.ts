@@ -6,7 +6,7 @@ import {
   runTurn,
   type ToolPolicy,
 } from "@proxy/core";
-import { createScriptedBackend } from "@proxy/core/testing";
+import { createScriptedBackend, o200kEncoding } from "@proxy/core/testing";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { createMessageAccumulator } from "../src/response/message-accumulator.js";
@@ -45,7 +45,7 @@ const cut = (text: string, offsets: ReadonlyArray<number>): string[] => {
 const encodeTurn = async (chunks: string[], reasoning: string[]) => {
   const backend = createScriptedBackend([{ chunks, reasoning }]);
   const handle = runTurn(
-    { backend, ids: createCountingIdGenerator(), schemas },
+    { backend, ids: createCountingIdGenerator(), schemas, tokens: o200kEncoding },
     {
       request: {
         model: "m",

@@ -1,4 +1,5 @@
 import { countTokens } from "@proxy/core";
+import { o200kEncoding } from "@proxy/core/testing";
 import OpenAI from "openai";
 import { afterEach, describe, expect, it } from "vitest";
 import { startGateway, type TestGateway } from "./support/gateway.js";
@@ -37,7 +38,7 @@ describe("max_output_tokens (responses)", () => {
       model: MODEL,
       input: "Weather in Paris?",
       tools: [WEATHER_TOOL],
-      max_output_tokens: countTokens(text) - 2,
+      max_output_tokens: countTokens(o200kEncoding, text) - 2,
       stream: true,
     });
     const types: string[] = [];

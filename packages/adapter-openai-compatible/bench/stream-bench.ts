@@ -3,6 +3,7 @@
  * (knobs: BENCH_TURNS, BENCH_CHUNKS, BENCH_CONCURRENCY). The scripted upstream runs in the same process,
  * so the end-to-end CPU figure includes the server's side too.
  */
+import { o200kEncoding } from "@proxy/core/testing";
 import { decodeChatChunk } from "../src/chat-chunk.js";
 import { createOpenAICompatibleBackend } from "../src/index.js";
 import { startScriptedUpstream } from "../src/testing/index.js";
@@ -34,7 +35,11 @@ const pureUs = ((performance.now() - t0) * 1000) / payloads.length;
 // 2. End to end over loopback HTTP with keep-alive.
 const words = Array.from({ length: chunksPerTurn }, (_, i) => `tok${i} `);
 const upstream = await startScriptedUpstream(() => ({ chunks: words }));
-const backend = createOpenAICompatibleBackend({ baseUrl: upstream.url, route: "bench" });
+const backend = createOpenAICompatibleBackend({
+  tokens: o200kEncoding,
+  baseUrl: upstream.url,
+  route: "bench",
+});
 const request = {
   model: "m",
   instructions: "bench",

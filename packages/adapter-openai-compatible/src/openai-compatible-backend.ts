@@ -3,6 +3,7 @@ import {
   backendStream,
   type ModelInfo,
   type TextBackend,
+  type TokenEncoding,
   withoutSecrets,
 } from "@proxy/core";
 import { Agent, request as httpRequest } from "undici";
@@ -12,6 +13,8 @@ import { streamTurn, type TurnContext } from "./stream-turn.js";
 export interface OpenAICompatibleBackendOptions {
   /** The server's OpenAI base URL, e.g. `http://127.0.0.1:8080/v1` (turns go to `{baseUrl}/chat/completions`). */
   readonly baseUrl: string;
+  /** The gateway's tokenizer: usage is estimated with it when the upstream reports none. */
+  readonly tokens: TokenEncoding;
   /** The name errors and readiness use for this upstream (the route id); never the URL. */
   readonly route?: string | undefined;
   /** Sent as `Authorization: Bearer …` when set (local servers usually need none). */
@@ -113,6 +116,7 @@ export const createOpenAICompatibleBackend = (
     headers,
     dispatcher,
     promptCacheKey: options.promptCacheKey === true,
+    tokens: options.tokens,
     reached,
     scrub: scrubberFor(base, options.apiKey),
   };

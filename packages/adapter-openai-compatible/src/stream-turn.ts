@@ -8,6 +8,7 @@ import {
   estimateTokens,
   type Finish,
   GatewayError,
+  type TokenEncoding,
   type Usage,
 } from "@proxy/core";
 import { createParser } from "eventsource-parser";
@@ -27,6 +28,8 @@ export interface TurnContext {
   readonly dispatcher: Dispatcher;
   /** Send a per-conversation `prompt_cache_key` (servers that take it: OpenAI, vLLM, llama.cpp…). */
   readonly promptCacheKey: boolean;
+  /** Counts usage when the upstream reports none. */
+  readonly tokens: TokenEncoding;
   /** Told whether the upstream could be reached at all (drives readiness). */
   readonly reached: (ok: boolean, error?: unknown) => void;
   /** Removes the route's own key, URL, host and path from upstream text before it is passed on. */
@@ -135,7 +138,7 @@ export async function* streamTurn(
     // Native turns only: the model's own calls, keyed by index; ids the server omits are minted here.
     const calls = createToolCallAccumulator(() => `call_${crypto.randomUUID().replaceAll("-", "")}`);
     // Only to estimate usage if the upstream reports none; a long answer is counted as it goes.
-    const output = createOutputCounter();
+    const output = createOutputCounter(ctx.tokens);
     let usage: Usage | undefined;
     let finish: Finish | undefined;
     let done = false;
@@ -228,7 +231,7 @@ export async function* streamTurn(
     }
     // A call is complete only once the upstream finished; an interrupted stream yields none.
     for (const event of calls.flush()) tail.push(event);
-    tail.push({ type: "usage", usage: usage ?? (await estimateUsage(body.messages, output)) });
+    tail.push({ type: "usage", usage: usage ?? (await estimateUsage(ctx.tokens, body.messages, output)) });
     tail.push({ type: "finish", finish: finish ?? { reason: "stop", raw: "done" } });
     yield tail;
   } finally {
@@ -237,9 +240,13 @@ export async function* streamTurn(
 }
 
 /** The gateway tokenizer's count, marked as an estimate, for upstreams that report no usage. */
-const estimateUsage = async (messages: ReadonlyArray<ChatMessage>, output: OutputCounter): Promise<Usage> => {
+const estimateUsage = async (
+  tokens: TokenEncoding,
+  messages: ReadonlyArray<ChatMessage>,
+  output: OutputCounter,
+): Promise<Usage> => {
   // A prompt of megabytes takes seconds to count: slice by slice, letting other requests run between.
-  const inputTokens = await countTokensPausing([promptText(messages)], () => yieldToLoop());
+  const inputTokens = await countTokensPausing(tokens, [promptText(messages)], () => yieldToLoop());
   const outputTokens = output.tokens();
   return { inputTokens, outputTokens, totalTokens: inputTokens + outputTokens, estimated: true };
 };
@@ -252,7 +259,7 @@ const OUTPUT_HOLD_CHARS = EXACT_COUNT_CHARS;
 
 type OutputCounter = ReturnType<typeof createOutputCounter>;
 
-const createOutputCounter = () => {
+const createOutputCounter = (tokens: TokenEncoding) => {
   let held: string[] = [];
   let heldChars = 0;
   let counted = 0;
@@ -260,13 +267,13 @@ const createOutputCounter = () => {
     add(text: string): void {
       // What is held is counted before it would grow past the exact size.
       if (heldChars > 0 && heldChars + text.length > OUTPUT_HOLD_CHARS) {
-        counted += estimateTokens(held.join(""));
+        counted += estimateTokens(tokens, held.join(""));
         held = [];
         heldChars = 0;
       }
       held.push(text);
       heldChars += text.length;
     },
-    tokens: (): number => counted + estimateTokens(held.join("")),
+    tokens: (): number => counted + estimateTokens(tokens, held.join("")),
   };
 };

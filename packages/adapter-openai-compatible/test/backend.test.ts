@@ -5,6 +5,7 @@ import {
   type GatewayError,
   isGatewayError,
 } from "@proxy/core";
+import { o200kEncoding } from "@proxy/core/testing";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createOpenAICompatibleBackend, type OpenAICompatibleBackend } from "../src/index.js";
@@ -43,6 +44,7 @@ let backend: OpenAICompatibleBackend;
 beforeAll(async () => {
   upstream = await startScriptedUpstream(() => next);
   backend = createOpenAICompatibleBackend({
+    tokens: o200kEncoding,
     baseUrl: `${upstream.url}/`,
     route: "local-qwen",
     apiKey: "sk-upstream",
@@ -127,7 +129,7 @@ describe("openai-compatible backend at the wire", () => {
     next = { text: "Four, as you asked.", usage: null };
     const estimated = (await collect(backend, request("2+2?"))).events.find((e) => e.type === "usage");
     expect(estimated).toMatchObject({
-      usage: { estimated: true, outputTokens: countTokens("Four, as you asked.") },
+      usage: { estimated: true, outputTokens: countTokens(o200kEncoding, "Four, as you asked.") },
     });
     if (estimated?.type === "usage") expect(estimated.usage.inputTokens).toBeGreaterThan(10);
   });
@@ -266,6 +268,7 @@ describe("openai-compatible backend: upstream failures name the route and never 
 
   it("a stalled stream ends with a timeout after the idle limit", async () => {
     const stalling = createOpenAICompatibleBackend({
+      tokens: o200kEncoding,
       baseUrl: upstream.url,
       route: "local-qwen",
       idleTimeoutMs: 300,
@@ -281,6 +284,7 @@ describe("openai-compatible backend: upstream failures name the route and never 
     const port = server.port;
     await server.close();
     const down = createOpenAICompatibleBackend({
+      tokens: o200kEncoding,
       baseUrl: `http://127.0.0.1:${port}/v1`,
       route: "local-qwen",
       reprobeAfterMs: 0,
@@ -307,6 +311,7 @@ describe("openai-compatible backend in native tool mode", () => {
 
   it("offers a custom tool as a function of one string `input` with its grammar in the description", async () => {
     const native = createOpenAICompatibleBackend({
+      tokens: o200kEncoding,
       baseUrl: upstream.url,
       route: "local-qwen",
       nativeTools: true,
@@ -352,6 +357,7 @@ describe("openai-compatible backend in native tool mode", () => {
 
   it("sends tools, tool_choice and parallel_tool_calls as they are, and maps the streamed tool_calls", async () => {
     const native = createOpenAICompatibleBackend({
+      tokens: o200kEncoding,
       baseUrl: upstream.url,
       route: "local-qwen",
       nativeTools: true,
@@ -402,6 +408,7 @@ describe("openai-compatible backend in native tool mode", () => {
 
   it("a stream cut before the end yields no half-finished call", async () => {
     const native = createOpenAICompatibleBackend({
+      tokens: o200kEncoding,
       baseUrl: upstream.url,
       route: "local-qwen",
       nativeTools: true,

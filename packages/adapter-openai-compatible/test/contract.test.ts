@@ -1,4 +1,9 @@
-import { type ContractTurn, describeTextBackendContract, type ModelView } from "@proxy/core/testing";
+import {
+  type ContractTurn,
+  describeTextBackendContract,
+  type ModelView,
+  o200kEncoding,
+} from "@proxy/core/testing";
 import { afterAll } from "vitest";
 import { createOpenAICompatibleBackend } from "../src/index.js";
 import {
@@ -73,7 +78,12 @@ for (const nativeTools of [false, true]) {
     `openai-compatible, ${nativeTools ? "native" : "prompt"} tool mode (scripted upstream over HTTP)`,
     async () => {
       const server = await upstream;
-      const backend = createOpenAICompatibleBackend({ baseUrl: server.url, route: "contract", nativeTools });
+      const backend = createOpenAICompatibleBackend({
+        tokens: o200kEncoding,
+        baseUrl: server.url,
+        route: "contract",
+        nativeTools,
+      });
       return {
         backend,
         script: (turn) => void turns.push(turn),

@@ -1,4 +1,5 @@
 import type { BackendRequest, PromptMessage } from "@proxy/core";
+import { o200kEncoding } from "@proxy/core/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createOpenAICompatibleBackend, type OpenAICompatibleBackend } from "../src/index.js";
 import { type ScriptedUpstream, startScriptedUpstream } from "../src/testing/index.js";
@@ -19,8 +20,12 @@ describe("prompt_cache_key per conversation (openai-compatible route option)", (
   let plain: OpenAICompatibleBackend;
   beforeAll(async () => {
     upstream = await startScriptedUpstream(() => ({ text: "ok" }));
-    keyed = createOpenAICompatibleBackend({ baseUrl: upstream.url, promptCacheKey: true });
-    plain = createOpenAICompatibleBackend({ baseUrl: upstream.url });
+    keyed = createOpenAICompatibleBackend({
+      tokens: o200kEncoding,
+      baseUrl: upstream.url,
+      promptCacheKey: true,
+    });
+    plain = createOpenAICompatibleBackend({ tokens: o200kEncoding, baseUrl: upstream.url });
   });
   afterAll(async () => {
     await keyed.close();

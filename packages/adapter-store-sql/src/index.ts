@@ -1,4 +1,3 @@
-import { openPostgresDriver } from "./postgres-driver.js";
 import type { ConversationLimits } from "./sql-conversations.js";
 import { openSqlStore, type SqlStore } from "./sql-response-store.js";
 import { openSqliteDriver } from "./sqlite-driver.js";
@@ -8,7 +7,7 @@ export type { ConversationLimits } from "./sql-conversations.js";
 export type { SqlDriver } from "./sql-driver.js";
 export { createSqlUsageStore } from "./sql-usage-store.js";
 export type { SqlStore };
-export { openPostgresDriver, openSqliteDriver };
+export { openSqliteDriver };
 
 /** SQLite file (created with its directory), or `:memory:` for a store that lives as long as the process. */
 export const openSqliteStore = (
@@ -17,13 +16,16 @@ export const openSqliteStore = (
   limits: ConversationLimits = {},
 ): Promise<SqlStore> => openSqlStore(openSqliteDriver(path), now, limits);
 
-/** PostgreSQL at a `postgres://` URL; several gateway processes may share it. */
-export const openPostgresStore = (
+/**
+ * PostgreSQL at a `postgres://` URL; several gateway processes may share it. Its client (`pg`) is
+ * loaded here, so a gateway on SQLite never loads it.
+ */
+export const openPostgresStore = async (
   connectionString: string,
   options: { readonly maxConnections?: number; readonly now?: number } & ConversationLimits = {},
 ): Promise<SqlStore> =>
   openSqlStore(
-    openPostgresDriver(
+    (await import("./postgres-driver.js")).openPostgresDriver(
       connectionString,
       options.maxConnections === undefined ? {} : { max: options.maxConnections },
     ),

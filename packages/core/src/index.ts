@@ -163,7 +163,7 @@ export {
   type StoredStatus,
 } from "./ports/response-store.js";
 
-// The other ports: time, ids, remote media.
+// The other ports: time, ids, remote media, the tokenizer.
 export { type Clock, fixedClock, systemClock, unixSeconds } from "./ports/clock.js";
 export {
   createCountingIdGenerator,
@@ -172,6 +172,7 @@ export {
   type IdPrefix,
 } from "./ports/id-generator.js";
 export type { FetchedImage, MediaFetcher } from "./ports/media-fetcher.js";
+export type { TokenEncoding } from "./ports/token-encoding.js";
 
 // The usage store port (per-key usage and limits).
 export {

@@ -9,6 +9,7 @@ import {
   type SchemaCache,
   systemClock,
   type TextBackend,
+  type TokenEncoding,
   type TurnObserver,
   type TurnSettings,
 } from "@proxy/core";
@@ -22,6 +23,8 @@ export interface RouteSettings {
 /** What every HTTP surface's sub-app is given by the composition root (no globals). */
 export interface SurfaceDepsInput {
   readonly backend: TextBackend;
+  /** The tokenizer for output token limits and the token-counting endpoints. */
+  readonly tokens: TokenEncoding;
   /** Random ids by default; tests pass a counting generator for reproducible transcripts. */
   readonly ids?: IdGenerator | undefined;
   readonly clock?: Clock | undefined;
@@ -44,6 +47,7 @@ export interface SurfaceDepsInput {
 
 export interface SurfaceDeps {
   readonly backend: TextBackend;
+  readonly tokens: TokenEncoding;
   readonly ids: IdGenerator;
   readonly clock: Clock;
   readonly settings: TurnSettings;
@@ -65,6 +69,7 @@ export const DEFAULT_MAX_ANSWER_CHARS = 16 * 1024 * 1024;
 /** Fills in the defaults once per sub-app. */
 export const resolveSurfaceDeps = (input: SurfaceDepsInput): SurfaceDeps => ({
   backend: input.backend,
+  tokens: input.tokens,
   ids: input.ids ?? createRandomIdGenerator(),
   clock: input.clock ?? systemClock,
   settings: { ...DEFAULT_TURN_SETTINGS, ...input.settings },

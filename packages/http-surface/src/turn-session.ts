@@ -134,7 +134,13 @@ export const openTurnSession = (
         settings: turnSettings,
       });
       const handle = runTurn(
-        { backend: deps.backend, ids: deps.ids, clock: deps.clock, schemas: deps.schemas },
+        {
+          backend: deps.backend,
+          ids: deps.ids,
+          clock: deps.clock,
+          schemas: deps.schemas,
+          tokens: deps.tokens,
+        },
         { request, tools: turn.tools, settings: turnSettings, signal: abort.signal, trace },
       );
       report.running(handle.telemetry);

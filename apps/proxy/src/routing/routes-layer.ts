@@ -1,5 +1,4 @@
-import { createOpenAICompatibleBackend } from "@proxy/adapter-openai-compatible";
-import type { TextBackend } from "@proxy/core";
+import type { TextBackend, TokenEncoding } from "@proxy/core";
 import * as Effect from "effect/Effect";
 import type * as Scope from "effect/Scope";
 import type { GatewayConfig } from "../config/config.js";
@@ -22,10 +21,14 @@ const acquireUpstream = (
   route: UpstreamRoute,
   logger: Logger,
   env: Readonly<Record<string, string | undefined>>,
+  tokens: TokenEncoding,
 ): Effect.Effect<TextBackend, never, Scope.Scope> =>
   Effect.acquireRelease(
     Effect.promise(async () => {
+      // Loaded only when a route uses it: a codex-only gateway does not carry its HTTP client (undici).
+      const { createOpenAICompatibleBackend } = await import("@proxy/adapter-openai-compatible");
       const backend = createOpenAICompatibleBackend({
+        tokens,
         baseUrl: route.baseUrl,
         route: route.id,
         apiKey: route.apiKeyEnv ? env[route.apiKeyEnv] : undefined,
@@ -51,6 +54,7 @@ export const acquireRoutes = (
   logger: Logger,
   env: Readonly<Record<string, string | undefined>>,
   acquireCodex: Effect.Effect<AcquiredBackend, never, Scope.Scope>,
+  tokens: TokenEncoding,
   report?: RouteReporter,
 ): Effect.Effect<AcquiredBackend & { readonly backend: RoutedBackend }, never, Scope.Scope> =>
   Effect.gen(function* () {
@@ -61,7 +65,7 @@ export const acquireRoutes = (
       const backend =
         route.backend === "codex" && codex
           ? codex
-          : yield* acquireUpstream(route as UpstreamRoute, logger, env);
+          : yield* acquireUpstream(route as UpstreamRoute, logger, env, tokens);
       // Upstream routes are limited by default; codex routes share the codex pool's own limit unless set.
       const maxInFlight = route.maxInFlight ?? (route.backend === "codex" ? undefined : config.maxInFlight);
       routes.push({

@@ -1,4 +1,5 @@
 import { countTokens } from "@proxy/core";
+import { o200kEncoding } from "@proxy/core/testing";
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { lastUserText, type RecordedRequest, startE2E } from "./e2e-gateway.js";
@@ -58,7 +59,7 @@ describe("output limits enforced by the gateway (real codex app-server)", { time
     });
     const text = completion.choices[0]?.message.content ?? "";
     expect(completion.choices[0]?.finish_reason).toBe("length");
-    expect(countTokens(text)).toBe(7);
+    expect(countTokens(o200kEncoding, text)).toBe(7);
     expect(WORDS.join("").startsWith(text)).toBe(true);
     expect((await upstreamClosed("count for chat")).disconnected).toBe(true);
   });
@@ -71,7 +72,7 @@ describe("output limits enforced by the gateway (real codex app-server)", { time
     });
     expect(response.status).toBe("incomplete");
     expect(response.incomplete_details).toEqual({ reason: "max_output_tokens" });
-    expect(countTokens(response.output_text)).toBe(5);
+    expect(countTokens(o200kEncoding, response.output_text)).toBe(5);
     expect((await upstreamClosed("count for responses")).disconnected).toBe(true);
   });
 });

@@ -7,7 +7,7 @@ import {
   type TurnSettings,
   type TurnSummary,
 } from "@proxy/core";
-import { createScriptedBackend, type Script, type ScriptedBackend } from "@proxy/core/testing";
+import { createScriptedBackend, o200kEncoding, type Script, type ScriptedBackend } from "@proxy/core/testing";
 import { Hono } from "hono";
 import { createChatCompletionsApp } from "../../src/index.js";
 
@@ -34,6 +34,7 @@ export const startGateway = async (
   const observer: TurnObserver = { onTurnEnd: (s) => summaries.push(s) };
   const chat = createChatCompletionsApp({
     backend,
+    tokens: o200kEncoding,
     ids: createCountingIdGenerator(),
     clock: fixedClock(FIXED_EPOCH_MS),
     settings: { stopGraceMs: 0, ...options.settings },

@@ -1,5 +1,5 @@
 import { createCountingIdGenerator, fixedClock, type TurnSettings, type TurnSummary } from "@proxy/core";
-import { createScriptedBackend, type Script, type ScriptedBackend } from "@proxy/core/testing";
+import { createScriptedBackend, o200kEncoding, type Script, type ScriptedBackend } from "@proxy/core/testing";
 import { serveApp } from "@proxy/http-surface/testing";
 import { Hono } from "hono";
 import { createGeminiApp, createGeminiEndpointApp } from "../../src/index.js";
@@ -31,6 +31,7 @@ export const startGateway = async (
   const summaries: TurnSummary[] = [];
   const deps = {
     backend,
+    tokens: o200kEncoding,
     ids: createCountingIdGenerator(),
     clock: fixedClock(1_700_000_000_000),
     settings: { stopGraceMs: 0, ...options.settings },

@@ -1,4 +1,4 @@
-import { JSON_TOOL_CALL_FORMAT, renderBackendRequest } from "@proxy/core";
+import { JSON_TOOL_CALL_FORMAT, renderBackendRequest, type TokenEncoding } from "@proxy/core";
 import { countTokensYielding } from "@proxy/http-surface";
 import { decodeCountTokensRequest } from "../request/decode-request.js";
 
@@ -7,7 +7,7 @@ import { decodeCountTokensRequest } from "../request/decode-request.js";
  * gateway's instructions, the tool manifest, the rendered history), counted with the gateway's one
  * tokenizer. For non-OpenAI models it is an estimate; images are not counted.
  */
-export const countInputTokens = (body: unknown): Promise<number> => {
+export const countInputTokens = (tokens: TokenEncoding, body: unknown): Promise<number> => {
   const { request, tools } = decodeCountTokensRequest(body);
   const rendered = renderBackendRequest(request, tools, JSON_TOOL_CALL_FORMAT).request;
   const texts = [rendered.instructions];
@@ -15,5 +15,5 @@ export const countInputTokens = (body: unknown): Promise<number> => {
     if (!("content" in message)) continue;
     for (const part of message.content) if (part.type === "text") texts.push(part.text);
   }
-  return countTokensYielding(texts);
+  return countTokensYielding(tokens, texts);
 };

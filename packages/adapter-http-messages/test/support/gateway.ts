@@ -5,7 +5,7 @@ import {
   type TurnSettings,
   type TurnSummary,
 } from "@proxy/core";
-import { createScriptedBackend, type Script, type ScriptedBackend } from "@proxy/core/testing";
+import { createScriptedBackend, o200kEncoding, type Script, type ScriptedBackend } from "@proxy/core/testing";
 import { serveApp } from "@proxy/http-surface/testing";
 import { Hono } from "hono";
 import { createMessagesApp } from "../../src/index.js";
@@ -36,6 +36,7 @@ export const startGateway = async (
   const observer: TurnObserver = { onTurnEnd: (s) => summaries.push(s) };
   const messages = createMessagesApp({
     backend,
+    tokens: o200kEncoding,
     ids: createCountingIdGenerator(),
     clock: fixedClock(1_700_000_000_000),
     settings: { stopGraceMs: 0, ...options.settings },

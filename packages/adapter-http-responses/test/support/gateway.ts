@@ -2,7 +2,7 @@ import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
 import type { TurnObserver, TurnSettings, TurnSummary } from "@proxy/core";
 import { createCountingIdGenerator, fixedClock } from "@proxy/core";
-import { createScriptedBackend, type Script, type ScriptedBackend } from "@proxy/core/testing";
+import { createScriptedBackend, o200kEncoding, type Script, type ScriptedBackend } from "@proxy/core/testing";
 import { Hono } from "hono";
 import { createResponsesApp } from "../../src/index.js";
 
@@ -47,6 +47,7 @@ export const startGateway = async (
     "/v1",
     createResponsesApp({
       backend,
+      tokens: o200kEncoding,
       ids: createCountingIdGenerator(),
       clock: fixedClock(CREATED_AT_MS),
       settings: options.settings,

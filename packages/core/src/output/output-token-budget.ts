@@ -1,3 +1,4 @@
+import type { TokenEncoding } from "../ports/token-encoding.js";
 import { countTokens, EXACT_COUNT_CHARS, estimateTokens, tokenPrefix } from "../tokens/token-counter.js";
 
 export interface BudgetScan {
@@ -53,7 +54,7 @@ const lastSafeCut = (text: string): number => {
  * counted again on the next delta. When a delta crosses the limit, the part of it covered by the
  * first tokens up to the limit is accepted (one encode, once per turn).
  */
-export const createOutputTokenBudget = (limit: number): OutputTokenBudget => {
+export const createOutputTokenBudget = (limit: number, encoding: TokenEncoding): OutputTokenBudget => {
   let settled = 0;
   let pending = "";
   let exhausted = limit <= 0;
@@ -65,7 +66,7 @@ export const createOutputTokenBudget = (limit: number): OutputTokenBudget => {
    */
   const pushLarge = (text: string): BudgetScan => {
     const delta = text.slice(pending.length);
-    const estimate = estimateTokens(text);
+    const estimate = estimateTokens(encoding, text);
     pending = "";
     if (settled + estimate <= limit) {
       settled += estimate;
@@ -87,28 +88,28 @@ export const createOutputTokenBudget = (limit: number): OutputTokenBudget => {
       if (exhausted) return { accepted: "", exhausted: true };
       const text = pending + delta;
       if (text.length > EXACT_COUNT_CHARS) return pushLarge(text);
-      const total = settled + countTokens(text);
+      const total = settled + countTokens(encoding, text);
       // Reaching the limit exactly is not yet exceeding it: the answer may end right there.
       if (total <= limit) {
         let cut = lastSafeCut(text);
         // No clean split in a long run: settle all but its last few tokens, which may still merge.
         // (A run of a few huge tokens, such as whitespace, is cut whole: the cost must stay bounded.)
         if (cut === 0 && text.length > MAX_PENDING)
-          cut = tokenPrefix(text, total - settled - 8).length || text.length;
+          cut = tokenPrefix(encoding, text, total - settled - 8).length || text.length;
         if (cut > 0) {
-          settled += countTokens(text.slice(0, cut));
+          settled += countTokens(encoding, text.slice(0, cut));
           pending = text.slice(cut);
         } else pending = text;
         return { accepted: delta, exhausted: false };
       }
       exhausted = true;
       // The output the model would have written had it stopped at its limit-th token.
-      const within = tokenPrefix(text, limit - settled);
+      const within = tokenPrefix(encoding, text, limit - settled);
       const accepted = within.length > pending.length ? within.slice(pending.length) : "";
       settled = limit;
       pending = "";
       return { accepted, exhausted: true };
     },
-    used: () => settled + (pending === "" ? 0 : estimateTokens(pending)),
+    used: () => settled + (pending === "" ? 0 : estimateTokens(encoding, pending)),
   };
 };

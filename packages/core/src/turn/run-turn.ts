@@ -9,6 +9,7 @@ import { flattenBatches } from "../ports/backend-stream.js";
 import { type Clock, systemClock } from "../ports/clock.js";
 import type { IdGenerator } from "../ports/id-generator.js";
 import type { TextBackend } from "../ports/text-backend.js";
+import type { TokenEncoding } from "../ports/token-encoding.js";
 import { createArgumentsValidator, type SchemaCache } from "../tools/index.js";
 import { createCallGate } from "./call-gate.js";
 import { chooseToolMode, correctiveRequest, renderForMode } from "./native-turn.js";
@@ -21,6 +22,8 @@ export interface TurnDeps {
   readonly backend: TextBackend;
   readonly ids: IdGenerator;
   readonly clock?: Clock | undefined;
+  /** The tokenizer for output token limits (`maxOutputTokens`). */
+  readonly tokens: TokenEncoding;
   /** Compiled tool schemas shared across turns (an app-wide cache); per turn if absent. */
   readonly schemas?: SchemaCache | undefined;
 }
@@ -70,6 +73,7 @@ export const runTurn = (deps: TurnDeps, input: TurnInput): TurnHandle => {
   const attemptContext: AttemptContext = {
     backend: deps.backend,
     clock,
+    tokens: deps.tokens,
     request,
     settings,
     signal,

@@ -9,6 +9,7 @@ import { createOutputTokenBudget } from "../output/output-token-budget.js";
 import type { ArgumentsValidator } from "../parser/parser-types.js";
 import type { Clock } from "../ports/clock.js";
 import type { BackendBatch, BackendRequest, TextBackend } from "../ports/text-backend.js";
+import type { TokenEncoding } from "../ports/token-encoding.js";
 import type { AttemptOutcome } from "./attempt-outcome.js";
 import type { CallGate } from "./call-gate.js";
 import { createEventReader } from "./native-turn.js";
@@ -22,6 +23,7 @@ export type { AttemptOutcome };
 export interface AttemptContext {
   readonly backend: TextBackend;
   readonly clock: Clock;
+  readonly tokens: TokenEncoding;
   readonly request: TurnRequest;
   readonly settings: TurnSettings;
   readonly signal: AbortSignal;
@@ -72,7 +74,7 @@ export async function* runAttempt(
   const budget =
     ctx.request.maxOutputTokens === undefined
       ? undefined
-      : createOutputTokenBudget(ctx.request.maxOutputTokens);
+      : createOutputTokenBudget(ctx.request.maxOutputTokens, ctx.tokens);
   const guard = createOutputGuard({
     stopSequences: ctx.request.stopSequences,
     holdCalls: budget !== undefined,

@@ -8,7 +8,7 @@ import {
   type ToolSpec,
   type TurnRequest,
 } from "../../src/index.js";
-import { createScriptedBackend, type Script } from "../../src/testing/index.js";
+import { createScriptedBackend, o200kEncoding, type Script } from "../../src/testing/index.js";
 import { policyOf } from "../support/tool-policy.js";
 
 const weatherTool: ToolSpec = {
@@ -22,7 +22,7 @@ const block = (args: object) =>
 const run = async (script: Script, limits: Pick<TurnRequest, "stopSequences" | "maxOutputTokens">) => {
   const backend = createScriptedBackend(script);
   const handle = runTurn(
-    { backend, ids: createCountingIdGenerator() },
+    { backend, ids: createCountingIdGenerator(), tokens: o200kEncoding },
     {
       request: {
         model: "m",
@@ -78,7 +78,7 @@ describe("output token limit in a turn", () => {
       maxOutputTokens: 4,
     });
     expect(text(events)).toBe("one two three four");
-    expect(countTokens(text(events))).toBe(4);
+    expect(countTokens(o200kEncoding, text(events))).toBe(4);
     expect(finishOf(events)).toEqual([{ reason: "length", raw: "max_output_tokens" }]);
     expect(backend.aborts()).toBe(1);
   });
@@ -91,7 +91,7 @@ describe("output token limit in a turn", () => {
 
   it("a call cut by the limit is never emitted, not even its start", async () => {
     const full = `Let me check. ${block({ city: "Paris, the capital of France, on the Seine" })}`;
-    const limit = countTokens(full) - 3;
+    const limit = countTokens(o200kEncoding, full) - 3;
     const { events } = await run([{ chunks: full.match(/.{1,5}/g)! }], { maxOutputTokens: limit });
     expect(text(events)).toBe("Let me check. ");
     expect(callEvents(events)).toEqual([]);

@@ -2,6 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { createOutputTokenBudget } from "../../src/output/output-token-budget.js";
 import { createStopSequenceMatcher } from "../../src/output/stop-sequences.js";
+import { o200kEncoding } from "../../src/testing/index.js";
 import { countTokens } from "../../src/tokens/token-counter.js";
 
 const SEED = 20261122;
@@ -101,10 +102,10 @@ describe("output token budget, split anywhere", () => {
   it("counts incrementally exactly what o200k_base counts for the whole text", () => {
     fc.assert(
       fc.property(text, cuts, (t, at) => {
-        const budget = createOutputTokenBudget(1_000_000);
+        const budget = createOutputTokenBudget(1_000_000, o200kEncoding);
         for (const chunk of splitAt(t, at))
           expect(budget.push(chunk)).toEqual({ accepted: chunk, exhausted: false });
-        expect(budget.used()).toBe(countTokens(t));
+        expect(budget.used()).toBe(countTokens(o200kEncoding, t));
       }),
       { seed: SEED, numRuns: 1000 },
     );
@@ -113,7 +114,7 @@ describe("output token budget, split anywhere", () => {
   it("accepts a prefix within the limit and stops at it, however the text is split", () => {
     fc.assert(
       fc.property(text, fc.integer({ min: 1, max: 40 }), cuts, (t, limit, at) => {
-        const budget = createOutputTokenBudget(limit);
+        const budget = createOutputTokenBudget(limit, o200kEncoding);
         let accepted = "";
         let exhausted = false;
         for (const chunk of splitAt(t, at)) {
@@ -125,18 +126,18 @@ describe("output token budget, split anywhere", () => {
           }
         }
         expect(t.startsWith(accepted)).toBe(true);
-        expect(countTokens(accepted)).toBeLessThanOrEqual(limit);
+        expect(countTokens(o200kEncoding, accepted)).toBeLessThanOrEqual(limit);
         if (!exhausted) {
           expect(accepted).toBe(t);
-          expect(countTokens(t)).toBeLessThanOrEqual(limit);
-        } else expect(countTokens(t)).toBeGreaterThan(limit);
+          expect(countTokens(o200kEncoding, t)).toBeLessThanOrEqual(limit);
+        } else expect(countTokens(o200kEncoding, t)).toBeGreaterThan(limit);
       }),
       { seed: SEED, numRuns: 1000 },
     );
   });
 
   it("cuts one long delta at the token limit", () => {
-    const budget = createOutputTokenBudget(5);
+    const budget = createOutputTokenBudget(5, o200kEncoding);
     const scan = budget.push("one two three four five six seven eight");
     expect(scan).toEqual({ accepted: "one two three four five", exhausted: true });
     expect(budget.push(" nine")).toEqual({ accepted: "", exhausted: true });
@@ -144,36 +145,36 @@ describe("output token budget, split anywhere", () => {
 
   it("counts base64 (letters and digits) exactly, streamed in small deltas", () => {
     const blob = "Qm9vaW5nIGZvciB0aGUgZ2F0ZXdheQ==".repeat(600);
-    const budget = createOutputTokenBudget(1_000_000);
+    const budget = createOutputTokenBudget(1_000_000, o200kEncoding);
     for (let i = 0; i < blob.length; i += 7) budget.push(blob.slice(i, i + 7));
-    expect(budget.used()).toBe(countTokens(blob));
+    expect(budget.used()).toBe(countTokens(o200kEncoding, blob));
   });
 
   it("settles a long run without split points in bounded pieces, quickly and within a few percent", () => {
     const run = "abcdefghijklmnopqrstuvwxyz".repeat(400);
-    const budget = createOutputTokenBudget(1_000_000);
+    const budget = createOutputTokenBudget(1_000_000, o200kEncoding);
     const started = performance.now();
     for (let i = 0; i < run.length; i += 7) budget.push(run.slice(i, i + 7));
     const elapsed = performance.now() - started;
-    const exact = countTokens(run);
+    const exact = countTokens(o200kEncoding, run);
     expect(Math.abs(budget.used() - exact) / exact).toBeLessThan(0.05);
     expect(elapsed).toBeLessThan(1_000);
   });
 
   it("counts text that spells a special token as plain text", () => {
-    const budget = createOutputTokenBudget(1_000);
+    const budget = createOutputTokenBudget(1_000, o200kEncoding);
     expect(budget.push("say <|endoftext|> and ")).toEqual({
       accepted: "say <|endoftext|> and ",
       exhausted: false,
     });
     expect(budget.push("<|im_start|>")).toEqual({ accepted: "<|im_start|>", exhausted: false });
-    expect(budget.used()).toBe(countTokens("say <|endoftext|> and <|im_start|>"));
+    expect(budget.used()).toBe(countTokens(o200kEncoding, "say <|endoftext|> and <|im_start|>"));
   });
 });
 
 describe("output token budget, pathological runs", () => {
   it("a long whitespace run streamed in small deltas stays cheap", () => {
-    const budget = createOutputTokenBudget(1_000_000);
+    const budget = createOutputTokenBudget(1_000_000, o200kEncoding);
     const started = performance.now();
     for (let i = 0; i < 20_000; i++) budget.push("     ");
     expect(performance.now() - started).toBeLessThan(2_000);

@@ -14,7 +14,12 @@ import {
 } from "../../src/index.js";
 import type { ParserEvent } from "../../src/parser/parser-types.js";
 import { backendStream } from "../../src/ports/backend-stream.js";
-import { createScriptedBackend, type Script, type ScriptedToolCall } from "../../src/testing/index.js";
+import {
+  createScriptedBackend,
+  o200kEncoding,
+  type Script,
+  type ScriptedToolCall,
+} from "../../src/testing/index.js";
 import { createNativeCallReader } from "../../src/turn/native-calls.js";
 import { policyOf } from "../support/tool-policy.js";
 
@@ -53,7 +58,7 @@ const run = async (
 ) => {
   const backend = createScriptedBackend(script, { nativeTools: options.nativeTools ?? true });
   const handle = runTurn(
-    { backend, ids: createCountingIdGenerator() },
+    { backend, ids: createCountingIdGenerator(), tokens: o200kEncoding },
     {
       request: { model: "m", items: options.items ?? [ask] },
       tools,
@@ -250,7 +255,7 @@ describe("native calls through the gate", () => {
         }
       });
     const handle = runTurn(
-      { backend, ids: createCountingIdGenerator() },
+      { backend, ids: createCountingIdGenerator(), tokens: o200kEncoding },
       {
         request: { model: "m", items: [ask] },
         tools: policy(),

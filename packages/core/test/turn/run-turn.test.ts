@@ -9,7 +9,7 @@ import {
   type ToolSpec,
   type TurnSettings,
 } from "../../src/index.js";
-import { createScriptedBackend, type Script } from "../../src/testing/index.js";
+import { createScriptedBackend, o200kEncoding, type Script } from "../../src/testing/index.js";
 import { policyOf } from "../support/tool-policy.js";
 
 const weatherTool: ToolSpec = {
@@ -28,7 +28,7 @@ const call = (name: string, args: string) =>
 const run = async (script: Script, tools: ToolPolicy, settings: Partial<TurnSettings> = {}) => {
   const backend = createScriptedBackend(script);
   const handle = runTurn(
-    { backend, ids: createCountingIdGenerator() },
+    { backend, ids: createCountingIdGenerator(), tokens: o200kEncoding },
     {
       request: {
         model: "m",
@@ -224,7 +224,7 @@ describe("runTurn", () => {
   it("renders history, tool results and the manifest for the backend", async () => {
     const backend = createScriptedBackend([{ chunks: ["ok"] }]);
     const handle = runTurn(
-      { backend, ids: createCountingIdGenerator() },
+      { backend, ids: createCountingIdGenerator(), tokens: o200kEncoding },
       {
         request: {
           model: "m",

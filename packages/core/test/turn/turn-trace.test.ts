@@ -7,7 +7,7 @@ import {
   type ToolSpec,
   type TurnTrace,
 } from "../../src/index.js";
-import { createScriptedBackend } from "../../src/testing/index.js";
+import { createScriptedBackend, o200kEncoding } from "../../src/testing/index.js";
 import { policyOf } from "../support/tool-policy.js";
 
 const strictWeather: ToolSpec = {
@@ -53,7 +53,7 @@ describe("the turn trace (request inspector hook)", () => {
     ]);
     const { trace, seen, raw, batches } = recordingTrace();
     const handle = runTurn(
-      { backend, ids: createCountingIdGenerator() },
+      { backend, ids: createCountingIdGenerator(), tokens: o200kEncoding },
       {
         request: {
           model: "m",

@@ -5,7 +5,7 @@ import {
   type TurnSummary,
   wrapBackend,
 } from "@proxy/core";
-import { createScriptedBackend, type Script, type ScriptedBackend } from "@proxy/core/testing";
+import { createScriptedBackend, o200kEncoding, type Script, type ScriptedBackend } from "@proxy/core/testing";
 import { Hono } from "hono";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { type HttpError, toHttpError } from "../http-error.js";
@@ -122,6 +122,7 @@ export const describeSurfaceContract = (surface: SurfaceUnderTest): void => {
       "/v1",
       surface.createApp({
         backend: wrap(backend),
+        tokens: o200kEncoding,
         observer: { onTurnEnd: (s) => summaries.push(s) },
         ...deps,
         settings: { ...SETTINGS, ...deps.settings },
