@@ -38,8 +38,8 @@ class JsonBlockReader implements OpenBlock {
   /** Whether the named tool's arguments stream (decided once, when the name is known). */
   private streams: boolean | undefined;
   private readonly run = createStringRun();
-  /** The argument text is a slice of `raw` (see `mirrorArguments`). */
-  private argumentsMirrored = false;
+  /** Whether the arguments are known to be a slice of `raw` or not (see `mirrorArguments`). */
+  private argumentsChecked = false;
 
   constructor(ctx: BlockContext) {
     this.ctx = ctx;
@@ -64,9 +64,12 @@ class JsonBlockReader implements OpenBlock {
    */
   private mirrorArguments(at: number): void {
     const text = this.tokens.objectArgumentsText();
-    if (text === undefined) return;
-    text.mirror(this.raw, at);
-    this.argumentsMirrored = true;
+    // Arguments written as a string (decoded text) are never a slice: no need to look again.
+    if (text === undefined) this.argumentsChecked = this.tokens.argumentsText() !== undefined;
+    else {
+      text.mirror(this.raw, at);
+      this.argumentsChecked = true;
+    }
   }
 
   /** Streams whatever became committed, once the name is known to be a soft tool. */
@@ -125,7 +128,7 @@ class JsonBlockReader implements OpenBlock {
         }
       }
       if (!tokens.failed()) tokens.token(s[i] as string, c);
-      if (c === 123 && !this.argumentsMirrored) this.mirrorArguments(this.raw.length + i - start);
+      if (c === 123 && !this.argumentsChecked) this.mirrorArguments(this.raw.length + i - start);
     }
     this.raw.append(start === 0 && i === s.length ? s : s.slice(start, i));
     this.pump();
