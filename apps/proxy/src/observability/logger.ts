@@ -1,11 +1,17 @@
 import { type Logger, pino } from "pino";
 
-/** Structured JSON logs; human-readable when attached to a terminal. Keys are never logged. */
+/**
+ * Structured JSON logs; human-readable when attached to a terminal. Keys are never logged.
+ * Lines go to stdout asynchronously: while one write is in flight the next lines gather and leave
+ * in one write (one syscall per line cost ~5 % of a small request's CPU). pino flushes what is
+ * left synchronously when the process exits, so the shutdown's last lines are not lost.
+ */
 export const createLogger = (
   level: string,
   options: { readonly pretty?: boolean; readonly requestId?: () => string | undefined } = {},
-): Logger =>
-  pino({
+): Logger => {
+  const pretty = options.pretty ?? Boolean(process.stdout.isTTY);
+  const settings = {
     level,
     base: { service: "proxy-gateway" },
     // Lines logged while a request is being handled carry its id (AsyncLocalStorage scope).
@@ -17,9 +23,13 @@ export const createLogger = (
       paths: ["req.headers.authorization", "headers.authorization", "apiKeys", "adminKey", "otelHeaders"],
       censor: "[redacted]",
     },
-    ...((options.pretty ?? Boolean(process.stdout.isTTY))
-      ? { transport: { target: "pino-pretty", options: { colorize: true, singleLine: true } } }
-      : {}),
-  });
+  };
+  return pretty
+    ? pino({
+        ...settings,
+        transport: { target: "pino-pretty", options: { colorize: true, singleLine: true } },
+      })
+    : pino(settings, pino.destination({ dest: 1, sync: false }));
+};
 
 export type { Logger };
