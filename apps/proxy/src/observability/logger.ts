@@ -2,9 +2,9 @@ import { type Logger, pino } from "pino";
 
 /**
  * Structured JSON logs; human-readable when attached to a terminal. Keys are never logged.
- * Lines go to stdout asynchronously: while one write is in flight the next lines gather and leave
- * in one write (one syscall per line cost ~5 % of a small request's CPU). pino flushes what is
- * left synchronously when the process exits, so the shutdown's last lines are not lost.
+ * Lines go to stdout asynchronously: a slow reader of the pipe no longer holds the event loop in
+ * a blocking write, and under load the lines that come while a write is in flight leave in one.
+ * pino flushes what is left synchronously when the process exits: no line is lost at shutdown.
  */
 export const createLogger = (
   level: string,
