@@ -31,7 +31,8 @@ export const routeReporter =
     if (store) store.route = route;
   };
 
-const isEventStream = (res: Response): boolean =>
+/** The answer is an event stream: its first byte and its end come after the handler returned. */
+export const isEventStream = (res: Response): boolean =>
   res.headers.get("content-type")?.startsWith("text/event-stream") === true;
 
 /**
