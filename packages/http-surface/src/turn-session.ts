@@ -1,57 +1,30 @@
 import {
   type AssistantBatch,
   type AssistantEvent,
-  createTelemetry,
-  type FinishReason,
-  flattenBatches,
-  GatewayError,
+  type GatewayError,
   inlineRemoteImages,
-  resolveOutputMode,
-  resolveToolMode,
   runTurn,
   type ToolPolicy,
   type TurnRequest,
   type TurnSettings,
-  type TurnSummary,
   type TurnTelemetry,
   toGatewayError,
 } from "@proxy/core";
 import type { Context } from "hono";
-import { callerOwner, requestCaller } from "./caller.js";
-import {
-  type ErrorBodyShaper,
-  type ErrorStatusOverride,
-  errorResponse,
-  httpStatusFor,
-  namingInput,
-} from "./http-error.js";
-import { SSE_HEADERS } from "./sse-body.js";
-import { createSseStream, type SseSink } from "./sse-sink.js";
+import { acceptOrRefuse, readFirstBatch } from "./accept-turn.js";
+import { callerOwner } from "./caller.js";
+import { errorResponse, namingInput } from "./http-error.js";
+import { resolveRequestSettings } from "./request-settings.js";
+import type { SseSink } from "./sse-sink.js";
 import type { SurfaceDeps } from "./surface-deps.js";
-import { terminatedBatches } from "./terminated-turn.js";
-import { setModeHeaders } from "./turn-headers.js";
+import type { SurfaceProfile } from "./surface-profile.js";
+import { createTurnAbort } from "./turn-abort.js";
+import { createTurnReport } from "./turn-report.js";
+import { streamTurnAnswer, writeStallDelay } from "./turn-stream.js";
 
 export type { SseSink } from "./sse-sink.js";
+export { SSE_COMMENT_KEEP_ALIVE, type SurfaceProfile } from "./surface-profile.js";
 export { unfinishedTurn } from "./terminated-turn.js";
-
-/** What makes one surface's session differ from another's. */
-export interface SurfaceProfile {
-  /** The surface's name in turn summaries, logs and metrics (`chat`, `responses`, …). */
-  readonly api: string;
-  /** The surface's error body, for HTTP errors and its streams' terminal error. */
-  readonly errorBody: ErrorBodyShaper;
-  /** The surface's status where it differs from the kit's table (optional). */
-  readonly errorStatus?: ErrorStatusOverride | undefined;
-  /** Written to a stream after `keepAliveMs` of silence; undefined = the surface sends none. */
-  readonly keepAliveFrame: string | undefined;
-  /** The surface reports the output and stop-after-tools modes in response headers. */
-  readonly modeHeaders?: boolean | undefined;
-  /** The surface's conversation field (`messages`, `input`, `contents`): named when a backend finds the input too long. */
-  readonly inputParam?: string | undefined;
-}
-
-/** The OpenAI surfaces' keep-alive: an SSE comment every SSE parser skips. */
-export const SSE_COMMENT_KEEP_ALIVE = ": ping\n\n";
 
 export interface TurnStart {
   readonly request: TurnRequest;
@@ -105,23 +78,11 @@ export interface TurnSession {
 }
 
 /**
- * Closes the socket under a Node server (`@hono/node-server` puts the response in `c.env.outgoing`).
- * Elsewhere the caller errors the body instead, which the runtime turns into a dropped connection.
- */
-const dropConnection = (c: Context): boolean => {
-  const outgoing = (c.env as { outgoing?: { destroy?: () => void } } | undefined)?.outgoing;
-  if (typeof outgoing?.destroy !== "function") return false;
-  outgoing.destroy();
-  return true;
-};
-
-const EMPTY_TELEMETRY = (): TurnTelemetry => createTelemetry([]);
-
-/**
- * One object per request between an HTTP surface and `runTurn`: it resolves the output mode, owns
- * the request's single AbortController, tells "accepted" from "refused before the first byte" the
- * same way for every surface, guarantees exactly one terminal event, writes keep-alives in the
- * surface's form, and reports one frozen turn summary exactly once.
+ * One object per request between an HTTP surface and `runTurn`: it resolves the output mode
+ * (request-settings.ts), owns the request's single AbortController (turn-abort.ts), tells "accepted"
+ * from "refused before the first byte" the same way for every surface (accept-turn.ts), guarantees
+ * exactly one terminal event, writes keep-alives in the surface's form (turn-stream.ts), and reports
+ * one frozen turn summary exactly once (turn-report.ts).
  */
 export const openTurnSession = (
   c: Context,
@@ -136,185 +97,88 @@ export const openTurnSession = (
   } = {},
 ): TurnSession => {
   const arrivedAt = deps.clock.now();
-  const outputHeader = c.req.header("x-proxy-output-mode");
-  const toolMode = resolveToolMode(c.req.header("x-proxy-tool-mode"), deps.settings.toolMode);
-  /** The one place a request's modes are decided: header, then the model's route, then the default. */
-  const settingsFor = (model: string | undefined): TurnSettings => {
-    const route = model === undefined ? undefined : deps.routeSettings?.(model);
-    const outputMode = resolveOutputMode(outputHeader, route?.outputMode ?? deps.settings.outputMode);
-    const resolved: TurnSettings = { ...deps.settings, outputMode, toolMode };
-    if (profile.modeHeaders === true) setModeHeaders(c, resolved);
-    return resolved;
-  };
-  let settings = settingsFor(undefined);
-  let settledModel: string | undefined;
-  const controller = new AbortController();
-  let clientGone = false;
-  const abort = () => {
-    clientGone = true;
-    controller.abort();
-  };
-  const clientSignal = options.signal ?? c.req.raw.signal;
-  if (clientSignal.aborted) abort();
-  else clientSignal.addEventListener("abort", abort, { once: true });
-
-  let model = "";
-  let stream = false;
-  let telemetry = EMPTY_TELEMETRY;
-  let finish: FinishReason | undefined;
-  let error: GatewayError | undefined;
-  let ttfbMs: number | undefined;
-  let decodedMs: number | undefined;
-  let acceptedMs: number | undefined;
-  let reported = false;
-  const trace = deps.trace?.(c);
-  let stalled = false;
-  const deadlineAt = settings.requestTimeoutMs > 0 ? arrivedAt + settings.requestTimeoutMs : 0;
-  /** How long a blocked write may wait: the write timeout, cut short by the request deadline. */
-  const stallDelay = (): number | undefined => {
-    const write = deps.writeTimeoutMs > 0 ? deps.writeTimeoutMs : Number.POSITIVE_INFINITY;
-    const deadline = deadlineAt > 0 ? Math.max(0, deadlineAt - deps.clock.now()) : Number.POSITIVE_INFINITY;
-    const ms = Math.min(write, deadline);
-    return Number.isFinite(ms) ? ms : undefined;
-  };
-
-  const markFirstByte = () => {
-    ttfbMs ??= deps.clock.now() - arrivedAt;
-  };
-  const report = () => {
-    if (reported) return;
-    reported = true;
-    clientSignal.removeEventListener("abort", abort);
-    if (clientGone && !stalled) error = new GatewayError("cancelled", "The client closed the connection.");
-    const summary: TurnSummary = Object.freeze({
-      api: profile.api,
-      model,
-      stream,
-      outputMode: settings.outputMode,
-      telemetry: Object.freeze(telemetry()),
-      finish: error === undefined ? finish : undefined,
-      error,
-      ttfbMs,
-      caller: requestCaller(c),
-      timings: { arrivedAt, decodedMs, acceptedMs, endedMs: deps.clock.now() - arrivedAt },
-    });
-    deps.observer?.onTurnEnd(summary);
-    if (trace !== undefined) {
-      if (error !== undefined) trace.onTurnError(error, profile.errorBody(error, httpStatusFor(error)));
-      trace.onTurnEnd(summary);
-    }
-  };
-
-  /** The session's error once the turn ends: an `error` event's, unless one was recorded first. */
-  const watcher = {
-    ended(event: AssistantEvent): GatewayError | undefined {
-      if (event.type === "finish") finish = event.finish.reason;
-      else if (event.type === "error") error ??= event.error;
-      return error;
-    },
+  const settings = resolveRequestSettings(c, deps, profile.modeHeaders === true);
+  const abort = createTurnAbort(options.signal ?? c.req.raw.signal);
+  const report = createTurnReport(c, deps, profile, arrivedAt);
+  const end = () => {
+    if (report.reported()) return;
+    abort.detach();
+    report.report(settings.current().outputMode, abort.cancelledByClient());
   };
 
   const session: TurnSession = {
     get settings() {
-      return settings;
+      return settings.current();
     },
-    useModel(name) {
-      if (settledModel !== name) {
-        settledModel = name;
-        settings = settingsFor(name);
-      }
-      return settings;
-    },
-    signal: controller.signal,
+    useModel: settings.useModel,
+    signal: abort.signal,
     async start(turn) {
-      model = turn.request.model;
-      decodedMs = deps.clock.now() - arrivedAt;
-      session.useModel(model);
-      stream = turn.stream;
+      report.decoded(turn.request.model, turn.stream);
+      settings.useModel(turn.request.model);
       let request: TurnRequest = { ...turn.request, partition: callerOwner(c) };
       // Remote images are fetched before any backend turn runs; a refused one is a 400 naming it.
       if (deps.media !== undefined) {
         try {
-          request = await inlineRemoteImages(request, deps.media, controller.signal);
+          request = await inlineRemoteImages(request, deps.media, abort.signal);
         } catch (e) {
           return { accepted: false, response: session.fail(e) };
         }
       }
-      const turnSettings = turn.settings ?? settings;
-      trace?.onTurnStart({ api: profile.api, request, tools: turn.tools, stream, settings: turnSettings });
+      const turnSettings = turn.settings ?? settings.current();
+      const { trace } = report;
+      trace?.onTurnStart({
+        api: profile.api,
+        request,
+        tools: turn.tools,
+        stream: turn.stream,
+        settings: turnSettings,
+      });
       const handle = runTurn(
         { backend: deps.backend, ids: deps.ids, clock: deps.clock, schemas: deps.schemas },
-        { request, tools: turn.tools, settings: turnSettings, signal: controller.signal, trace },
+        { request, tools: turn.tools, settings: turnSettings, signal: abort.signal, trace },
       );
-      telemetry = handle.telemetry;
+      report.running(handle.telemetry);
       const iterator = handle.batches[Symbol.asyncIterator]();
       // The backend accepts or refuses the turn before the first byte: a refusal is an HTTP status.
-      const first = await iterator.next().then(
-        (r): AssistantBatch =>
-          r.done === true
-            ? [
-                {
-                  type: "error",
-                  error: new GatewayError("backend_error", "The turn ended before it started."),
-                },
-              ]
-            : r.value,
-        (e: unknown): AssistantBatch => [{ type: "error", error: toGatewayError(e) }],
-      );
-      acceptedMs = deps.clock.now() - arrivedAt;
-      const head = first[0];
-      if (head?.type === "error") {
-        await iterator.return?.();
-        return { accepted: false, response: session.fail(head.error) };
-      }
-      const rest = head?.type === "stream-start" ? first.slice(1) : first;
+      const first = await readFirstBatch(iterator);
+      report.accepted();
       const cap = (turn.heldWhole ?? !turn.stream) ? deps.maxAnswerChars : Number.POSITIVE_INFINITY;
-      const batches = {
-        [Symbol.asyncIterator]: () => terminatedBatches(iterator, rest, watcher, cap),
-      };
-      return { accepted: true, batches, events: flattenBatches(batches) };
+      const acceptance = await acceptOrRefuse(iterator, first, report.watcher, cap);
+      return acceptance.accepted ? acceptance : { accepted: false, response: session.fail(acceptance.error) };
     },
     fail(failure) {
-      error = namingInput(toGatewayError(failure), profile.inputParam);
-      markFirstByte();
-      report();
+      const error = namingInput(toGatewayError(failure), profile.inputParam);
+      report.failed(error);
+      report.firstByte();
+      end();
       return errorResponse(c, error, profile.errorBody, profile.errorStatus);
     },
     json(body) {
-      markFirstByte();
-      report();
+      report.firstByte();
+      end();
       return c.json(body as object);
     },
     stream(write) {
-      const sse = createSseStream({
-        onCancel: abort,
-        onStall: (body) => {
-          // The client stopped reading: drop it, free the backend slot, interrupt the backend turn.
-          error = new GatewayError("timeout", "The client stopped reading the stream.");
-          stalled = true;
-          controller.abort();
-          if (dropConnection(c)) body.detach();
-          else body.abort(error);
+      const { requestTimeoutMs } = deps.settings;
+      const deadlineAt = requestTimeoutMs > 0 ? arrivedAt + requestTimeoutMs : 0;
+      return streamTurnAnswer(
+        c,
+        {
+          abort,
+          keepAliveFrame: profile.keepAliveFrame,
+          keepAliveMs: deps.keepAliveMs,
+          stallDelay: writeStallDelay(deps.writeTimeoutMs, deadlineAt, deps.clock),
+          onWrite: report.firstByte,
+          onStall: report.failed,
+          onError: report.recordError,
+          onEnd: end,
         },
-        stallDelay,
-        onWrite: markFirstByte,
-        signal: controller.signal,
-        keepAliveFrame: profile.keepAliveFrame,
-        keepAliveMs: deps.keepAliveMs,
-      });
-      void write(sse.sink)
-        .catch((e: unknown) => session.recordError(toGatewayError(e)))
-        .finally(() => {
-          sse.close();
-          report();
-        });
-      return c.body(sse.body.readable, 200, SSE_HEADERS);
+        write,
+      );
     },
-    recordError(failure) {
-      error ??= failure;
-    },
-    cancelled: () => clientGone,
-    telemetry: () => telemetry(),
+    recordError: report.recordError,
+    cancelled: abort.isClientGone,
+    telemetry: report.telemetry,
   };
   return session;
 };

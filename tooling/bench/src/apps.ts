@@ -4,16 +4,12 @@ import { createApp, createLogger, createMetrics, type GatewayBackend } from "@pr
 import { type Context, Hono } from "hono";
 import { streamSSE } from "hono/streaming";
 import type { BaselinePayload } from "./child/protocol.js";
-import { SCRIPTS } from "./scenarios.js";
+import { GATEWAY_UNDER_TEST, scriptFor } from "./scenarios.js";
 
 /** The two apps under test: the gateway as deployed, and the bare baseline that replays its bytes. */
 
 /** The core's scripted backend, not recording requests (a test double's memory would leak under load). */
-export const scriptedBackend = (): TextBackend =>
-  createScriptedBackend(
-    (request) => SCRIPTS[request.model] ?? (SCRIPTS["bench-text"] as NonNullable<(typeof SCRIPTS)[string]>),
-    { record: false },
-  );
+export const scriptedBackend = (): TextBackend => createScriptedBackend(scriptFor, { record: false });
 
 export const gatewayApp = (backend: GatewayBackend) =>
   createApp({
@@ -22,9 +18,9 @@ export const gatewayApp = (backend: GatewayBackend) =>
     // Silent: the bench measures the request path, not log I/O (documented in docs/benchmarks.md).
     logger: createLogger("silent", { pretty: false }),
     metrics: createMetrics(),
-    apiKeys: [],
-    corsOrigins: [],
-    bodyLimitBytes: 8 * 1024 * 1024,
+    ...GATEWAY_UNDER_TEST,
+    apiKeys: [...GATEWAY_UNDER_TEST.apiKeys],
+    corsOrigins: [...GATEWAY_UNDER_TEST.corsOrigins],
     version: "bench",
   });
 

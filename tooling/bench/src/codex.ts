@@ -18,6 +18,7 @@ import {
   startScriptedModelProvider,
 } from "@proxy/adapter-codex-appserver/testing";
 import { startServerChild } from "./child/protocol.js";
+import { measureColdStart } from "./codex-cold-start.js";
 import { timedPost } from "./http-client.js";
 import { descendantsRss, rssOf } from "./proc.js";
 import { median, quantile, ratio } from "./stats.js";
@@ -32,6 +33,8 @@ export interface CodexOptions {
   readonly fillConcurrency: number;
   /** performance.now() after which filling stops early (the run's time budget); the sample says how far it got. */
   readonly fillDeadline: number;
+  /** Rounds of the split cold start (built gateway, app-server alone, Node alone); 0 or absent skips it. */
+  readonly coldStartReps?: number;
   readonly log: (line: string) => void;
 }
 
@@ -76,12 +79,25 @@ export const runCodexGateway = async (o: CodexOptions) => {
   const env: NodeJS.ProcessEnv = { ...process.env, CODEX_HOME: home.path };
   const scratch = await mkdtemp(join(tmpdir(), "bench-codex-"));
   const command = resolveCodexCommand(undefined, env);
+  // Like for like: the driver's app-server gets the gateway's sealed flags and environment.
+  await mkdir(join(scratch, "empty-path"));
+  const reps = o.coldStartReps ?? 0;
+  if (reps > 0) o.log(`codex: cold start, ${reps} rounds`);
+  const coldStart =
+    reps > 0
+      ? await measureColdStart({ command, env, emptyPath: join(scratch, "empty-path"), reps }).catch(
+          async (e: unknown) => {
+            await provider.close();
+            await home.cleanup();
+            await rm(scratch, { recursive: true, force: true });
+            throw e;
+          },
+        )
+      : undefined;
   let t = performance.now();
   const gateway = await startServerChild("gateway-codex", { env });
   const gatewayColdStartMs = performance.now() - t;
   t = performance.now();
-  // Like for like: the driver's app-server gets the gateway's sealed flags and environment.
-  await mkdir(join(scratch, "empty-path"));
   const direct = await startDirectDriver(
     command,
     sealedEnvironment(env, [], join(scratch, "empty-path")),
@@ -192,6 +208,8 @@ export const runCodexGateway = async (o: CodexOptions) => {
     const last = rss.at(-1);
     return {
       coldStartMs: { gateway: gatewayColdStartMs, direct: directColdStartMs },
+      /** The built gateway's cold start split by stage, against the app-server alone (medians). */
+      coldStart,
       latencyMs: {
         turns: o.latencyTurns,
         gateway: { p50: median(latency.gateway), p90: quantile(latency.gateway, 0.9) },

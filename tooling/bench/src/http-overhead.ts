@@ -8,10 +8,14 @@ export interface HttpCell {
   readonly scenario: string;
   readonly label: string;
   readonly connections: number;
-  readonly runs: { readonly baseline: LoadRun[]; readonly gateway: LoadRun[] };
+  readonly runs: { readonly baseline: LoadRun[]; readonly gateway: LoadRun[]; readonly before?: LoadRun[] };
   /** Medians over the alternating runs. */
   readonly baseline: CellMedians;
   readonly gateway: CellMedians;
+  /** The earlier build's gateway (BENCH_BEFORE_DIR), in the same alternation, when the run had one. */
+  readonly before?: CellMedians | undefined;
+  /** The earlier build's extra CPU per backend delta over the same baseline. */
+  readonly beforeCpuUsPerDelta?: number | undefined;
   readonly rpsRatio: number;
   /** Lowest and highest gateway/baseline req/s ratio over the rep pairs (how noisy the cell was). */
   readonly rpsRatioRange: readonly [number, number];
@@ -35,6 +39,8 @@ export interface CellMedians {
 export interface HttpOverheadOptions {
   readonly baseline: ServerChild;
   readonly gateway: ServerChild;
+  /** An earlier build's gateway: a third side in the alternation (before/after from one run). */
+  readonly before?: ServerChild | undefined;
   readonly scenarios: ReadonlyArray<Scenario>;
   readonly connections: ReadonlyArray<number>;
   readonly seconds: number;
@@ -50,6 +56,12 @@ const medians = (runs: ReadonlyArray<LoadRun>): CellMedians => ({
   cpuUsPerRequest: median(runs.map((r) => r.cpuUsPerRequest)),
   cpuCores: median(runs.map((r) => r.cpuCores)),
 });
+
+/** `xs` rotated left by `n` (the order of round `n`). */
+export const rotate = <T>(xs: ReadonlyArray<T>, n: number): T[] => {
+  const k = n % xs.length;
+  return [...xs.slice(k), ...xs.slice(0, k)];
+};
 
 const pairRange = (gateway: ReadonlyArray<LoadRun>, baseline: ReadonlyArray<LoadRun>): [number, number] => {
   const ratios = gateway.map((g, i) => ratio(g.rps, baseline[i]?.rps ?? Number.NaN));
@@ -96,32 +108,61 @@ export const mirrorScenario = async (baseline: ServerChild, gateway: ServerChild
   };
 };
 
-/** The A/B matrix: per scenario and connection count, warm both, then alternate runs (AB, BA, …). */
+/** The earlier build must answer the workload too (its bytes may differ: only the content is checked). */
+const checkBefore = async (before: ServerChild, scenario: Scenario) => {
+  const answer = await capture(before.url, scenario);
+  if (answer.status !== 200) throw new Error(`${scenario.id}: the before gateway answered ${answer.status}`);
+  checkWorkload(scenario, answer.body);
+  return answer.body.length;
+};
+
+type Side = "baseline" | "gateway" | "before";
+
+/**
+ * The A/B matrix: per scenario and connection count, warm every side, then alternate runs (AB, BA,
+ * …; with an earlier build, the three sides rotate: ABC, BCA, CAB).
+ */
 export const runHttpOverhead = async (o: HttpOverheadOptions) => {
   const cells: HttpCell[] = [];
-  const payloads: Record<string, Awaited<ReturnType<typeof mirrorScenario>>> = {};
+  const payloads: Record<string, Awaited<ReturnType<typeof mirrorScenario>> & { beforeBytes?: number }> = {};
+  const sides: Side[] = o.before ? ["baseline", "gateway", "before"] : ["baseline", "gateway"];
+  const server = (side: Side) => (side === "before" ? o.before : o[side]) as ServerChild;
   for (const scenario of o.scenarios) {
-    payloads[scenario.id] = await mirrorScenario(o.baseline, o.gateway, scenario);
+    payloads[scenario.id] = {
+      ...(await mirrorScenario(o.baseline, o.gateway, scenario)),
+      ...(o.before ? { beforeBytes: await checkBefore(o.before, scenario) } : {}),
+    };
     for (const connections of o.connections) {
       o.log(`http: ${scenario.id} at ${connections} connections`);
-      await runLoad(o.baseline, scenario, connections, o.warmupSeconds);
-      await runLoad(o.gateway, scenario, connections, o.warmupSeconds);
-      const runs = { baseline: [] as LoadRun[], gateway: [] as LoadRun[] };
+      for (const side of sides) await runLoad(server(side), scenario, connections, o.warmupSeconds);
+      const runs: Record<Side, LoadRun[]> = { baseline: [], gateway: [], before: [] };
       for (let rep = 0; rep < o.reps; rep++) {
-        const order = rep % 2 === 0 ? (["baseline", "gateway"] as const) : (["gateway", "baseline"] as const);
-        for (const side of order) runs[side].push(await runLoad(o[side], scenario, connections, o.seconds));
+        // Two sides: A B, B A, …; three: A B C, B C A, C A B, …
+        const order = rotate(sides, rep);
+        for (const side of order)
+          runs[side].push(await runLoad(server(side), scenario, connections, o.seconds));
       }
-      const failed = [...runs.baseline, ...runs.gateway].filter((r) => r.errors > 0 || r.non2xx > 0);
+      const failed = Object.values(runs)
+        .flat()
+        .filter((r) => r.errors > 0 || r.non2xx > 0);
       if (failed.length > 0) o.log(`  warning: ${failed.length} runs had errors or non-2xx answers`);
       const baseline = medians(runs.baseline);
       const gateway = medians(runs.gateway);
+      const before = o.before ? medians(runs.before) : undefined;
       cells.push({
         scenario: scenario.id,
         label: scenario.label,
         connections,
-        runs,
+        runs: o.before ? runs : { baseline: runs.baseline, gateway: runs.gateway },
         baseline,
         gateway,
+        ...(before
+          ? {
+              before,
+              beforeCpuUsPerDelta:
+                (before.cpuUsPerRequest - baseline.cpuUsPerRequest) / scenario.backendDeltas,
+            }
+          : {}),
         rpsRatio: ratio(gateway.rps, baseline.rps),
         rpsRatioRange: pairRange(runs.gateway, runs.baseline),
         addedP50Ms: gateway.p50Ms - baseline.p50Ms,
@@ -132,7 +173,7 @@ export const runHttpOverhead = async (o: HttpOverheadOptions) => {
       });
       const last = cells.at(-1) as HttpCell;
       o.log(
-        `  rps ${baseline.rps.toFixed(0)} → ${gateway.rps.toFixed(0)} (×${last.rpsRatio.toFixed(3)}), p99 +${last.addedP99Ms.toFixed(2)} ms, cpu/req ${baseline.cpuUsPerRequest.toFixed(0)} → ${gateway.cpuUsPerRequest.toFixed(0)} µs`,
+        `  rps ${baseline.rps.toFixed(0)} → ${gateway.rps.toFixed(0)} (×${last.rpsRatio.toFixed(3)}), p99 +${last.addedP99Ms.toFixed(2)} ms, cpu/req ${baseline.cpuUsPerRequest.toFixed(0)} → ${gateway.cpuUsPerRequest.toFixed(0)} µs${before ? ` (before ${before.cpuUsPerRequest.toFixed(0)} µs, ${before.rps.toFixed(0)} req/s)` : ""}`,
       );
     }
   }

@@ -1,5 +1,6 @@
 import { numericLeaves } from "./parser-result.js";
 import type { ProfileSummary } from "./profile.js";
+import { coldStartSection } from "./report-codex.js";
 import { f, signed, table } from "./report-format.js";
 import type { BenchResults } from "./results.js";
 
@@ -63,8 +64,8 @@ ${table(
 
 ${
   cg
-    ? `Gateway (own process, its app-server below it) vs a minimal direct JSON-RPC driver on its own app-server, same codex binary, sealed app-server flags and environment, CODEX_HOME and scripted Responses provider (7 text deltas per turn). Cold start: gateway ${f(cg.coldStartMs.gateway, 0)} ms (process start, sealed catalog, app-server handshake), direct driver ${f(cg.coldStartMs.direct, 0)} ms (spawn to \`initialize\`).
-
+    ? `Gateway (own process, its app-server below it) vs a minimal direct JSON-RPC driver on its own app-server, same codex binary, sealed app-server flags and environment, CODEX_HOME and scripted Responses provider (7 text deltas per turn). Cold start of the bench's gateway process: ${f(cg.coldStartMs.gateway, 0)} ms (process start, sealed catalog, app-server handshake), direct driver ${f(cg.coldStartMs.direct, 0)} ms (spawn to \`initialize\`).
+${coldStartSection(cg.coldStart)}
 ${table(
   ["per-turn latency (ms)", "p50", "p90"],
   [

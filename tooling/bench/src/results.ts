@@ -1,4 +1,5 @@
 import type { AgentSessionResult } from "./agent-session/agent-report.js";
+import type { BeforeBuild } from "./before.js";
 import type { runCodexGateway } from "./codex.js";
 import type { HttpCell } from "./http-overhead.js";
 import type { PeerConfig, PeerResult } from "./peer/peer-bench.js";
@@ -13,6 +14,8 @@ export interface BenchResults {
   wallSeconds: number;
   readonly command: string;
   readonly config: BenchConfig;
+  /** The earlier build compared in the peer and http sections (BENCH_BEFORE_DIR), when there was one. */
+  readonly before?: BeforeBuild;
   readonly machine: {
     readonly cpuModel: string;
     readonly cores: number;
@@ -51,6 +54,8 @@ export interface BenchConfig {
   readonly codexLatencyTurns: number;
   readonly codexThroughputTurns: number;
   readonly codexFillConcurrency: number;
+  /** Rounds of the split codex cold start (absent in older results). */
+  readonly codexColdStartReps?: number;
   /** Whole-run time budget; the codex fill towards the last RSS sample stops when it runs out. */
   readonly budgetSeconds: number;
 }
@@ -74,6 +79,8 @@ export const configFromEnv = (env: NodeJS.ProcessEnv): BenchConfig => {
     codexLatencyTurns: num("BENCH_CODEX_LATENCY_TURNS", 30, 4),
     codexThroughputTurns: num("BENCH_CODEX_THROUGHPUT_TURNS", 16, 4),
     codexFillConcurrency: num("BENCH_CODEX_FILL_CONCURRENCY", 1, 1),
-    budgetSeconds: num("BENCH_BUDGET_SECONDS", 780, 600),
+    codexColdStartReps: num("BENCH_CODEX_COLD_START_REPS", 3, 1),
+    // An earlier build beside this one adds about 3 minutes to the peer and http sections.
+    budgetSeconds: num("BENCH_BUDGET_SECONDS", env.BENCH_BEFORE_DIR ? 980 : 780, 600),
   };
 };

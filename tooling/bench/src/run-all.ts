@@ -2,6 +2,7 @@
  * `pnpm bench`: every benchmark in one run, then results/latest.json, results/runs/<time>.json,
  * the SVG plots under results/, and docs/benchmarks.md. Knobs: BENCH_* (see results.ts);
  * BENCH_ONLY=peer,agent-session,http,ttfb,profile,memory,parser,codex-adapter,codex-gateway runs a subset.
+ * BENCH_BEFORE_DIR=<an earlier checkout, built>: the peer and http sections run that build beside this one.
  */
 import { fork, spawn } from "node:child_process";
 import { mkdir, mkdtemp, readFile, writeFile } from "node:fs/promises";
@@ -10,6 +11,7 @@ import { extname, join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import type { AgentSessionResult } from "./agent-session/agent-report.js";
+import { beforeFromEnv } from "./before.js";
 import { type ServerChild, startServerChild } from "./child/protocol.js";
 import { runAdapterTurnBench, runCodexGateway } from "./codex.js";
 import { runHttpOverhead } from "./http-overhead.js";
@@ -80,12 +82,15 @@ const runAgentSession = (args: ReadonlyArray<string>, env: Record<string, string
 const main = async () => {
   const started = performance.now();
   const config = configFromEnv(process.env);
+  const before = beforeFromEnv(process.env);
+  if (before) log(`before: ${before.dir} at ${before.commit}`);
   const results: BenchResults = {
     version: 1,
     startedAt: new Date().toISOString(),
     wallSeconds: 0,
     command: "pnpm bench",
     config,
+    ...(before ? { before } : {}),
     machine: {
       cpuModel: cpus()[0]?.model ?? "unknown",
       cores: cpus().length,
@@ -107,20 +112,28 @@ const main = async () => {
     await section(results, "peer", async () => {
       const peerConfig = peerConfigFromEnv(process.env);
       const workDir = await mkdtemp(join(tmpdir(), "bench-peer-"));
-      results.peer = { ...(await runPeerBench(peerConfig, workDir, log)), config: peerConfig };
+      results.peer = { ...(await runPeerBench(peerConfig, workDir, log, before)), config: peerConfig };
     });
     const [baseline, gateway] = await Promise.all([server("baseline"), server("gateway")]);
     await section(results, "http", async () => {
-      results.http = await runHttpOverhead({
-        baseline,
-        gateway,
-        scenarios: HTTP_SCENARIOS,
-        connections: config.connections,
-        seconds: config.seconds,
-        warmupSeconds: config.warmupSeconds,
-        reps: config.reps,
-        log,
-      });
+      const earlier = before
+        ? await server("gateway-before", { env: { ...process.env, BENCH_BEFORE_DIR: before.dir } })
+        : undefined;
+      try {
+        results.http = await runHttpOverhead({
+          baseline,
+          gateway,
+          before: earlier,
+          scenarios: HTTP_SCENARIOS,
+          connections: config.connections,
+          seconds: config.seconds,
+          warmupSeconds: config.warmupSeconds,
+          reps: config.reps,
+          log,
+        });
+      } finally {
+        await earlier?.close();
+      }
     });
     await section(results, "ttfb", async () => {
       const streaming = HTTP_SCENARIOS.filter((s) => s.stream && s.id.endsWith("text"));
@@ -176,6 +189,7 @@ const main = async () => {
           concurrency: [1, 4, 16],
           rssAfter: config.codexRssAfter,
           fillConcurrency: config.codexFillConcurrency,
+          coldStartReps: config.codexColdStartReps ?? 3,
           // Leave time for the last RSS sample, closing the servers and writing the report.
           fillDeadline: started + (config.budgetSeconds - 25) * 1000,
           log,

@@ -56,6 +56,17 @@ export const SCRIPTS: Readonly<Record<string, ScriptedTurn>> = {
   "bench-idle": { chunks: ["Thinking", " …"], hangAfterChunks: 1 },
 };
 
+/** The scripted turn for a request's model (unknown models play the text workload). */
+export const scriptFor = (request: { readonly model: string }): ScriptedTurn =>
+  SCRIPTS[request.model] ?? (SCRIPTS["bench-text"] as ScriptedTurn);
+
+/** How the gateway under test is configured, whichever build it comes from (apps.ts, child/before-gateway.ts). */
+export const GATEWAY_UNDER_TEST = {
+  apiKeys: [],
+  corsOrigins: [],
+  bodyLimitBytes: 8 * 1024 * 1024,
+} as const;
+
 const WEATHER_PARAMETERS = {
   type: "object",
   properties: { city: { type: "string" } },

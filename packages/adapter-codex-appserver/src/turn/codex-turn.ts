@@ -5,12 +5,13 @@ import type { ProcessPool } from "../pool/process-pool.js";
 import type { ThreadSource } from "../pool/warm-threads.js";
 import type { LiveThreads } from "../threads/live-threads.js";
 import { createAsyncQueue } from "./async-queue.js";
-import { type CodexTurnInput, toCodexTurnInput } from "./codex-input.js";
+import { toCodexTurnInput } from "./codex-input.js";
 import { nativeToolNames } from "./native-tools.js";
-import { createTurnControl, type HeldThread, type TurnControl } from "./turn-control.js";
+import { createTurnControl } from "./turn-control.js";
 import { createTurnMapper } from "./turn-mapper.js";
-import { readTurn, type Signal } from "./turn-signals.js";
-import { acquireThread, unlessAborted } from "./turn-thread.js";
+import { queueNotifications, readTurn, type Signal } from "./turn-signals.js";
+import { startTurn } from "./turn-start.js";
+import { acquireThread } from "./turn-thread.js";
 
 export interface TurnContext {
   readonly pool: ProcessPool;
@@ -43,70 +44,6 @@ export interface TurnContext {
    */
   readonly maxPendingNotificationBytes: number;
 }
-
-/** What a parsed notification costs beyond its line: the objects and strings JSON.parse made. */
-const NOTE_OVERHEAD_BYTES = 256;
-
-interface TurnStartResult {
-  readonly turn: { readonly id: string };
-}
-
-/**
- * Starts the request's turn on its thread: on a continued native thread, answers codex's open tool
- * calls with the client's results (codex's turn goes on); otherwise injects the new history items
- * and sends `turn/start`. The turn id, or `undefined` when the request was aborted meanwhile.
- */
-const startTurn = async (
-  ctx: TurnContext,
-  request: BackendRequest,
-  thread: HeldThread,
-  input: CodexTurnInput,
-  control: TurnControl,
-  signal: AbortSignal,
-  setPhase: (phase: string) => void,
-): Promise<string | undefined> => {
-  const { channel, continuation } = thread;
-  const openTurnId = continuation?.thread.openTurnId;
-  if (continuation !== undefined && openTurnId !== undefined) {
-    control.started(openTurnId);
-    for (const { callId, output } of continuation.answers) channel.answer(callId, output);
-    return openTurnId;
-  }
-  const { threadId } = channel;
-  const rpc = thread.proc.connection;
-  setPhase("thread/inject_items");
-  if (input.inject.length > 0)
-    await rpc.request(
-      "thread/inject_items",
-      { threadId, items: input.inject },
-      { signal, timeoutMs: ctx.requestTimeoutMs },
-    );
-  if (signal.aborted) return undefined;
-  setPhase("turn/start");
-  // Not cancelled by the signal: if the client aborts meanwhile, the turn still starts inside
-  // codex and must be interrupted as soon as its id is known.
-  const turnStart = rpc.request<TurnStartResult>(
-    "turn/start",
-    {
-      threadId,
-      input: input.input,
-      ...(request.reasoningEffort ? { effort: request.reasoningEffort } : {}),
-      ...(request.reasoningSummary ? { summary: request.reasoningSummary } : {}),
-      ...(request.outputSchema ? { outputSchema: request.outputSchema } : {}),
-    },
-    { timeoutMs: ctx.requestTimeoutMs },
-  );
-  control.started(undefined, turnStart);
-  turnStart.then(
-    (r) => {
-      control.started(r.turn.id);
-      if (signal.aborted) control.interrupt();
-    },
-    (err: unknown) => ctx.logger.debug({ err, threadId }, "codex turn/start failed"),
-  );
-  const ack = await unlessAborted(turnStart, signal);
-  return ack?.turn.id;
-};
 
 /**
  * One request = one turn on a sealed codex thread. A request that continues a live thread's
@@ -160,20 +97,7 @@ export async function* runCodexTurn(
     if (thread === undefined) return;
     onCleanup(thread.proc.onExit((info) => queue.push({ kind: "exit", info })));
     control.hold(thread);
-    let overflowed = false;
-    thread.channel.attach((method, params, size) => {
-      // A held tool request (size 0) is not counted: codex waits for its answer, it sends no more.
-      if (size === 0) return queue.push({ kind: "note", method, params, bytes: 0 });
-      if (overflowed) return;
-      const bytes = size + NOTE_OVERHEAD_BYTES;
-      if (pending.bytes + bytes <= ctx.maxPendingNotificationBytes) {
-        pending.bytes += bytes;
-        return queue.push({ kind: "note", method, params, bytes });
-      }
-      // The consumer is blocked: the turn is interrupted when it reads the failure or is aborted.
-      overflowed = true;
-      queue.push({ kind: "overflow" });
-    });
+    thread.channel.attach(queueNotifications(queue, pending, ctx.maxPendingNotificationBytes));
     const input = thread.continuation?.turn ?? plan;
     const turnId = await startTurn(ctx, request, thread, input, control, signal, (p) => {
       phase = p;

@@ -1,6 +1,5 @@
 import { type BackendBatch, type BackendEvent, GatewayError } from "@proxy/core";
-import type { ExitInfo } from "../transport/app-server-process.js";
-import { describe } from "../transport/app-server-process.js";
+import { describe, type ExitInfo, type ThreadListener } from "../transport/app-server-process.js";
 import type { AsyncQueue } from "./async-queue.js";
 import { providerAnswered, refusalOf } from "./turn-acceptance.js";
 import type { TurnMapper } from "./turn-mapper.js";
@@ -39,6 +38,35 @@ export interface TurnReading {
   /** Told when `start` went out. */
   readonly onStarted: () => void;
 }
+
+/** What a parsed notification costs beyond its line: the objects and strings JSON.parse made. */
+const NOTE_OVERHEAD_BYTES = 256;
+
+/**
+ * The thread's listener: queues each notification while the turn holds at most `maxBytes` of them
+ * unread (`pending`, which reading lowers); past that, one `overflow` and nothing more. codex's
+ * stdout is shared by every turn of its process and cannot be paused for one.
+ */
+export const queueNotifications = (
+  queue: AsyncQueue<Signal>,
+  pending: { bytes: number },
+  maxBytes: number,
+): ThreadListener => {
+  let overflowed = false;
+  return (method, params, size) => {
+    // A held tool request (size 0) is not counted: codex waits for its answer, it sends no more.
+    if (size === 0) return queue.push({ kind: "note", method, params, bytes: 0 });
+    if (overflowed) return;
+    const bytes = size + NOTE_OVERHEAD_BYTES;
+    if (pending.bytes + bytes <= maxBytes) {
+      pending.bytes += bytes;
+      return queue.push({ kind: "note", method, params, bytes });
+    }
+    // The consumer is blocked: the turn is interrupted when it reads the failure or is aborted.
+    overflowed = true;
+    queue.push({ kind: "overflow" });
+  };
+};
 
 /**
  * Reads one turn's queue into batches: every signal already queued when the consumer pulls is

@@ -1,28 +1,15 @@
-import { GatewayError } from "../errors/gateway-error.js";
 import type { AssistantEvent } from "../events/assistant-event.js";
 import { forcedName, mustCall, offeredTools } from "../model/tool-policy.js";
 import type { ToolPolicy } from "../model/tool-spec.js";
 import type { ParserEvent } from "../parser/parser-types.js";
 import type { IdGenerator } from "../ports/id-generator.js";
+import { type GateResult, NONE, type Violation } from "./gate-result.js";
+import { judgeRejectedCall, type RejectionRules } from "./rejected-call.js";
 import { createSentText } from "./sent-text.js";
 import type { TurnSettings } from "./turn-settings.js";
 import { MAX_TOOL_WARNINGS, type ToolWarning, type TurnCounters } from "./turn-telemetry.js";
 
-export interface GateResult {
-  readonly events: AssistantEvent[];
-  /** Stop the backend turn: nothing more of it will be forwarded. */
-  readonly stop?: boolean;
-  /** The attempt broke tool_choice / strict rules: run a corrective turn or fail. */
-  readonly violation?: Violation;
-  /** The turn cannot end well (part of a call that is now withdrawn reached the client). */
-  readonly failure?: GatewayError;
-}
-
-export interface Violation {
-  readonly kind: "tool_call_validation_failed" | "tool_choice_not_satisfied";
-  /** Says what went wrong, addressed to the model ("it called X, but …"). */
-  readonly message: string;
-}
+export type { GateResult, Violation } from "./gate-result.js";
 
 interface PendingCall {
   readonly name: string;
@@ -37,7 +24,10 @@ interface PendingCall {
   readonly heldDeltas: string[];
 }
 
-const NONE: GateResult = { events: [] };
+/** Keeps the first warnings of a turn (a model that repairs every call would flood the summary). */
+const warn = (telemetry: TurnCounters, warning: ToolWarning): void => {
+  if (telemetry.toolWarnings.length < MAX_TOOL_WARNINGS) telemetry.toolWarnings.push(warning);
+};
 
 /**
  * Applies the turn's tool policy to parser events: tool_choice none/required/forced, the per-turn
@@ -60,16 +50,13 @@ export const createCallGate = (deps: {
   const callRequired = mustCall(policy);
   const forced = forcedName(policy);
   const known = new Set(offeredTools(policy).map((t) => t.name));
+  const rules: RejectionRules = { forced, known };
   const emitted: Array<{ name: string; args: string }> = [];
   const heldText: string[] = [];
   let pending: PendingCall | undefined;
   let swallowNextText = false;
   // Only tool rules call for a corrective attempt: without tools a long answer is not kept.
   const sent = createSentText(known.size > 0 && settings.correctiveRetries > 0);
-
-  const warn = (warning: ToolWarning) => {
-    if (telemetry.toolWarnings.length < MAX_TOOL_WARNINGS) telemetry.toolWarnings.push(warning);
-  };
 
   const capReached = () => cap > 0 && emitted.length >= cap;
 
@@ -145,11 +132,11 @@ export const createCallGate = (deps: {
     telemetry.callsDetected++;
     if (e.repaired) {
       telemetry.repairs++;
-      warn({ tool: call.name, kind: "json-repaired" });
+      warn(telemetry, { tool: call.name, kind: "json-repaired" });
     }
     if (e.schemaWarning !== undefined) {
       telemetry.schemaWarnings++;
-      warn({ tool: call.name, kind: "soft-schema", detail: e.schemaWarning });
+      warn(telemetry, { tool: call.name, kind: "soft-schema", detail: e.schemaWarning });
     }
     // tool_choice none: the model called anyway; a block it may not use is plain text.
     if (policy.choice.type === "none") return forwardText(e.raw);
@@ -177,39 +164,11 @@ export const createCallGate = (deps: {
   };
 
   const onRejected = (e: Extract<ParserEvent, { type: "call-rejected" }>): GateResult => {
-    if (e.index !== undefined && pending !== undefined) {
-      // A started call was cut off or outgrew the block limit: never a call. Unless the client
-      // already has part of it, its raw block follows as ordinary text.
-      const call = pending;
-      pending = undefined;
-      telemetry.parseFailures++;
-      if (!call.forwarded) return NONE;
-      const code = e.reason === "block-too-large" ? "tool_call_too_large" : "tool_call_incomplete";
-      const message = `The model's call to ${call.name} was cut off (${e.detail}); the partial call was not completed.`;
-      return { events: [], failure: new GatewayError("tool_call_validation_failed", message, { code }) };
-    }
-    if (e.strict) {
-      telemetry.strictFailures++;
-      return {
-        events: [],
-        violation: {
-          kind: "tool_call_validation_failed",
-          message: `the call to ${e.name ?? "a function"} was invalid (${e.detail})`,
-        },
-      };
-    }
-    if (e.reason !== "unknown-tool") telemetry.parseFailures++;
-    if (forced !== undefined && e.reason === "unknown-tool" && e.name !== undefined && known.has(e.name)) {
-      swallowNextText = true;
-      return {
-        events: [],
-        violation: {
-          kind: "tool_choice_not_satisfied",
-          message: `it called ${e.name}, but only ${forced} may be called`,
-        },
-      };
-    }
-    return NONE;
+    const open = pending;
+    if (e.index !== undefined) pending = undefined;
+    const verdict = judgeRejectedCall(e, open, rules, telemetry);
+    if (verdict.swallowNextText) swallowNextText = true;
+    return verdict.result;
   };
 
   return {

@@ -41,7 +41,14 @@ const growth = (xs: ReadonlyArray<number>) => {
 const sessions = (run: SessionRun) => run.results.filter((r) => r.session !== "direct");
 
 export const agentSessionGoals = (a: AgentSessionResult | undefined): Goal[] => {
-  if (!a) return [];
+  if (!a)
+    return [
+      {
+        goal: `per-turn codex stdin bytes and gateway CPU flat over a 30-turn session, and TTFT at its last turn — each surface/mode`,
+        measured: "n/a",
+        met: undefined,
+      },
+    ];
   const goals: Goal[] = [];
   for (const s of sessions(a.on)) {
     goals.push({

@@ -37,7 +37,7 @@ export interface MemoryReply {
   readonly activeTurns?: number;
 }
 
-export type ServerMode = "baseline" | "gateway" | "gateway-codex";
+export type ServerMode = "baseline" | "gateway" | "gateway-codex" | "gateway-before";
 
 export interface ServerChild {
   readonly mode: ServerMode;

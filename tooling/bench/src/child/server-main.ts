@@ -2,16 +2,14 @@
  * Entry of a server child process (see protocol.ts). argv[2] is the mode:
  * - `baseline`: a bare Hono + @hono/node-server app replaying the gateway's own response bytes;
  * - `gateway`: the real gateway app over the core's scripted backend (workloads in scenarios.ts);
- * - `gateway-codex`: the real gateway app over the codex app-server backend (CODEX_HOME from env).
+ * - `gateway-codex`: the real gateway app over the codex app-server backend (CODEX_HOME from env);
+ * - `gateway-before`: the gateway app of an earlier build (BENCH_BEFORE_DIR) over its scripted backend.
+ * Each mode imports only what it serves (a before process holds no copy of this checkout's gateway).
  */
 import type { Server } from "node:http";
 import { Session } from "node:inspector/promises";
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
-import { createCodexBackend } from "@proxy/adapter-codex-appserver";
-import { createGatewayBackend, type GatewayBackend } from "@proxy/gateway";
-import type { Hono } from "hono";
-import { baselineApp, gatewayApp, scriptedBackend } from "../apps.js";
 import type { BaselinePayload, ControlMessage, MemoryReply, ServerMode, StatsReply } from "./protocol.js";
 
 const mode = process.argv[2] as ServerMode;
@@ -19,22 +17,34 @@ const mode = process.argv[2] as ServerMode;
 /** One process, one server; all state lives in this closure. */
 const main = async () => {
   let payload: BaselinePayload | undefined; // the baseline's current response, replaced per scenario
-  let gateway: GatewayBackend | undefined;
+  let gateway: { activeTurns(): number } | undefined;
   let closeBackend: () => Promise<void> = async () => {};
 
-  const buildApp = async (): Promise<Hono> => {
+  type App = { fetch: (request: Request) => Response | Promise<Response> };
+  const buildApp = async (): Promise<App> => {
+    if (mode === "gateway-before") {
+      const { beforeGatewayApp } = await import("./before-gateway.js");
+      const before = await beforeGatewayApp(process.env.BENCH_BEFORE_DIR ?? "");
+      if (before.activeTurns) gateway = { activeTurns: before.activeTurns };
+      return before;
+    }
+    const { baselineApp, gatewayApp, scriptedBackend } = await import("../apps.js");
     if (mode === "baseline") return baselineApp(() => payload);
+    const { createGatewayBackend } = await import("@proxy/gateway");
     if (mode === "gateway") {
-      gateway = createGatewayBackend(scriptedBackend());
-      return gatewayApp(gateway);
+      const backend = createGatewayBackend(scriptedBackend());
+      gateway = backend;
+      return gatewayApp(backend);
     }
     // The gateway's own setting, so a run can compare with warm threads off.
+    const { createCodexBackend } = await import("@proxy/adapter-codex-appserver");
     const warm = process.env.PROXY_CODEX_WARM_THREADS;
     const codex = createCodexBackend({ env: process.env, ...(warm ? { warmThreads: Number(warm) } : {}) });
     await codex.warmup();
     closeBackend = () => codex.close();
-    gateway = createGatewayBackend(codex);
-    return gatewayApp(gateway);
+    const backend = createGatewayBackend(codex);
+    gateway = backend;
+    return gatewayApp(backend);
   };
 
   const app = await buildApp();

@@ -3,6 +3,7 @@
  * OpenAI-compatible upstream, and the upstream called directly, interleaved run by run.
  */
 import { join } from "node:path";
+import { type BeforeBuild, beforeBin } from "../before.js";
 import { median } from "../stats.js";
 import { textOf } from "./peer-check.js";
 import { type PeerRun, type PeerWorkload, runPeerLoad } from "./peer-load.js";
@@ -92,9 +93,21 @@ export interface PeerCell {
 }
 
 export interface PeerResult {
+  /** The earlier build run as a fourth contender (`before` in the medians), when there was one. */
+  readonly before?: BeforeBuild | undefined;
   readonly cells: PeerCell[];
   readonly toolCells: PeerCell[];
-  readonly rssMiB: Readonly<Record<string, { readonly afterStart: number; readonly afterRuns: number }>>;
+  readonly rssMiB: Readonly<
+    Record<
+      string,
+      {
+        readonly afterStart: number;
+        readonly afterRuns: number;
+        /** After the workloads every gateway ran (before ours alone ran the tool pair; absent in older results). */
+        readonly afterSharedRuns?: number;
+      }
+    >
+  >;
   readonly badResponses: number;
   readonly problems: string[];
 }
@@ -135,6 +148,7 @@ export const runPeerBench = async (
   c: PeerConfig,
   workDir: string,
   log: (line: string) => void,
+  before?: BeforeBuild,
 ): Promise<PeerResult> => {
   const upstream = await startUpstream();
   const models = [`fake-d8`, `fake-d${SSE_DELTAS}`, `fake-d${TOOL_DELTAS}`, `fake-tool-d${TOOL_DELTAS}`];
@@ -144,20 +158,31 @@ export const runPeerBench = async (
     started.push(ours);
     const portkey = await startPortkey(upstream.url, join(workDir, "peer-portkey.log"));
     started.push(portkey);
+    const earlier = before
+      ? await startOurs(upstream.url, models, join(workDir, "peer-before.log"), {
+          bin: beforeBin(before),
+          name: "before",
+        })
+      : undefined;
+    if (earlier) started.push(earlier);
     const direct: PeerProcess = { ...upstream, name: "direct" };
-    const rssAfterStart = { ours: mib(await rssOf(ours.pid)), portkey: mib(await rssOf(portkey.pid)) };
+    const gateways = [portkey, ...(earlier ? [earlier] : []), ours];
+    const rssAfterStart: Record<string, number> = {};
+    for (const g of gateways) rssAfterStart[g.name] = mib(await rssOf(g.pid));
     const cells: PeerCell[] = [];
     for (const w of PEER_WORKLOADS)
       for (const connections of c.connections) {
         log(`peer: ${w.id} at ${connections} connections`);
-        const sides = [direct, portkey, ours].map((p) => [p.name, p, w] as const);
+        const sides = [direct, ...gateways].map((p) => [p.name, p, w] as const);
         const cell = cellOf(w.id, w.label, connections, await interleave(sides, connections, c));
         const m = cell.medians;
         log(
-          `  req/s direct ${m.direct?.rps.toFixed(0)} portkey ${m.portkey?.rps.toFixed(0)} ours ${m.ours?.rps.toFixed(0)}; cpu/req portkey ${m.portkey?.cpuUsPerRequest.toFixed(0)} ours ${m.ours?.cpuUsPerRequest.toFixed(0)} µs`,
+          `  req/s direct ${m.direct?.rps.toFixed(0)} portkey ${m.portkey?.rps.toFixed(0)}${m.before ? ` before ${m.before.rps.toFixed(0)}` : ""} ours ${m.ours?.rps.toFixed(0)}; cpu/req portkey ${m.portkey?.cpuUsPerRequest.toFixed(0)}${m.before ? ` before ${m.before.cpuUsPerRequest.toFixed(0)}` : ""} ours ${m.ours?.cpuUsPerRequest.toFixed(0)} µs`,
         );
         cells.push(cell);
       }
+    const rssAfterShared: Record<string, number> = {};
+    for (const g of gateways) rssAfterShared[g.name] = mib(await rssOf(g.pid));
     const toolCells: PeerCell[] = [];
     for (const [plain, tools] of TOOL_WORKLOADS) {
       log(`peer: ours ${plain.id} vs ${tools.id}`);
@@ -166,15 +191,25 @@ export const runPeerBench = async (
         cellOf(tools.id, tools.label, c.toolConnections, await interleave(sides, c.toolConnections, c)),
       );
     }
-    const rssMiB = {
-      ours: { afterStart: rssAfterStart.ours, afterRuns: mib(await rssOf(ours.pid)) },
-      portkey: { afterStart: rssAfterStart.portkey, afterRuns: mib(await rssOf(portkey.pid)) },
-    };
+    const rssMiB: Record<string, PeerResult["rssMiB"][string]> = {};
+    for (const g of gateways)
+      rssMiB[g.name] = {
+        afterStart: rssAfterStart[g.name] ?? Number.NaN,
+        afterRuns: mib(await rssOf(g.pid)),
+        afterSharedRuns: rssAfterShared[g.name] ?? Number.NaN,
+      };
     const all = [...cells, ...toolCells].flatMap((x) => x.runs);
     const problems = [
       ...new Set(all.filter((r) => r.firstProblem).map((r) => `${r.peer}: ${r.firstProblem}`)),
     ];
-    return { cells, toolCells, rssMiB, badResponses: all.reduce((n, r) => n + r.bad, 0), problems };
+    return {
+      ...(before ? { before } : {}),
+      cells,
+      toolCells,
+      rssMiB,
+      badResponses: all.reduce((n, r) => n + r.bad, 0),
+      problems,
+    };
   } finally {
     for (const p of started.reverse()) await p.close();
   }

@@ -7,6 +7,8 @@ const GOAL_PEER_FACTOR = 1.5;
 const GOAL_IDLE_RSS_MIB = 100;
 const GOAL_RSS_VS_PEER = 1.2;
 const GOAL_TOOLS_VS_PLAIN = 1.3;
+/** Before/after (issue 27): "no worse" within this noise margin of a shared machine's medians. */
+export const GOAL_NO_WORSE = 1.05;
 
 const cell = (p: PeerResult, workload: string, connections: number) =>
   p.cells.find((c) => c.workload === workload && c.connections === connections);
@@ -14,8 +16,19 @@ const cell = (p: PeerResult, workload: string, connections: number) =>
 const added = (c: PeerCell | undefined, peer: string, key: "p50Ms" | "p99Ms") =>
   c ? (c.medians[peer]?.[key] ?? Number.NaN) - (c.medians.direct?.[key] ?? Number.NaN) : Number.NaN;
 
+/** The issue's rows, unmeasured, for a run without the peer section (the table still lists every goal). */
+const NOT_MEASURED: ReadonlyArray<string> = [
+  "added p50 / p99 at 1 connection ≤ Portkey's — non-stream and SSE",
+  `req/s ≥ ${GOAL_PEER_FACTOR} × Portkey at 16 and 64 connections — non-stream and SSE`,
+  `CPU per request ≤ Portkey's / ${GOAL_PEER_FACTOR} — non-stream and SSE`,
+  "p99 ≤ Portkey's at 16 and 64 connections — non-stream and SSE",
+  `idle RSS after start ≤ ${GOAL_IDLE_RSS_MIB} MiB`,
+  `RSS after the peer runs ≤ ${GOAL_RSS_VS_PEER} × Portkey's`,
+  `prompt-mode tools CPU per request ≤ ${GOAL_TOOLS_VS_PLAIN} × plain — JSON and SSE`,
+];
+
 export const peerGoals = (p: PeerResult | undefined): Goal[] => {
-  if (!p) return [];
+  if (!p) return NOT_MEASURED.map((goal) => ({ goal, measured: "n/a", met: undefined }));
   const goals: Goal[] = [];
   for (const workload of ["json", "sse"]) {
     const one = cell(p, workload, 1);
@@ -44,6 +57,13 @@ export const peerGoals = (p: PeerResult | undefined): Goal[] => {
         measured: `${f(c.medians.ours?.cpuUsPerRequest ?? Number.NaN, 0)} vs ${f(c.medians.portkey?.cpuUsPerRequest ?? Number.NaN, 0)} µs (Portkey / ours × ${f(cpu, 2)})`,
         met: Number.isFinite(cpu) ? cpu >= GOAL_PEER_FACTOR : undefined,
       });
+      const ours = c.medians.ours?.p99Ms ?? Number.NaN;
+      const portkey = c.medians.portkey?.p99Ms ?? Number.NaN;
+      goals.push({
+        goal: `p99 ≤ Portkey's at ${c.connections} connections — ${c.label}`,
+        measured: `${f(ours, 2)} vs ${f(portkey, 2)} ms`,
+        met: Number.isFinite(ours) && Number.isFinite(portkey) ? ours <= portkey : undefined,
+      });
     }
   }
   const rss = p.rssMiB;
@@ -69,8 +89,67 @@ export const peerGoals = (p: PeerResult | undefined): Goal[] => {
       met: Number.isFinite(r) ? r <= GOAL_TOOLS_VS_PLAIN : undefined,
     });
   }
-  return goals;
+  return [...goals, ...peerBeforeGoals(p)];
 };
+
+/** After vs the earlier build (BENCH_BEFORE_DIR), CPU per request through the real upstream: no worse. */
+const peerBeforeGoals = (p: PeerResult): Goal[] =>
+  p.before
+    ? p.cells
+        .filter((c) => c.connections > 1 && c.medians.before && c.medians.ours)
+        .map((c) => {
+          const after = c.medians.ours?.cpuUsPerRequest ?? Number.NaN;
+          const before = c.medians.before?.cpuUsPerRequest ?? Number.NaN;
+          const r = ratio(after, before);
+          return {
+            goal: `CPU per request ≤ ${GOAL_NO_WORSE} × before (${p.before?.commit}), peer route at ${c.connections} connections — ${c.label}`,
+            measured: `${f(before, 0)} → ${f(after, 0)} µs (× ${f(r, 2)})`,
+            met: Number.isFinite(r) ? r <= GOAL_NO_WORSE : undefined,
+          };
+        })
+    : [];
+
+/** Before → after columns, only in a run that had an earlier build (no empty columns otherwise). */
+const beforeTable = (cells: ReadonlyArray<PeerCell>) =>
+  table(
+    [
+      "workload",
+      "conns",
+      "req/s before → after",
+      "after / before req/s",
+      "p50 ms before / after",
+      "p99 ms before / after",
+      "CPU µs/req before → after",
+      "after / before CPU",
+    ],
+    cells.map((c) => {
+      const b = c.medians.before;
+      const o = c.medians.ours;
+      const n = (x: number | undefined, digits = 0) => f(x ?? Number.NaN, digits);
+      return [
+        c.label,
+        String(c.connections),
+        `${n(b?.rps)} → ${n(o?.rps)}`,
+        f(ratio(o?.rps ?? Number.NaN, b?.rps ?? Number.NaN), 2),
+        `${n(b?.p50Ms, 2)} / ${n(o?.p50Ms, 2)}`,
+        `${n(b?.p99Ms, 2)} / ${n(o?.p99Ms, 2)}`,
+        `${n(b?.cpuUsPerRequest)} → ${n(o?.cpuUsPerRequest)}`,
+        f(ratio(o?.cpuUsPerRequest ?? Number.NaN, b?.cpuUsPerRequest ?? Number.NaN), 2),
+      ];
+    }),
+  );
+
+const beforeSection = (p: PeerResult) =>
+  p.before
+    ? `
+Before and after, from the same interleaved runs: \`before\` is the built bin of commit \`${p.before.commit}\`
+(\`BENCH_BEFORE_DIR\`), run as a fourth contender in the rotation above; \`after\` is this checkout's (\`ours\`).
+
+${beforeTable(p.cells)}
+
+RSS after start / after the runs above: before ${f(p.rssMiB.before?.afterStart ?? Number.NaN, 0)} / ${f(p.rssMiB.before?.afterSharedRuns ?? Number.NaN, 0)} MiB, after ${f(p.rssMiB.ours?.afterStart ?? Number.NaN, 0)} / ${f(p.rssMiB.ours?.afterSharedRuns ?? Number.NaN, 0)} MiB.
+`
+    : "";
 
 const peerTable = (cells: ReadonlyArray<PeerCell>) =>
   table(
@@ -132,7 +211,7 @@ Gateway CPU is the process's utime + stime from \`/proc\` over the run, per comp
 ${peerTable(p.cells)}
 
 RSS after start: ours ${f(p.rssMiB.ours?.afterStart ?? Number.NaN, 0)} MiB, Portkey ${f(p.rssMiB.portkey?.afterStart ?? Number.NaN, 0)} MiB; after the runs: ours ${f(p.rssMiB.ours?.afterRuns ?? Number.NaN, 0)} MiB, Portkey ${f(p.rssMiB.portkey?.afterRuns ?? Number.NaN, 0)} MiB.
-
+${beforeSection(p)}
 Ours only, the prompt-mode tool path (request with \`tools\`, the upstream writes a sentinel block cut into 32 deltas, the client gets a real \`tool_calls\` answer) beside the plain path with as many deltas:
 
 ${toolTable(p.toolCells)}

@@ -18,7 +18,8 @@ const GATEWAY_BIN = fileURLToPath(
   new URL("../../../../apps/proxy/bin/codex-tool-gateway.mjs", import.meta.url),
 );
 
-export type PeerName = "direct" | "portkey" | "ours";
+/** `before`: an earlier commit's build of ours (BENCH_BEFORE_DIR), when the run compares one. */
+export type PeerName = "direct" | "portkey" | "ours" | "before";
 
 export interface PeerProcess {
   readonly name: PeerName | "upstream";
@@ -78,14 +79,23 @@ export const startUpstream = async (): Promise<PeerProcess> => {
   };
 };
 
-/** Our gateway from its build, one `openai-compatible` route per model, logs to a file (as deployed). */
-export const startOurs = async (upstream: string, models: ReadonlyArray<string>, logFile: string) => {
+/**
+ * Our gateway from its build, one `openai-compatible` route per model, logs to a file (as deployed).
+ * `bin` and `name`: another build of ours (an earlier commit's bin) as its own contender.
+ */
+export const startOurs = async (
+  upstream: string,
+  models: ReadonlyArray<string>,
+  logFile: string,
+  other?: { readonly bin: string; readonly name: "before" },
+): Promise<PeerProcess> => {
   const port = await freePort();
   const dataDir = await mkdtemp(join(tmpdir(), "bench-peer-ours-"));
   const routes = models.map((id) => ({ id, backend: "openai-compatible", baseUrl: `${upstream}/v1` }));
   const log = createWriteStream(logFile);
   // BENCH_PEER_GATEWAY_BIN: another build of ours (e.g. an earlier commit's bin) for a before/after.
-  const child = spawn(process.execPath, [process.env.BENCH_PEER_GATEWAY_BIN || GATEWAY_BIN], {
+  const bin = other?.bin ?? (process.env.BENCH_PEER_GATEWAY_BIN || GATEWAY_BIN);
+  const child = spawn(process.execPath, [bin], {
     stdio: ["ignore", "pipe", "pipe"],
     env: {
       PATH: process.env.PATH ?? "",
@@ -100,14 +110,14 @@ export const startOurs = async (upstream: string, models: ReadonlyArray<string>,
   child.stdout?.pipe(log);
   child.stderr?.pipe(log);
   const url = `http://127.0.0.1:${port}`;
-  await waitFor(`${url}/healthz`, child, "our gateway");
+  await waitFor(`${url}/healthz`, child, other ? `our gateway (${other.name}: ${bin})` : "our gateway");
   return {
-    name: "ours",
+    name: other?.name ?? "ours",
     url,
     pid: child.pid as number,
     headers: {},
     close: closer(child),
-  } satisfies PeerProcess;
+  };
 };
 
 /** Portkey's gateway (`@portkey-ai/gateway`, the bench's dev dependency) routing to the upstream. */

@@ -1,0 +1,55 @@
+import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Logger } from "../logger.js";
+import { readProviderEnvKeys } from "./provider-env-keys.js";
+import { writeSealedCatalog } from "./sealed-catalog.js";
+import { sealedEnvironment } from "./sealed-environment.js";
+import { sealedThreadParams } from "./sealed-thread-config.js";
+
+/** What every app-server of one backend shares: its environment and its sealed thread params. */
+export interface SealedWorkspace {
+  /** The child's environment: allow-listed names, the providers' `env_key`s, an empty PATH directory. */
+  readonly childEnv: Promise<NodeJS.ProcessEnv>;
+  /** The sealed `thread/start` params (the catalog written by `codex debug models`, an empty cwd). */
+  readonly sealed: Promise<Record<string, unknown>>;
+  /** Removes the private directory. */
+  remove(): Promise<void>;
+}
+
+/**
+ * The sealed catalog, the throwaway cwd and the child's empty PATH directory live in one private
+ * (0700) temp dir per backend. Starts at once; a failure is logged here and surfaces where `sealed`
+ * is awaited.
+ */
+export const prepareSealedWorkspace = (options: {
+  readonly command: string;
+  readonly source: NodeJS.ProcessEnv;
+  readonly passEnv: ReadonlyArray<string>;
+  readonly logger: Logger;
+}): SealedWorkspace => {
+  const { command, source, logger } = options;
+  const privateDir = mkdtemp(join(tmpdir(), "codex-backend-"));
+  const childEnv = privateDir.then(async (dir) => {
+    const providerKeys = await readProviderEnvKeys(source, (path, err) =>
+      logger.warn({ err, path }, "codex: config.toml could not be read for its providers' env_key"),
+    );
+    if (providerKeys.length > 0)
+      logger.info({ names: providerKeys }, "codex: passing its providers' env_key variables");
+    return sealedEnvironment(source, [...options.passEnv, ...providerKeys], join(dir, "empty-path"));
+  });
+  const sealed = privateDir.then(async (dir) => {
+    const cwd = join(dir, "empty-cwd");
+    await mkdir(cwd, { mode: 0o700 });
+    await mkdir(join(dir, "empty-path"), { mode: 0o700 });
+    const catalog = await writeSealedCatalog({ command, env: await childEnv, dir });
+    logger.info({ catalog, command }, "codex: sealed model catalog written");
+    return sealedThreadParams(catalog, cwd) as unknown as Record<string, unknown>;
+  });
+  sealed.catch((err) => logger.error({ err, command }, "codex: could not build the sealed model catalog"));
+  return {
+    childEnv,
+    sealed,
+    remove: async () => rm(await privateDir, { recursive: true, force: true }),
+  };
+};
