@@ -13,7 +13,7 @@ import { isLoopbackHost } from "./http/request-guard.js";
 import { guardServer, SERVER_OPTIONS } from "./http/server-guard.js";
 import { createInspector } from "./inspector/inspector.js";
 import { createImageFetcher } from "./media/image-fetcher.js";
-import { createLogger, type Logger } from "./observability/logger.js";
+import { type Logger, openLog } from "./observability/logger.js";
 import { createMetrics } from "./observability/metrics.js";
 import { startTracing } from "./observability/tracing.js";
 import { routeSettingsOf } from "./routing/route-config.js";
@@ -59,8 +59,10 @@ export const startGateway = async (
   } = {},
 ): Promise<RunningGateway> => {
   const scope = createRequestScope();
-  const logger =
-    options.logger ?? createLogger(config.logLevel, { requestId: () => scope.getStore()?.requestId });
+  const log = options.logger
+    ? { logger: options.logger, written: () => Promise.resolve() }
+    : openLog(config.logLevel, { requestId: () => scope.getStore()?.requestId });
+  const { logger } = log;
   const metrics = createMetrics();
   const runtime = ManagedRuntime.make(
     options.backendLayer ??
@@ -151,6 +153,7 @@ export const startGateway = async (
       await tracer?.shutdown();
       await state.close();
       logger.info("stopped");
+      await log.written();
     })());
   return { server, url, shutdown };
 };
