@@ -9,6 +9,7 @@ import {
   toGatewayError,
 } from "@proxy/core";
 import {
+  mountRoutes,
   OPENAI_FRONT,
   OPENAI_MODEL_LISTING,
   type RouteSettings,
@@ -20,16 +21,17 @@ import type { GatewayBackend } from "./backend/gateway-backend.js";
 import { type KeyList, keyAuth } from "./http/auth.js";
 import { bodyLimit } from "./http/body-limit.js";
 import { methodNotAllowed, notFound, onError } from "./http/errors.js";
+import { EXPOSED_HEADERS } from "./http/exposed-headers.js";
 import { openApiDocument } from "./http/openapi.js";
 import { createRequestContext, type RequestScope, type RequestTurnObserver } from "./http/request-context.js";
 import { type RequestGuardOptions, requestGuards } from "./http/request-guard.js";
 import { routeHeaders } from "./http/route-headers.js";
-import { allowedMethods, GATEWAY_ROUTES, ROUTES } from "./http/routes.js";
+import { allowedMethods, GATEWAY_ROUTES, type GatewayRouteSpec, ROUTES } from "./http/routes.js";
 import { type GatewaySurfaceDeps, SURFACES } from "./http/surfaces.js";
 import type { Inspector } from "./inspector/inspector.js";
 import type { Logger } from "./observability/logger.js";
 import type { Metrics } from "./observability/metrics.js";
-import { type AdminDeps, createAdminApp } from "./usage/admin-usage.js";
+import { ADMIN_PREFIX, ADMIN_ROUTES, type AdminDeps, createAdminApp } from "./usage/admin-usage.js";
 
 export interface AppDeps
   extends Partial<Pick<RequestGuardOptions, "bindHost" | "allowedHosts" | "metricsAuth">> {
@@ -65,6 +67,9 @@ export interface AppDeps
   readonly inspector?: Inspector | undefined;
 }
 
+/** The gateway's own API (`/v1/models`, and unknown `/v1` paths): key and body limit as the surfaces'. */
+const GATEWAY_API = /^\/v1(\/|$)/;
+
 /** The composition of HTTP concerns around the API surfaces (`SURFACES`); no I/O of its own. */
 export const createApp = (deps: AppDeps): Hono => {
   const { backend, logger, metrics } = deps;
@@ -91,7 +96,7 @@ export const createApp = (deps: AppDeps): Hono => {
       "*",
       cors({
         origin: deps.corsOrigins.includes("*") ? "*" : [...deps.corsOrigins],
-        exposeHeaders: ["x-request-id"],
+        exposeHeaders: [...EXPOSED_HEADERS],
       }),
     );
   }
@@ -128,8 +133,14 @@ export const createApp = (deps: AppDeps): Hono => {
     observeBackend();
     return c.text(await metrics.registry.metrics(), 200, { "content-type": metrics.registry.contentType });
   });
-  app.get(G.openapi.path, (c) => c.json(openApiDocument(deps.version, ROUTES)));
-  if (deps.admin) app.route("/admin", createAdminApp(deps.admin));
+  // The admin and inspector routes exist only when configured; so do their 405s and OpenAPI entries.
+  const routes: ReadonlyArray<GatewayRouteSpec> = [
+    ...ROUTES,
+    ...(deps.admin ? mountRoutes(ADMIN_PREFIX, ADMIN_ROUTES) : []),
+    ...(deps.inspector?.routes ?? []),
+  ];
+  app.get(G.openapi.path, (c) => c.json(openApiDocument(deps.version, routes)));
+  if (deps.admin) app.route(ADMIN_PREFIX, createAdminApp(deps.admin));
 
   const authenticate = keyAuth(deps.apiKeys);
   const tooLarge = new GatewayError(
@@ -143,8 +154,11 @@ export const createApp = (deps: AppDeps): Hono => {
       bodyLimit({ maxSize: deps.bodyLimitBytes, onError: (c) => front.errorResponse(c, tooLarge) }),
     ]),
   );
+  /** A surface's request, wherever the surface is mounted, or the gateway's own `/v1` API. */
   const guard: MiddlewareHandler = async (c, next) => {
-    const front = frontFor(c);
+    const owner = SURFACES.find((s) => s.owns(c));
+    if (owner === undefined && !GATEWAY_API.test(c.req.path)) return next();
+    const front = owner ?? OPENAI_FRONT;
     try {
       authenticate(c, front.auth);
     } catch (error) {
@@ -152,8 +166,7 @@ export const createApp = (deps: AppDeps): Hono => {
     }
     return limits.get(front)?.(c, next) ?? next();
   };
-  app.use("/v1/*", guard);
-  app.use("/v1beta/*", guard);
+  app.use("*", guard);
 
   // `GET /v1/models` is shared: each surface's clients get its own listing shape (OpenAI's by default).
   const listingFor = (c: Context) =>
@@ -181,6 +194,6 @@ export const createApp = (deps: AppDeps): Hono => {
   };
   for (const surface of SURFACES) surface.mount(app, surfaceDeps);
 
-  for (const [path, allow] of allowedMethods(ROUTES)) app.all(path, methodNotAllowed(allow));
+  for (const [path, allow] of allowedMethods(routes)) app.all(path, methodNotAllowed(allow));
   return app;
 };

@@ -124,6 +124,7 @@ export const createCodexBackend = (options: CodexBackendOptions = {}): CodexBack
         capacity: admission.capacity,
         restarts: pool.restarts(),
         pendingToolRequests: pendingToolRequests.count,
+        liveThreads: live,
         detail:
           readySlots > 0
             ? `${readySlots} app-server(s) ready${warm > 0 ? `, ${warm} warm thread(s)` : ""}${live > 0 ? `, ${live} live conversation thread(s)` : ""}`

@@ -28,14 +28,29 @@ export type SummaryOutcome =
   | { readonly ok: true; readonly summary: string; readonly usage: Usage | undefined }
   | { readonly ok: false; readonly error: GatewayError };
 
-/** Collects the summary text of a compaction turn (tools are off, so text is all it produces). */
-export const collectSummary = async (events: AsyncIterable<AssistantEvent>): Promise<SummaryOutcome> => {
+/** Folds a compaction turn's events into its summary (tools are off, so text is all it produces). */
+export const createSummaryCollector = () => {
   let summary = "";
   let usage: Usage | undefined;
+  let error: GatewayError | undefined;
+  return {
+    push(event: AssistantEvent): void {
+      if (error !== undefined) return;
+      if (event.type === "text-delta") summary += event.delta;
+      else if (event.type === "usage") usage = event.usage;
+      else if (event.type === "error") error = event.error;
+    },
+    outcome: (): SummaryOutcome =>
+      error === undefined ? { ok: true, summary: summary.trim(), usage } : { ok: false, error },
+  };
+};
+
+/** Collects the summary text of a compaction turn, up to its first error. */
+export const collectSummary = async (events: AsyncIterable<AssistantEvent>): Promise<SummaryOutcome> => {
+  const collector = createSummaryCollector();
   for await (const event of events) {
-    if (event.type === "text-delta") summary += event.delta;
-    else if (event.type === "usage") usage = event.usage;
-    else if (event.type === "error") return { ok: false, error: event.error };
+    collector.push(event);
+    if (event.type === "error") break;
   }
-  return { ok: true, summary: summary.trim(), usage };
+  return collector.outcome();
 };

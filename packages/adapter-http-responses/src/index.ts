@@ -6,6 +6,7 @@ export { createResponsesEncoder, type ResponsesEvent } from "./response/encoder.
 export { toFunctionCallItem } from "./response/output-items.js";
 export { CONVERSATION_ROUTES } from "./stored/conversation-routes.js";
 export { failAbandonedTurns } from "./stored/reaper.js";
+export { NOT_STORED_HEADER } from "./stored/record.js";
 export {
   MAX_LEASE_MS,
   type RunningTurn,

@@ -14,6 +14,7 @@ import type { ToolSpec } from "../src/model/tool-spec.js";
 import type { SentinelParser, SentinelParserOptions } from "../src/parser/index.js";
 import * as current from "../src/parser/index.js";
 import { createArgumentsValidator } from "../src/tools/index.js";
+import { codexChunkSizes } from "./codex-chunks.js";
 import { NEAR_MISS, PROSE, repeatTo, toolHeavy } from "./parser-bench.js";
 
 type Create = (options: SentinelParserOptions) => SentinelParser;
@@ -23,11 +24,21 @@ const TOOLS: ReadonlyArray<ToolSpec> = [
   { name: "search", strict: false, parameters: { type: "object", properties: { q: { type: "string" } } } },
 ];
 
-function feed(create: Create, options: SentinelParserOptions, input: string, chunk: number): number {
+/** Feeds `input` in pieces of the listed sizes in turn; returns CPU ms. */
+function feed(
+  create: Create,
+  options: SentinelParserOptions,
+  input: string,
+  sizes: ReadonlyArray<number>,
+): number {
   const parser = create(options);
   let events = 0;
   const start = process.cpuUsage();
-  for (let i = 0; i < input.length; i += chunk) events += parser.push(input.slice(i, i + chunk)).length;
+  for (let i = 0, k = 0; i < input.length; k = k + 1 === sizes.length ? 0 : k + 1) {
+    const end = i + (sizes[k] as number);
+    events += parser.push(input.slice(i, end)).length;
+    i = end;
+  }
   events += parser.flush().length;
   const used = process.cpuUsage(start);
   if (events === 0) throw new Error("the parser produced no events");
@@ -58,19 +69,23 @@ async function main() {
     options: { tools: new Map(TOOLS.map((t) => [t.name, t])), validator: side.validator(TOOLS) },
   }));
   const MB = 1_000_000;
+  const prose = repeatTo(PROSE, 4 * MB);
+  const heavy = toolHeavy(4 * MB);
   const scenarios = [
-    { name: "plainText (16-char chunks)", input: repeatTo(PROSE, 4 * MB), chunk: 16 },
-    { name: "plainText4KiBChunks", input: repeatTo(PROSE, 4 * MB), chunk: 4096 },
-    { name: "toolHeavy (16)", input: toolHeavy(4 * MB), chunk: 16 },
-    { name: "nearMissLtEverywhere (16)", input: repeatTo(NEAR_MISS, 4 * MB), chunk: 16 },
-    { name: "toolHeavy (1-char chunks, 1 MB)", input: toolHeavy(MB), chunk: 1 },
+    { name: "plainText (16-char chunks)", input: prose, chunk: [16] },
+    { name: "plainText4KiBChunks", input: prose, chunk: [4096] },
+    { name: "toolHeavy (16)", input: heavy, chunk: [16] },
+    { name: "nearMissLtEverywhere (16)", input: repeatTo(NEAR_MISS, 4 * MB), chunk: [16] },
+    { name: "toolHeavy (1-char chunks, 1 MB)", input: heavy.slice(0, MB), chunk: [1] },
+    { name: "plainTextCodexChunks (tokens)", input: prose, chunk: codexChunkSizes(prose) },
+    { name: "toolHeavyCodexChunks (tokens)", input: heavy, chunk: codexChunkSizes(heavy) },
   ];
   console.log(
     `load average at start: ${loadavg()
       .map((l) => l.toFixed(2))
       .join(" ")}`,
   );
-  for (const side of sides) feed(side.create, side.options, scenarios[2]?.input ?? "", 16); // warm-up
+  for (const side of sides) feed(side.create, side.options, heavy, [16]); // warm-up
   for (const sc of scenarios) {
     const mbps: Record<string, number[]> = { old: [], new: [] };
     for (let r = 0; r < rounds; r += 1) {

@@ -10,6 +10,7 @@ import type { ToolSpec } from "../src/model/tool-spec.js";
 import type { SentinelParserOptions } from "../src/parser/index.js";
 import { createSentinelParser } from "../src/parser/index.js";
 import { createArgumentsValidator } from "../src/tools/index.js";
+import { codexChunkSizes, meanOf } from "./codex-chunks.js";
 
 export interface ParserBenchResult {
   readonly node: string;
@@ -19,7 +20,12 @@ export interface ParserBenchResult {
     readonly plainText4KiBChunks: number;
     readonly toolHeavy: number;
     readonly nearMissLtEverywhere: number;
+    /** Fed in the pieces codex hands the parser: one o200k token per push (see codex-chunks.ts). */
+    readonly plainTextCodexChunks: number;
+    readonly toolHeavyCodexChunks: number;
   };
+  /** Mean chars per push in the codex-chunk figures (one upstream token each). */
+  readonly codexChunkChars: { readonly plainText: number; readonly toolHeavy: number };
   /** Time for 4 MB over time for 1 MB, both fed in 1-char chunks (≈4 means linear). */
   readonly linearity: {
     readonly mixedMessage1MBms: number;
@@ -75,12 +81,17 @@ function singleBlock(size: number): string {
   return `${head}${repeatTo("0123456789abcdef", size - head.length - 16)}"}}</tool_call>`;
 }
 
-function feed(input: string, chunkSize: number, maxBlockBytes?: number): number {
+/** Feeds `input` in pieces of `chunk` chars, or of the listed sizes in turn; returns CPU ms. */
+function feed(input: string, chunk: number | ReadonlyArray<number>, maxBlockBytes?: number): number {
   const parser = createSentinelParser(options(maxBlockBytes));
+  const sizes = typeof chunk === "number" ? [chunk] : chunk;
   let events = 0;
   const start = process.cpuUsage();
-  for (let i = 0; i < input.length; i += chunkSize)
-    events += parser.push(input.slice(i, i + chunkSize)).length;
+  for (let i = 0, k = 0; i < input.length; k = k + 1 === sizes.length ? 0 : k + 1) {
+    const end = i + (sizes[k] as number);
+    events += parser.push(input.slice(i, end)).length;
+    i = end;
+  }
   events += parser.flush().length;
   const used = process.cpuUsage(start);
   const ms = (used.user + used.system) / 1000;
@@ -109,6 +120,26 @@ function exposeGc(): (() => void) | undefined {
   }
 }
 
+/**
+ * The figures in the piece sizes codex sends; apart, so that the size lists (~1.3 M entries each)
+ * are garbage before the linearity runs.
+ */
+function codexFigures(prose: string, heavy: string) {
+  const proseTokens = codexChunkSizes(prose);
+  const heavyTokens = codexChunkSizes(heavy);
+  return {
+    plainText: mbps(
+      prose.length,
+      best(3, () => feed(prose, proseTokens)),
+    ),
+    toolHeavy: mbps(
+      heavy.length,
+      best(3, () => feed(heavy, heavyTokens)),
+    ),
+    chunkChars: { plainText: round(meanOf(proseTokens)), toolHeavy: round(meanOf(heavyTokens)) },
+  };
+}
+
 export async function runParserBench(): Promise<ParserBenchResult> {
   const MB = 1_000_000;
   const prose = repeatTo(PROSE, 4 * MB);
@@ -116,7 +147,7 @@ export async function runParserBench(): Promise<ParserBenchResult> {
   const nearMiss = repeatTo(NEAR_MISS, 4 * MB);
   feed(heavy, 16); // warm-up: JIT and schema compilation
 
-  const throughputMBps = {
+  const fixedChunks = {
     plainText: mbps(
       prose.length,
       best(3, () => feed(prose, 16)),
@@ -134,6 +165,13 @@ export async function runParserBench(): Promise<ParserBenchResult> {
       best(3, () => feed(nearMiss, 16)),
     ),
   };
+  const codex = codexFigures(prose, heavy);
+  const throughputMBps = {
+    ...fixedChunks,
+    plainTextCodexChunks: codex.plainText,
+    toolHeavyCodexChunks: codex.toolHeavy,
+  };
+  const codexChunkChars = codex.chunkChars;
 
   const mixed1 = best(3, () => feed(heavy.slice(0, MB), 1));
   const mixed4 = best(3, () => feed(heavy, 1));
@@ -172,6 +210,7 @@ export async function runParserBench(): Promise<ParserBenchResult> {
   return {
     node: process.version,
     throughputMBps,
+    codexChunkChars,
     linearity,
     memory: { gcExposed: gc !== undefined, heapGrowthPerMB, retainedOpenBlockPerMB },
   };

@@ -49,6 +49,8 @@ export const createSseStream = (hooks: SseStreamHooks) => {
   const keepAlive = createKeepAlive(hooks.keepAliveFrame, hooks.keepAliveMs, (frame) => {
     if (!body.blocked()) void body.write(frame);
   });
+  // Silence counts from the moment the stream opens: a surface with no opening frames is kept alive too.
+  keepAlive.rearm();
   const stallGuard = createStallGuard(() => hooks.onStall(body), hooks.stallDelay);
   let pending = "";
   const sink: SseSink = {

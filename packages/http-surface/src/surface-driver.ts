@@ -1,4 +1,4 @@
-import type { AssistantBatch, AssistantEvent, GatewayError } from "@proxy/core";
+import { type AssistantBatch, type AssistantEvent, type GatewayError, toGatewayError } from "@proxy/core";
 import type { SseSink } from "./sse-sink.js";
 import { unfinishedTurn } from "./terminated-turn.js";
 import type { TurnSession } from "./turn-session.js";
@@ -12,32 +12,49 @@ const isTerminal = (event: AssistantEvent): event is TerminalEvent =>
 /** A turn that stopped with neither (the session's batches never do; a defensive end). */
 const UNFINISHED = (): TerminalEvent => ({ type: "error", error: unfinishedTurn() });
 
+/** A thrown failure (a bug in an encoder, a broken iterator) ends the turn like an `error` event. */
+const thrown = (error: unknown): TerminalEvent => ({ type: "error", error: toGatewayError(error) });
+
 /**
- * What a surface writes into its SSE stream: frames only. The driver (`streamTurn`) owns the batch
- * loop, the abort checks, one flush per batch and the ending.
+ * Where the driver delivers a turn's output: an SSE stream (`SseSink`), or whatever a surface records
+ * a turn into when no client reads it (a background turn's event log).
  */
-export interface StreamEncoder {
-  /** Queues the frames that open the answer; they go out with the first batch. */
-  start?(sink: SseSink): void;
-  /** Queues the frames of one event (any but the terminal one). */
-  push(event: AssistantEvent, sink: SseSink): void;
-  /** Queues the frames that end the answer, after the turn's `finish` or `error`. */
-  end(terminal: TerminalEvent, sink: SseSink): void | Promise<void>;
+export interface TurnSink {
+  /**
+   * Delivers what the encoder queued for one batch. Resolves at once while the reader keeps up; waits
+   * while it does not (so a slow client pauses the turn, and through it the backend).
+   */
+  flush(): Promise<void>;
+  /** The reader went away: nothing more can be delivered, the turn stops. */
+  readonly aborted: boolean;
 }
 
 /**
- * Streams an accepted turn: each batch is encoded and written with one flush (so a client that does
- * not read pauses the turn); the batch with the terminal event goes out together with the closing
- * frames. Nothing more is written once the client went away.
+ * What a surface writes into its stream: frames only. The driver (`pumpTurn`) owns the batch loop,
+ * the abort checks, one flush per batch and the ending.
  */
-export const streamTurn = (
-  session: TurnSession,
+export interface StreamEncoder<Sink extends TurnSink = SseSink> {
+  /** Queues the frames that open the answer; they go out with the first batch. */
+  start?(sink: Sink): void;
+  /** Queues the frames of one event (any but the terminal one). */
+  push(event: AssistantEvent, sink: Sink): void;
+  /** Queues the frames that end the answer, after the turn's `finish` or `error`. */
+  end(terminal: TerminalEvent, sink: Sink): void | Promise<void>;
+}
+
+/**
+ * Drives an accepted turn into a sink: each batch is encoded and delivered with one flush; the batch
+ * with the terminal event goes out together with the closing frames. Nothing more is delivered once
+ * the sink is aborted; a thrown failure still ends the answer with the encoder's terminal error.
+ */
+export const pumpTurn = async <Sink extends TurnSink>(
   batches: AsyncIterable<AssistantBatch>,
-  encoder: StreamEncoder,
-): Response =>
-  session.stream(async (sink) => {
+  encoder: StreamEncoder<Sink>,
+  sink: Sink,
+): Promise<void> => {
+  let terminal: TerminalEvent | undefined;
+  try {
     encoder.start?.(sink);
-    let terminal: TerminalEvent | undefined;
     for await (const batch of batches) {
       if (sink.aborted) return;
       for (const event of batch) {
@@ -47,10 +64,20 @@ export const streamTurn = (
       if (terminal !== undefined) break;
       await sink.flush();
     }
-    if (sink.aborted) return;
-    await encoder.end(terminal ?? UNFINISHED(), sink);
-    await sink.flush();
-  });
+  } catch (error) {
+    terminal = thrown(error);
+  }
+  if (sink.aborted) return;
+  await encoder.end(terminal ?? UNFINISHED(), sink);
+  await sink.flush();
+};
+
+/** Streams an accepted turn as the session's SSE answer (see `pumpTurn`). */
+export const streamTurn = (
+  session: TurnSession,
+  batches: AsyncIterable<AssistantBatch>,
+  encoder: StreamEncoder,
+): Response => session.stream((sink) => pumpTurn(batches, encoder, sink));
 
 /** A non-streamed answer: the surface's JSON body, or the error to answer with instead. */
 export type FoldedAnswer = { readonly body: unknown } | { readonly error: GatewayError };
@@ -74,11 +101,17 @@ export const foldTurn = async (
   folder: TurnFolder,
 ): Promise<Response> => {
   let terminal: TerminalEvent | undefined;
-  for await (const batch of batches)
-    for (const event of batch) {
-      if (isTerminal(event)) terminal = event;
-      else folder.push(event);
+  try {
+    for await (const batch of batches) {
+      for (const event of batch) {
+        if (isTerminal(event)) terminal = event;
+        else folder.push(event);
+      }
+      if (terminal !== undefined) break;
     }
+  } catch (error) {
+    terminal = thrown(error);
+  }
   const answer = await folder.end(terminal ?? UNFINISHED());
   return "error" in answer ? session.fail(answer.error) : session.json(answer.body);
 };

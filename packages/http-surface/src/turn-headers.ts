@@ -1,10 +1,18 @@
 import type { TurnSettings, TurnTelemetry } from "@proxy/core";
 import type { Context } from "hono";
 
+/** The response headers a turn's answer carries (a host exposing them to browsers lists these). */
+export const TURN_HEADERS = {
+  outputMode: "x-proxy-output-mode",
+  stopAfterToolsMode: "x-proxy-stop-after-tools-mode",
+  toolCallCount: "x-proxy-tool-call-count",
+  toolCallTruncated: "x-proxy-tool-call-truncated",
+} as const;
+
 /** Headers known before the first byte, on every OpenAI surface: output and stop-after-tools mode. */
 export const setModeHeaders = (c: Context, settings: TurnSettings): void => {
-  c.header("x-proxy-output-mode", settings.outputMode);
-  c.header("x-proxy-stop-after-tools-mode", settings.stopAfterToolsMode);
+  c.header(TURN_HEADERS.outputMode, settings.outputMode);
+  c.header(TURN_HEADERS.stopAfterToolsMode, settings.stopAfterToolsMode);
 };
 
 /**
@@ -12,6 +20,6 @@ export const setModeHeaders = (c: Context, settings: TurnSettings): void => {
  * headers leave before the calls are known).
  */
 export const setToolCallHeaders = (c: Context, telemetry: TurnTelemetry): void => {
-  c.header("x-proxy-tool-call-count", String(telemetry.callsEmitted));
-  c.header("x-proxy-tool-call-truncated", String(telemetry.truncated));
+  c.header(TURN_HEADERS.toolCallCount, String(telemetry.callsEmitted));
+  c.header(TURN_HEADERS.toolCallTruncated, String(telemetry.truncated));
 };

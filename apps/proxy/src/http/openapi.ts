@@ -1,7 +1,7 @@
-import type { RouteSpec } from "@proxy/http-surface";
+import type { GatewayRouteSpec } from "./routes.js";
 
 /** A compact OpenAPI 3.1 description of the gateway's surface (the wire shapes are OpenAI's own). */
-export const openApiDocument = (version: string, routes: ReadonlyArray<RouteSpec>) => ({
+export const openApiDocument = (version: string, routes: ReadonlyArray<GatewayRouteSpec>) => ({
   openapi: "3.1.0",
   info: {
     title: "codex-tool-gateway",
@@ -10,7 +10,10 @@ export const openApiDocument = (version: string, routes: ReadonlyArray<RouteSpec
       "OpenAI-compatible gateway that gives function/tool calling to text-only backends (codex app-server). Request and response bodies follow OpenAI's Chat Completions and Responses APIs.",
   },
   components: {
-    securitySchemes: { bearer: { type: "http", scheme: "bearer" } },
+    securitySchemes: {
+      bearer: { type: "http", scheme: "bearer" },
+      admin: { type: "http", scheme: "bearer", description: "The admin key (PROXY_ADMIN_KEY)." },
+    },
     schemas: {
       Error: {
         type: "object",
@@ -35,7 +38,7 @@ export const openApiDocument = (version: string, routes: ReadonlyArray<RouteSpec
 });
 
 /** OpenAPI paths from the route list (`/:id` → `/{id}`); request and answer shapes are OpenAI's. */
-const pathsOf = (routes: ReadonlyArray<RouteSpec>) => {
+const pathsOf = (routes: ReadonlyArray<GatewayRouteSpec>) => {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of routes) {
     // A parameter starts a segment; `:generateContent` after one is a literal action suffix.
@@ -50,7 +53,7 @@ const pathsOf = (routes: ReadonlyArray<RouteSpec>) => {
     paths[path] = operations;
     operations[route.method.toLowerCase()] = {
       summary: route.summary,
-      ...(route.public ? { security: [] } : {}),
+      ...(route.public ? { security: [] } : route.admin ? { security: [{ admin: [] }] } : {}),
       ...(parameters.length > 0 ? { parameters } : {}),
       ...(route.requiredBody
         ? {

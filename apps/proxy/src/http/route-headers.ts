@@ -9,6 +9,21 @@ import type { GatewayBackend } from "../backend/gateway-backend.js";
  * minutes, reset time in unix seconds), so tools that read those names work through the gateway.
  * A window not known is left out. A stream's headers hold what was known when it started.
  */
+const ROUTE_HEADER = "x-proxy-route";
+const WINDOWS = ["primary", "secondary"] as const;
+const planHeader = (window: (typeof WINDOWS)[number], what: "used-percent" | "window-minutes" | "reset-at") =>
+  `x-codex-${window}-${what}`;
+
+/** Every header this middleware may set (a browser is allowed to read them: see `EXPOSED_HEADERS`). */
+export const ROUTE_HEADER_NAMES: ReadonlyArray<string> = [
+  ROUTE_HEADER,
+  ...WINDOWS.flatMap((w) => [
+    planHeader(w, "used-percent"),
+    planHeader(w, "window-minutes"),
+    planHeader(w, "reset-at"),
+  ]),
+];
+
 export const routeHeaders =
   (backend: GatewayBackend, answeringRoute: () => string | undefined): MiddlewareHandler =>
   async (c, next) => {
@@ -16,16 +31,17 @@ export const routeHeaders =
     const route = answeringRoute();
     if (route === undefined) return;
     const headers = c.res.headers;
-    headers.set("x-proxy-route", route);
+    headers.set(ROUTE_HEADER, route);
     setPlanHeaders(headers, backend.planLimitsOf(route));
   };
 
 const setPlanHeaders = (headers: Headers, limits: PlanLimits | undefined) => {
-  for (const name of ["primary", "secondary"] as const) {
+  for (const name of WINDOWS) {
     const w = limits?.[name];
     if (w === undefined) continue;
-    headers.set(`x-codex-${name}-used-percent`, String(w.usedPercent));
-    if (w.windowMinutes !== undefined) headers.set(`x-codex-${name}-window-minutes`, String(w.windowMinutes));
-    if (w.resetsAt !== undefined) headers.set(`x-codex-${name}-reset-at`, String(w.resetsAt));
+    headers.set(planHeader(name, "used-percent"), String(w.usedPercent));
+    if (w.windowMinutes !== undefined)
+      headers.set(planHeader(name, "window-minutes"), String(w.windowMinutes));
+    if (w.resetsAt !== undefined) headers.set(planHeader(name, "reset-at"), String(w.resetsAt));
   }
 };

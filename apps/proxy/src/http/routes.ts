@@ -1,6 +1,11 @@
 import type { RouteSpec } from "@proxy/http-surface";
 import { SURFACES } from "./surfaces.js";
 
+/** A route of the gateway's; `admin`: it takes the admin key (`PROXY_ADMIN_KEY`), not an API key. */
+export interface GatewayRouteSpec extends RouteSpec {
+  readonly admin?: boolean | undefined;
+}
+
 /** The gateway's own routes; the API surfaces declare theirs next to their handlers. */
 export const GATEWAY_ROUTES = {
   healthz: { method: "GET", path: "/healthz", summary: "Process is up.", public: true },

@@ -1,5 +1,6 @@
 import type { Context, Hono } from "hono";
 import type { GatewayBackend } from "../backend/gateway-backend.js";
+import type { GatewayRouteSpec } from "../http/routes.js";
 import { type InspectorAuth, sameOriginPost } from "./inspector-auth.js";
 import type { Redactor } from "./redact.js";
 import type { RequestLog, RequestRecord } from "./request-log.js";
@@ -7,6 +8,58 @@ import type { StaticFile } from "./static-files.js";
 import type { TrafficStats } from "./traffic-stats.js";
 
 export const INSPECTOR_PATH = "/ui";
+const P = INSPECTOR_PATH;
+
+/** Its routes (its static files aside): the handlers below, the 405 answers and `/openapi.json`. */
+export const INSPECTOR_ROUTES = {
+  page: {
+    method: "GET",
+    path: P,
+    summary: "The request inspector page (HTML; the login page without a session).",
+    public: true,
+  },
+  loginPage: {
+    method: "GET",
+    path: `${P}/login`,
+    summary: "The inspector's login page (HTML).",
+    public: true,
+  },
+  login: {
+    method: "POST",
+    path: `${P}/login`,
+    summary: "Log in with the admin key (form field `key`): a session cookie.",
+    public: true,
+  },
+  logout: { method: "POST", path: `${P}/logout`, summary: "End the inspector session.", public: true },
+  overview: {
+    method: "GET",
+    path: `${P}/api/overview`,
+    summary: "Backend, routes, pool, plan limits and recent traffic.",
+    admin: true,
+  },
+  requests: {
+    method: "GET",
+    path: `${P}/api/requests`,
+    summary: "The recorded requests; `?surface=&route=&key=&status=` (`4xx` too).",
+    admin: true,
+  },
+  request: {
+    method: "GET",
+    path: `${P}/api/requests/:seq`,
+    summary: "One recorded request: attempts, parser decisions, output, usage.",
+    admin: true,
+  },
+  stream: {
+    method: "GET",
+    path: `${P}/api/stream`,
+    summary: "Server-sent events as requests start and end.",
+    admin: true,
+  },
+} as const satisfies Record<string, GatewayRouteSpec>;
+
+/** The routes as served: without an admin key (an open inspector) its API takes no key either. */
+export const inspectorRoutes = (open: boolean): GatewayRouteSpec[] =>
+  Object.values(INSPECTOR_ROUTES).map((r) => (open ? { ...r, admin: false, public: true } : r));
 
 /** The page may load only its own files and talk only to its own origin. */
 const PAGE_HEADERS = {
@@ -102,9 +155,11 @@ export const mountInspectorRoutes = (app: Hono, view: InspectorView): void => {
       { "www-authenticate": 'Bearer realm="inspector"', "cache-control": "no-store" },
     );
 
-  app.get(INSPECTOR_PATH, (c) => (auth.allowed(c) ? page(c, "index.html") : page(c, "login.html", 401)));
-  app.get(`${INSPECTOR_PATH}/login`, (c) => page(c, "login.html"));
-  app.post(`${INSPECTOR_PATH}/login`, async (c) => {
+  app.get(INSPECTOR_ROUTES.page.path, (c) =>
+    auth.allowed(c) ? page(c, "index.html") : page(c, "login.html", 401),
+  );
+  app.get(INSPECTOR_ROUTES.loginPage.path, (c) => page(c, "login.html"));
+  app.post(INSPECTOR_ROUTES.login.path, async (c) => {
     if (!sameOriginPost(c)) return c.text("Cross-site login refused.", 403);
     if (Number(c.req.header("content-length") ?? "0") > 4096) return c.text("Too large.", 413);
     if (auth.open) return c.redirect(INSPECTOR_PATH, 303);
@@ -113,7 +168,7 @@ export const mountInspectorRoutes = (app: Hono, view: InspectorView): void => {
     if (auth.login(c, key)) return c.redirect(INSPECTOR_PATH, 303);
     return page(c, "login.html", 401, "That is not the admin key.");
   });
-  app.post(`${INSPECTOR_PATH}/logout`, (c) => {
+  app.post(INSPECTOR_ROUTES.logout.path, (c) => {
     if (!sameOriginPost(c)) return c.text("Cross-site logout refused.", 403);
     auth.logout(c);
     return c.redirect(`${INSPECTOR_PATH}/login`, 303);
@@ -129,7 +184,7 @@ export const mountInspectorRoutes = (app: Hono, view: InspectorView): void => {
     await next();
     c.header("cache-control", "no-store");
   });
-  app.get(`${INSPECTOR_PATH}/api/overview`, (c) => {
+  app.get(INSPECTOR_ROUTES.overview.path, (c) => {
     const { backend } = view;
     const r = backend.readiness();
     const routes = backend.routes?.() ?? [];
@@ -146,7 +201,7 @@ export const mountInspectorRoutes = (app: Hono, view: InspectorView): void => {
       inspector: { bodies: view.bodies, requests: log.list().length, bytes: log.bytes(), ...view.limits },
     });
   });
-  app.get(`${INSPECTOR_PATH}/api/requests`, (c) => {
+  app.get(INSPECTOR_ROUTES.requests.path, (c) => {
     const keep = matches((name) => c.req.query(name));
     const all = log.list();
     const facets = (f: (r: RequestRecord) => string) =>
@@ -160,7 +215,7 @@ export const mountInspectorRoutes = (app: Hono, view: InspectorView): void => {
       },
     });
   });
-  app.get(`${INSPECTOR_PATH}/api/requests/:seq`, (c) => {
+  app.get(INSPECTOR_ROUTES.request.path, (c) => {
     const record = log.get(Number(c.req.param("seq")));
     if (!record) return c.json({ error: { message: "No such request (it may have left the log)." } }, 404);
     const { decisions, client, usage, errorBody } = record;
@@ -178,7 +233,7 @@ export const mountInspectorRoutes = (app: Hono, view: InspectorView): void => {
       errorBody,
     });
   });
-  app.get(`${INSPECTOR_PATH}/api/stream`, (c) => {
+  app.get(INSPECTOR_ROUTES.stream.path, (c) => {
     let unsubscribe = () => {};
     let ping: ReturnType<typeof setInterval> | undefined;
     const encoder = new TextEncoder();

@@ -1,8 +1,9 @@
 import type { RequestTraceFor } from "@proxy/http-surface";
 import type { Hono } from "hono";
 import type { GatewayBackend } from "../backend/gateway-backend.js";
+import type { GatewayRouteSpec } from "../http/routes.js";
 import { createInspectorAuth } from "./inspector-auth.js";
-import { INSPECTOR_PATH, mountInspectorRoutes } from "./inspector-routes.js";
+import { INSPECTOR_PATH, inspectorRoutes, mountInspectorRoutes } from "./inspector-routes.js";
 import { createRequestRecording } from "./record-requests.js";
 import { createRedactor } from "./redact.js";
 import { createRequestLog } from "./request-log.js";
@@ -27,6 +28,8 @@ export interface Inspector {
   readonly traceFor: RequestTraceFor;
   /** Paths where the page's own same-origin form posts pass the browser guards' Origin check. */
   readonly sameOriginPrefixes: ReadonlyArray<string>;
+  /** Its routes, for the 405 answers and `/openapi.json`. */
+  readonly routes: ReadonlyArray<GatewayRouteSpec>;
 }
 
 /** Everything the inspector holds lives in this instance, in memory, bounded by count and bytes. */
@@ -42,10 +45,11 @@ export const createInspector = (options: InspectorOptions): Inspector => {
     redactor,
     apiKeys: options.apiKeys,
   });
+  const auth = createInspectorAuth(options.adminKey);
   const view = {
     log,
     stats,
-    auth: createInspectorAuth(options.adminKey),
+    auth,
     files: loadStaticFiles(),
     backend: options.backend,
     bodies: options.bodies,
@@ -60,5 +64,6 @@ export const createInspector = (options: InspectorOptions): Inspector => {
     },
     traceFor: recording.traceFor,
     sameOriginPrefixes: [INSPECTOR_PATH],
+    routes: inspectorRoutes(auth.open),
   };
 };

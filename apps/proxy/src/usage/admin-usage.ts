@@ -1,6 +1,7 @@
 import { GatewayError, type UsageFilter, type UsageStore } from "@proxy/core";
 import { Hono } from "hono";
 import { adminAuth } from "../http/admin-auth.js";
+import type { GatewayRouteSpec } from "../http/routes.js";
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
 
@@ -20,6 +21,19 @@ export interface AdminDeps {
   readonly settle?: (() => Promise<void>) | undefined;
 }
 
+/** Where the admin app is mounted. */
+export const ADMIN_PREFIX = "/admin";
+
+/** The admin routes, relative to `ADMIN_PREFIX`: the handlers, 405 answers and `/openapi.json` read them. */
+export const ADMIN_ROUTES = {
+  usage: {
+    method: "GET",
+    path: "/usage",
+    summary: "Per-key usage rows (key, route, UTC day) and their totals; `?key=&route=&from=&to=`.",
+    admin: true,
+  },
+} as const satisfies Record<string, GatewayRouteSpec>;
+
 /**
  * `/admin/*` behind the admin key: `GET /admin/usage?key=&route=&from=&to=` lists per-key usage
  * rows (one per key, route and UTC day) with their totals.
@@ -27,7 +41,7 @@ export interface AdminDeps {
 export const createAdminApp = (deps: AdminDeps): Hono => {
   const app = new Hono();
   app.use("*", adminAuth(deps.adminKey));
-  app.get("/usage", async (c) => {
+  app.get(ADMIN_ROUTES.usage.path, async (c) => {
     const q = (name: string) => c.req.query(name) || undefined;
     const filter: UsageFilter = {
       key: q("key"),

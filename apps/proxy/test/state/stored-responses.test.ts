@@ -121,6 +121,35 @@ describe("stored responses at the wire (scripted backend, SQLite in memory)", ()
     expect(seen(backend.requests[1])).toContain("Checking.");
   });
 
+  it("a streamed response whose client leaves mid-turn is stored failed with what was sent, never in progress", async () => {
+    const { url, client, backend } = await start([{ chunks: ["partial ", "never"], hangAfterChunks: 1 }]);
+    const leave = new AbortController();
+    const res = await fetch(`${url}/v1/responses`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ model: "m", input: "hi", stream: true }),
+      signal: leave.signal,
+    });
+    const reader = res.body!.getReader();
+    let text = "";
+    while (!text.includes("partial")) text += new TextDecoder().decode((await reader.read()).value);
+    const id = /"id":"(resp_[^"]+)"/.exec(text)?.[1] as string;
+    leave.abort();
+    let stored = await client.responses.retrieve(id).catch(() => undefined);
+    for (let i = 0; stored === undefined && i < 100; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      stored = await client.responses.retrieve(id).catch(() => undefined);
+    }
+    expect(stored).toMatchObject({ status: "failed", error: { code: "cancelled" } });
+    expect(stored?.output).toMatchObject([{ type: "message", status: "incomplete" }]);
+    expect(stored?.output_text).toBe("partial ");
+    expect(backend.aborts()).toBe(1);
+    const replayed: string[] = [];
+    for await (const event of await client.responses.retrieve(id, { stream: true }))
+      replayed.push(event.type);
+    expect(replayed.at(-1)).toBe("response.failed");
+  });
+
   it("background: polled, resumed from starting_after, and cancelled on the same gateway", async () => {
     const { client, backend } = await start((request) =>
       seen(request).includes("hang")

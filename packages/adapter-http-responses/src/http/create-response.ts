@@ -1,15 +1,22 @@
 import { GatewayError, unixSeconds } from "@proxy/core";
-import { callerOwner, openTurnSession, readJsonBody, setToolCallHeaders } from "@proxy/http-surface";
+import {
+  callerOwner,
+  foldTurn,
+  openTurnSession,
+  pumpTurn,
+  readJsonBody,
+  setToolCallHeaders,
+} from "@proxy/http-surface";
 import type { Context } from "hono";
 import { withCompactionInstruction } from "../compaction.js";
 import { decodeResponsesRequest, type ParsedResponsesRequest } from "../request/decode-request.js";
+import { compactionEncoder } from "../response/compaction-encoder.js";
 import { createResponsesEncoder } from "../response/encoder.js";
-import { responsesEventFrame } from "../response/text-delta-event.js";
+import { eventObjectSink, sseEventSink } from "../response/event-sinks.js";
 import { startBackgroundResponse } from "../stored/background.js";
 import { type PreparedTurn, prepareStoredTurn } from "../stored/prepare.js";
 import { createRecorder, NOT_STORED_HEADER } from "../stored/record.js";
 import type { ResolvedDeps } from "./deps.js";
-import { createResponseRun } from "./response-run.js";
 import { RESPONSES_SURFACE } from "./surface.js";
 
 /** `POST /responses`: decode, run one core turn, answer as SSE or as one Response object. */
@@ -54,35 +61,29 @@ export const handleCreateResponse = async (c: Context, deps: ResolvedDeps): Prom
     namespaces: parsed.namespaces,
     customTools: parsed.customTools,
   });
-  const run = createResponseRun({
-    encoder,
-    batches: started.batches,
-    purpose: parsed.purpose,
-    ids: deps.ids,
-  });
+  const turn = parsed.purpose === "compaction" ? compactionEncoder(encoder, deps.ids) : encoder;
   const recorder = deps.state && prepared ? createRecorder(deps.state, prepared, deps.clock) : undefined;
-  const batches = recorder ? recorder.tap(run.batches()) : run.batches();
   const finalError = (): GatewayError | undefined =>
-    run.failure() ??
+    encoder.failure() ??
     (encoder.response().status === "failed"
       ? new GatewayError("backend_error", "The backend turn failed.")
       : undefined);
   const done = () => {
     // Clients that keep store on (the AI SDK) refer back to these items with item_reference.
     // (With a store, its owner-keyed cache serves them instead.)
-    if (body.store !== false && deps.state === undefined) deps.issued.remember(encoder.response().output);
+    if (body.store !== false && deps.state === undefined) deps.issued.remember(encoder.output());
     const error = finalError();
     if (error !== undefined) session.recordError(error);
   };
 
   if (stream) {
-    return session.stream(async (sink) => {
+    return session.stream(async (sse) => {
+      const sink = sseEventSink(sse, recorder?.keep);
       try {
-        for await (const batch of batches) {
-          for (const event of batch) sink.queueText(responsesEventFrame(event));
-          await sink.flush();
-        }
+        await pumpTurn(started.batches, turn, sink);
       } finally {
+        // The client went away mid-turn: the response still ends, as failed, before it is stored.
+        if (!encoder.finished) encoder.fail(clientGone(session.cancelled()), sink);
         done();
         // Stored before the stream closes, so the client's next turn can refer to it.
         await recorder?.save(encoder.response());
@@ -90,18 +91,26 @@ export const handleCreateResponse = async (c: Context, deps: ResolvedDeps): Prom
     });
   }
 
-  try {
-    for await (const _ of batches) {
-      // Non-streaming: only the final Response object matters.
-    }
-  } finally {
-    done();
-  }
-  const warning = await recorder?.save(encoder.response());
-  if (warning !== undefined) c.header(NOT_STORED_HEADER, warning);
-  setToolCallHeaders(c, session.telemetry());
-  const error = finalError();
-  // Nothing was sent yet, so a failed turn is an HTTP error clients already know how to handle.
-  if (error !== undefined) return session.fail(error);
-  return session.json(encoder.response());
+  // Non-streaming: only the final Response object is answered (a stored turn keeps the events too).
+  const sink = eventObjectSink(recorder?.keep);
+  turn.start?.(sink);
+  return foldTurn(session, started.batches, {
+    push: (event) => turn.push(event, sink),
+    async end(terminal) {
+      await turn.end(terminal, sink);
+      done();
+      const warning = await recorder?.save(encoder.response());
+      if (warning !== undefined) c.header(NOT_STORED_HEADER, warning);
+      setToolCallHeaders(c, session.telemetry());
+      const error = finalError();
+      // Nothing was sent yet, so a failed turn is an HTTP error clients already know how to handle.
+      return error === undefined ? { body: encoder.response() } : { error };
+    },
+  });
 };
+
+/** Why a stream stopped before its turn ended: the client left, or stopped reading. */
+const clientGone = (cancelled: boolean): GatewayError =>
+  cancelled
+    ? new GatewayError("cancelled", "The client closed the connection.")
+    : new GatewayError("timeout", "The client stopped reading the stream.");

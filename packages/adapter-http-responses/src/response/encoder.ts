@@ -8,50 +8,42 @@ import type {
   Usage,
 } from "@proxy/core";
 import { unixSeconds } from "@proxy/core";
-import { toolCallEcho } from "@proxy/http-surface";
-import {
-  type ItemStatus,
-  type OutputItem,
-  outputText,
-  summaryText,
-  toCallItem,
-  toMessageItem,
-  toReasoningItem,
-} from "./output-items.js";
-import {
-  buildResponse,
-  type IncompleteDetails,
-  type ResponseHeader,
-  type ResponseObject,
-  type ResponseState,
-} from "./response-object.js";
-import { type ResponsesEvent, TextDeltaEvent } from "./text-delta-event.js";
+import { type StreamEncoder, type TerminalEvent, toolCallEcho } from "@proxy/http-surface";
+import type { CallNaming } from "./call-items.js";
+import type { ResponsesSink } from "./event-sinks.js";
+import { createLifecycle } from "./lifecycle.js";
+import type { OutputItem } from "./output-items.js";
+import { createOutputList } from "./output-list.js";
+import type { IncompleteDetails, ResponseHeader, ResponseObject } from "./response-object.js";
 
-export type { ResponsesEvent };
+export type { ResponsesEvent } from "./text-delta-event.js";
 
-export interface EncoderOptions {
+export interface EncoderOptions extends CallNaming {
   readonly header: ResponseHeader;
   readonly ids: IdGenerator;
   readonly clock: Clock;
   readonly outputMode: OutputMode;
-  /** Tool name → namespace (codex namespaced tools): set on the function_call item. */
-  readonly namespaces?: ReadonlyMap<string, string> | undefined;
-  /** Names of the request's custom (freeform) tools: their calls are `custom_tool_call` items. */
-  readonly customTools?: ReadonlySet<string> | undefined;
 }
 
-type OpenItem =
-  | { readonly kind: "message"; readonly id: string; readonly index: number; text: string }
-  | { readonly kind: "reasoning"; readonly id: string; readonly index: number; text: string }
-  | {
-      readonly kind: "call";
-      readonly id: string;
-      readonly index: number;
-      readonly callId: string;
-      readonly name: string;
-      readonly custom: boolean;
-      args: string;
-    };
+/** A turn's Responses encoder: the kit driver's `StreamEncoder`, plus what stored and background turns use. */
+export interface ResponsesEncoder extends StreamEncoder<ResponsesSink> {
+  start(sink: ResponsesSink): void;
+  /** Background mode: `response.created` and `response.queued` (status queued), before `start`. */
+  queue(sink: ResponsesSink): void;
+  /** A failure: close what is open (incomplete), then `response.failed` (unless already ended). */
+  fail(error: GatewayError, sink: ResponsesSink): void;
+  /** A complete item in one go (the compaction item). */
+  addItem(item: OutputItem, sink: ResponsesSink): void;
+  /** Ends the response as completed with what has been added (compaction). */
+  complete(usage: Usage | undefined, sink: ResponsesSink): void;
+  /** The Response object as it stands (final once `finished`). */
+  response(): ResponseObject;
+  /** The items finished so far. */
+  output(): ReadonlyArray<OutputItem>;
+  /** The error the response failed with (an `error` event or `fail`), if any. */
+  failure(): GatewayError | undefined;
+  readonly finished: boolean;
+}
 
 const INCOMPLETE: Partial<Record<Finish["reason"], IncompleteDetails["reason"]>> = {
   length: "max_output_tokens",
@@ -59,262 +51,105 @@ const INCOMPLETE: Partial<Record<Finish["reason"], IncompleteDetails["reason"]>>
 };
 
 /**
- * The one encoder from the canonical assistant stream to Responses events, shared by streaming
- * (events written as SSE) and non-streaming (only the final `response()` is used). It owns the
- * invariants strict clients check: append-only contiguous `output_index`, one open item at a time,
- * `content_index`/`summary_index` 0, and a single monotonically increasing `sequence_number`.
+ * The one encoder from the canonical assistant stream to Responses events, whatever reads them (a
+ * client's SSE stream, the JSON answer's final `response()`, a stored or background turn's events).
+ * It owns the invariants strict clients check (see `Lifecycle` and `OutputList`): append-only
+ * contiguous `output_index`, one open item at a time, `content_index`/`summary_index` 0, and a single
+ * monotonically increasing `sequence_number`.
  */
-export const createResponsesEncoder = (options: EncoderOptions) => {
-  const { header, ids, clock } = options;
-  let sequence = 0;
-  let pending: ResponsesEvent[] = [];
-  const output: OutputItem[] = [];
-  let open: OpenItem | undefined;
+export const createResponsesEncoder = (options: EncoderOptions): ResponsesEncoder => {
+  const life = createLifecycle(options.header);
+  const output = createOutputList(options.ids, options, life);
   let usage: Usage | undefined;
-  let state: ResponseState = { status: "in_progress", output: [] };
-
-  const emit = (type: string, fields: Record<string, unknown>): void => {
-    pending.push({ type, ...fields, sequence_number: sequence++ });
-  };
-  const drain = (): ResponsesEvent[] => {
-    const events = pending;
-    pending = [];
-    return events;
-  };
-  // A background response waits `queued` until its turn really starts (see `queue`).
-  let queued = false;
-  const snapshot = (): ResponseObject => {
-    const response = buildResponse(header, state);
-    return queued && state.status === "in_progress" ? { ...response, status: "queued" } : response;
-  };
-  const scope = (item: OpenItem) => ({ item_id: item.id, output_index: item.index });
-
-  const closeOpen = (status: ItemStatus): void => {
-    const item = open;
-    if (item === undefined) return;
-    open = undefined;
-    let done: OutputItem;
-    switch (item.kind) {
-      case "message":
-        emit("response.output_text.done", {
-          ...scope(item),
-          content_index: 0,
-          text: item.text,
-          logprobs: [],
-        });
-        emit("response.content_part.done", { ...scope(item), content_index: 0, part: outputText(item.text) });
-        done = toMessageItem(item.id, item.text, status);
-        break;
-      case "reasoning":
-        emit("response.reasoning_summary_text.done", { ...scope(item), summary_index: 0, text: item.text });
-        emit("response.reasoning_summary_part.done", {
-          ...scope(item),
-          summary_index: 0,
-          part: summaryText(item.text),
-        });
-        done = toReasoningItem(item.id, item.text);
-        break;
-      case "call":
-        // Only reached when the stream failed mid-call: the partial call is reported incomplete.
-        done = callItem(item, status);
-        break;
-    }
-    output.push(done);
-    emit("response.output_item.done", { output_index: item.index, item: done });
-  };
-
-  const callItem = (item: Extract<OpenItem, { kind: "call" }>, status: ItemStatus) =>
-    toCallItem({
-      id: item.id,
-      callId: item.callId,
-      name: item.name,
-      arguments: item.args,
-      status,
-      namespace: options.namespaces?.get(item.name),
-      custom: item.custom,
-    });
-
-  const appendText = (delta: string): void => {
-    if (open?.kind !== "message") {
-      closeOpen("completed");
-      const item: OpenItem = { kind: "message", id: ids.next("msg"), index: output.length, text: "" };
-      open = item;
-      emit("response.output_item.added", {
-        output_index: item.index,
-        item: toMessageItem(item.id, undefined, "in_progress"),
-      });
-      emit("response.content_part.added", { ...scope(item), content_index: 0, part: outputText("") });
-    }
-    open.text += delta;
-    pending.push(new TextDeltaEvent(open.id, open.index, delta, sequence++));
-  };
-
-  const appendReasoning = (delta: string): void => {
-    if (open?.kind !== "reasoning") {
-      closeOpen("completed");
-      const item: OpenItem = { kind: "reasoning", id: ids.next("rs"), index: output.length, text: "" };
-      open = item;
-      emit("response.output_item.added", {
-        output_index: item.index,
-        item: toReasoningItem(item.id, undefined),
-      });
-      emit("response.reasoning_summary_part.added", {
-        ...scope(item),
-        summary_index: 0,
-        part: summaryText(""),
-      });
-    }
-    open.text += delta;
-    emit("response.reasoning_summary_text.delta", { ...scope(open), summary_index: 0, delta });
-  };
-
-  const finishWith = (terminal: ResponseState, type: string): void => {
-    state = terminal;
-    emit(type, { response: snapshot() });
-  };
+  let failure: GatewayError | undefined;
 
   /** finish → terminal event: length/content_filter are `incomplete`, an `error` finish is `failed`. */
-  const finish = (reason: Finish): void => {
+  const finish = (reason: Finish, sink: ResponsesSink): void => {
     const incomplete = INCOMPLETE[reason.reason];
-    closeOpen(incomplete === undefined ? "completed" : "incomplete");
-    const base = { output: [...output], usage };
+    output.closeOpen(incomplete === undefined ? "completed" : "incomplete", sink);
+    const base = { output: [...output.items], usage };
     if (incomplete !== undefined) {
-      finishWith(
-        { ...base, status: "incomplete", incompleteDetails: { reason: incomplete } },
-        "response.incomplete",
-      );
+      const state = { ...base, status: "incomplete", incompleteDetails: { reason: incomplete } } as const;
+      life.settle(sink, state, "response.incomplete");
     } else if (reason.reason === "error") {
       const message = `The backend turn failed (${reason.raw ?? "unknown"}).`;
-      finishWith({ ...base, status: "failed", error: { code: "server_error", message } }, "response.failed");
+      life.settle(
+        sink,
+        { ...base, status: "failed", error: { code: "server_error", message } },
+        "response.failed",
+      );
     } else {
-      finishWith({ ...base, status: "completed", completedAt: unixSeconds(clock) }, "response.completed");
+      const state = { ...base, status: "completed", completedAt: unixSeconds(options.clock) } as const;
+      life.settle(sink, state, "response.completed");
     }
   };
 
-  const fail = (error: GatewayError): void => {
-    if (state.status !== "in_progress") return;
-    closeOpen("incomplete");
-    const failure = { code: error.code, message: error.message };
-    finishWith({ status: "failed", output: [...output], usage, error: failure }, "response.failed");
+  const fail = (error: GatewayError, sink: ResponsesSink): void => {
+    failure ??= error;
+    if (life.finished) return;
+    output.closeOpen("incomplete", sink);
+    const state = {
+      status: "failed",
+      output: [...output.items],
+      usage,
+      error: { code: error.code, message: error.message },
+    } as const;
+    life.settle(sink, state, "response.failed");
   };
 
   return {
-    /** Background mode: `response.created` and `response.queued` (status queued), before `start`. */
-    queue(): ResponsesEvent[] {
-      queued = true;
-      emit("response.created", { response: snapshot() });
-      emit("response.queued", { response: snapshot() });
-      return drain();
-    },
-
-    /** `response.created` (in_progress, output []) then `response.in_progress` (only that after `queue`). */
-    start(): ResponsesEvent[] {
-      if (!queued) emit("response.created", { response: snapshot() });
-      queued = false;
-      emit("response.in_progress", { response: snapshot() });
-      return drain();
-    },
-
-    push(event: AssistantEvent): ResponsesEvent[] {
-      if (state.status !== "in_progress") return [];
+    queue: life.queue,
+    start: life.start,
+    push(event: AssistantEvent, sink: ResponsesSink): void {
+      if (life.finished) return;
       switch (event.type) {
         case "text-delta":
-          appendText(event.delta);
+          output.text(event.delta, sink);
           break;
         case "reasoning-delta":
-          appendReasoning(event.delta);
+          output.reasoning(event.delta, sink);
           break;
-        case "tool-call-start": {
-          closeOpen("completed");
-          const item: OpenItem = {
-            kind: "call",
-            id: event.id,
-            index: output.length,
-            callId: event.callId,
-            name: event.name,
-            custom: options.customTools?.has(event.name) === true,
-            args: "",
-          };
-          open = item;
-          emit("response.output_item.added", {
-            output_index: item.index,
-            item: callItem(item, "in_progress"),
-          });
+        case "tool-call-start":
+          output.startCall(event, sink);
           break;
-        }
         case "tool-call-delta":
-          if (open?.kind === "call") {
-            open.args += event.delta;
-            // A custom call's deltas are JSON of `{"input": …}`; its raw input goes out at the end.
-            if (!open.custom)
-              emit("response.function_call_arguments.delta", { ...scope(open), delta: event.delta });
-          }
+          output.callDelta(event.delta, sink);
           break;
         case "tool-call-end":
-          if (open?.kind === "call") {
-            const item = open;
-            open = undefined;
-            item.args = event.arguments;
-            const done = callItem(item, "completed");
-            if (done.type === "custom_tool_call") {
-              emit("response.custom_tool_call_input.delta", { ...scope(item), delta: done.input });
-              emit("response.custom_tool_call_input.done", { ...scope(item), input: done.input });
-            } else {
-              // Only documented fields here; the call_id travels on the item.
-              emit("response.function_call_arguments.done", {
-                ...scope(item),
-                name: item.name,
-                arguments: item.args,
-              });
-            }
-            output.push(done);
-            emit("response.output_item.done", { output_index: item.index, item: done });
+          if (output.endCall(event.arguments, sink)) {
+            // Clients that read calls from the answer's text get the call echoed there too.
             const echo = toolCallEcho(options.outputMode, event.name, event.arguments);
-            if (echo !== undefined) appendText(echo);
+            if (echo !== undefined) output.text(echo, sink);
           }
           break;
         case "usage":
           usage = event.usage;
           break;
         case "finish":
-          finish(event.finish);
+          finish(event.finish, sink);
           break;
         case "error":
-          fail(event.error);
+          fail(event.error, sink);
           break;
         case "stream-start":
           break;
       }
-      return drain();
     },
-
-    /** A failure after the stream started: close what is open, then `response.failed`. */
-    fail(error: GatewayError): ResponsesEvent[] {
-      fail(error);
-      return drain();
+    end(terminal: TerminalEvent, sink: ResponsesSink): void {
+      if (terminal.type === "error") fail(terminal.error, sink);
+      else if (!life.finished) finish(terminal.finish, sink);
     },
-
-    /** A complete item in one go (the compaction item): `output_item.added` + `output_item.done`. */
-    addItem(item: OutputItem): ResponsesEvent[] {
-      closeOpen("completed");
-      emit("response.output_item.added", { output_index: output.length, item });
-      emit("response.output_item.done", { output_index: output.length, item });
-      output.push(item);
-      return drain();
-    },
-
-    /** Ends the response as completed with what has been added (compaction path). */
-    complete(finalUsage: Usage | undefined): ResponsesEvent[] {
+    fail,
+    addItem: output.add,
+    complete(finalUsage, sink) {
       usage = finalUsage ?? usage;
-      finish({ reason: "stop", raw: "compaction" });
-      return drain();
+      finish({ reason: "stop", raw: "compaction" }, sink);
     },
-
-    response: snapshot,
-    get finished(): boolean {
-      return state.status !== "in_progress";
+    response: life.snapshot,
+    output: () => output.items,
+    failure: () => failure,
+    get finished() {
+      return life.finished;
     },
   };
 };
-
-export type ResponsesEncoder = ReturnType<typeof createResponsesEncoder>;

@@ -1,5 +1,3 @@
-import { sseFrame } from "@proxy/http-surface";
-
 /** One Responses SSE event: `type`, its documented fields, and the global `sequence_number`. */
 export interface ResponsesEvent {
   readonly type: string;
@@ -9,6 +7,7 @@ export interface ResponsesEvent {
 
 const TYPE = "response.output_text.delta";
 const EMPTY_LOGPROBS: ReadonlyArray<never> = Object.freeze([]);
+const TAIL = ',"logprobs":[],"sequence_number":';
 
 /**
  * `response.output_text.delta`, the stream's most frequent event, as a class: its keys are the
@@ -33,8 +32,19 @@ export class TextDeltaEvent implements ResponsesEvent {
   }
 }
 
-/** One Responses event as its SSE frame (`event:` named by its type). */
+/** A text delta's frame up to its `delta` value: the same for every delta of one message item. */
+export const textDeltaHead = (itemId: string, outputIndex: number): string =>
+  `event: ${TYPE}\ndata: {"type":"${TYPE}","item_id":${JSON.stringify(itemId)},"output_index":${outputIndex},"content_index":0,"delta":`;
+
+/** A text delta's SSE frame: its item's `head`, then the delta and its sequence number. */
+export const textDeltaFrame = (head: string, delta: string, sequenceNumber: number): string =>
+  `${head}${JSON.stringify(delta)}${TAIL}${sequenceNumber}}\n\n`;
+
+/**
+ * One Responses event as its SSE frame (`event:` named by its type). The JSON text of an event has
+ * no line break (JSON escapes them), so it is one `data:` line as it stands.
+ */
 export const responsesEventFrame = (event: ResponsesEvent): string =>
   event instanceof TextDeltaEvent
-    ? `event: ${TYPE}\ndata: {"type":"${TYPE}","item_id":${JSON.stringify(event.item_id)},"output_index":${event.output_index},"content_index":0,"delta":${JSON.stringify(event.delta)},"logprobs":[],"sequence_number":${event.sequence_number}}\n\n`
-    : sseFrame(JSON.stringify(event), event.type);
+    ? textDeltaFrame(textDeltaHead(event.item_id, event.output_index), event.delta, event.sequence_number)
+    : `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;

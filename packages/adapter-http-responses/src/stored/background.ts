@@ -1,14 +1,16 @@
 import { GatewayError, invalidRequest, unixSeconds } from "@proxy/core";
-import { openTurnSession } from "@proxy/http-surface";
+import { openTurnSession, pumpTurn } from "@proxy/http-surface";
 import type { Context } from "hono";
 import { streamSSE } from "hono/streaming";
 import { withCompactionInstruction } from "../compaction.js";
 import type { ResolvedDeps } from "../http/deps.js";
-import { createResponseRun } from "../http/response-run.js";
 import { RESPONSES_SURFACE } from "../http/surface.js";
 import type { ParsedResponsesRequest } from "../request/decode-request.js";
-import { createResponsesEncoder, type ResponsesEvent } from "../response/encoder.js";
+import { compactionEncoder } from "../response/compaction-encoder.js";
+import { createResponsesEncoder } from "../response/encoder.js";
+import { collectEvents, eventObjectSink } from "../response/event-sinks.js";
 import type { ResponseObject } from "../response/response-object.js";
+import type { ResponsesEvent } from "../response/text-delta-event.js";
 import { createEventLog } from "./event-log.js";
 import type { PreparedTurn } from "./prepare.js";
 import { sseFrames } from "./replay.js";
@@ -77,7 +79,7 @@ export const startBackgroundResponse = async (
     customTools: parsed.customTools,
   });
   const now = deps.clock.now();
-  const queued = encoder.queue();
+  const queued = collectEvents(encoder.queue);
   await store.createResponse({
     id,
     owner: prepared.owner,
@@ -139,36 +141,39 @@ export const startBackgroundResponse = async (
     if (!started.accepted) {
       // Refused before it began (overloaded, backend down): the stored response fails with that error.
       const { error } = (await started.response.json()) as { error?: { code?: string; message?: string } };
-      log.push(
-        encoder.fail(
-          new GatewayError("backend_error", error?.message ?? "The backend refused the turn.", {
-            code: error?.code,
-          }),
-        ),
-      );
+      const refusal = new GatewayError("backend_error", error?.message ?? "The backend refused the turn.", {
+        code: error?.code,
+      });
+      log.push(collectEvents((sink) => encoder.fail(refusal, sink)));
       return;
     }
     // The turn really runs now: retrieval shows `in_progress` (the `response.in_progress` event follows).
     await store
       .markInProgress(id, holder, { ...encoder.response(), status: "in_progress" })
       .catch(() => undefined);
-    const run = createResponseRun({
-      encoder,
-      batches: started.batches,
-      purpose: parsed.purpose,
-      ids: deps.ids,
-    });
-    for await (const batch of run.batches()) {
-      if (tooLarge) continue;
-      storedBytes += jsonBytes(batch);
-      if (storedBytes <= state.maxResponseBytes) log.push(batch);
-      else {
-        // What is stored stays within the limit: the turn stops and the response fails, without output.
-        tooLarge = true;
-        controller.abort();
-      }
-    }
-    const failure = run.failure();
+    // No client reads this turn: each batch's events go to the log, as long as they fit the store.
+    let batch: ResponsesEvent[] = [];
+    const sink = eventObjectSink(
+      (event) => batch.push(event),
+      () => {
+        const events = batch;
+        batch = [];
+        if (tooLarge) return;
+        storedBytes += jsonBytes(events);
+        if (storedBytes <= state.maxResponseBytes) log.push(events);
+        else {
+          // What is stored stays within the limit: the turn stops and the response fails, without output.
+          tooLarge = true;
+          controller.abort();
+        }
+      },
+    );
+    await pumpTurn(
+      started.batches,
+      parsed.purpose === "compaction" ? compactionEncoder(encoder, deps.ids) : encoder,
+      sink,
+    );
+    const failure = encoder.failure();
     if (failure !== undefined) session.recordError(failure);
     // Reports the turn once; the body goes nowhere (the client had its answer when the turn began).
     session.json({});
@@ -189,10 +194,10 @@ export const startBackgroundResponse = async (
       if (!tooLarge) throw error;
     } finally {
       if (tooLarge) log.push([tooLargeEvent(encoder.response(), log.events.length, state.maxResponseBytes)]);
-      else if (!encoder.finished)
-        log.push(
-          encoder.fail(new GatewayError("backend_error", "The background turn stopped unexpectedly.")),
-        );
+      else if (!encoder.finished) {
+        const stopped = new GatewayError("backend_error", "The background turn stopped unexpectedly.");
+        log.push(collectEvents((sink) => encoder.fail(stopped, sink)));
+      }
       ended = true;
       log.end();
       await beat;

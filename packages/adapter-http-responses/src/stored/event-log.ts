@@ -1,4 +1,4 @@
-import type { ResponsesEvent } from "../response/encoder.js";
+import type { ResponsesEvent } from "../response/text-delta-event.js";
 
 /** The events of a background turn running in this process, followed by its streaming clients. */
 export interface EventLog {

@@ -1,6 +1,6 @@
 import { type Clock, isGatewayError, type StoredStatus } from "@proxy/core";
-import type { ResponsesEvent } from "../response/encoder.js";
 import type { ResponseObject } from "../response/response-object.js";
+import type { ResponsesEvent } from "../response/text-delta-event.js";
 import type { PreparedTurn } from "./prepare.js";
 import type { StoredState } from "./state.js";
 
@@ -18,18 +18,14 @@ export const createRecorder = (state: StoredState, prepared: PreparedTurn, clock
   let bytes = JSON.stringify(prepared.input).length;
   let tooLarge = bytes > state.maxResponseBytes;
   return {
-    async *tap(batches: AsyncIterable<ResponsesEvent[]>): AsyncGenerator<ResponsesEvent[]> {
-      for await (const batch of batches) {
-        if (!tooLarge)
-          for (const event of batch) {
-            bytes += JSON.stringify(event).length;
-            events.push(event);
-          }
-        if (bytes > state.maxResponseBytes) {
-          tooLarge = true;
-          events.length = 0;
-        }
-        yield batch;
+    /** Keeps one event of the turn (until the events outgrow the limit). */
+    keep(event: ResponsesEvent): void {
+      if (tooLarge) return;
+      bytes += JSON.stringify(event).length;
+      events.push(event);
+      if (bytes > state.maxResponseBytes) {
+        tooLarge = true;
+        events.length = 0;
       }
     },
     /** Stores the finished response; undefined when stored, else the warning to send. */

@@ -1,11 +1,12 @@
 import { BLOCK_FORMATS } from "../formats/index.js";
 import type { ToolSpec } from "../model/tool-spec.js";
 import type { BlockFormat, OpenBlock } from "./block-format.js";
-import type { AfterBlock, BlockContext } from "./call-stream.js";
-import { advanceMatch, isHighSurrogate, isWhitespace, nextOf } from "./chars.js";
-import type { MarkdownFence } from "./markdown-fence.js";
-import { createMarkdownFence } from "./markdown-fence.js";
+import type { AfterBlock } from "./call-stream.js";
+import { advanceMatch, isHighSurrogate, isWhitespace } from "./chars.js";
+import { EventBatch } from "./event-batch.js";
 import type { ArgumentsValidator, ParserEvent, SentinelParser } from "./parser-types.js";
+import { PlainTextScanner } from "./plain-text-scan.js";
+import { HELD, TagHoldback } from "./tag-holdback.js";
 
 export const DEFAULT_MAX_BLOCK_BYTES = 1024 * 1024;
 
@@ -21,12 +22,12 @@ export interface SentinelParserOptions {
 }
 
 const LT = 60;
-const SPACE = 32;
-const BACKTICK = 96;
-const TILDE = 126;
-
-/** Returned by a push that produced nothing (most pushes inside a block): no allocation. */
-const NO_EVENTS: ParserEvent[] = Object.freeze([]) as unknown as ParserEvent[];
+const NL = 10;
+/**
+ * Pieces up to this long get the one-loop check first (codex tokens: p99 6 chars; a longer piece
+ * more often holds a line break, and would be scanned twice).
+ */
+const TOKEN_CHUNK = 8;
 
 const TEXT = 0;
 const BLOCK = 1;
@@ -39,282 +40,178 @@ const DISCARD = 3;
  * suffix that may still become an opening tag is held back. Whitespace at the start of the
  * message and right after a call is dropped, so a tool-only answer carries no stray content.
  * Blocks inside Markdown code fences are text. Linear in the input; one open block is bounded by
- * `maxBlockBytes`. Plain text is skipped with `indexOf` up to the next `<` or possible fence
- * line (the only places that can start a tag or change the fence state) and emitted by slicing.
+ * `maxBlockBytes`. Plain text is skipped up to the next `<` or possible fence line (see
+ * PlainTextScanner) and emitted by slicing; a chunk of plain text is answered with itself.
  */
-export function createSentinelParser(options: SentinelParserOptions): SentinelParser {
-  const formats = options.formats ?? BLOCK_FORMATS;
-  let events: ParserEvent[] = [];
-  let text = "";
-  /** The last character added to `text` is a high surrogate (read from the piece, not the rope). */
-  let textEndsHigh = false;
-  const addText = (piece: string) => {
-    if (piece.length === 0) return;
-    text += piece;
-    textEndsHigh = isHighSurrogate(piece.charCodeAt(piece.length - 1));
-  };
-  let callCount = 0;
+export const createSentinelParser = (options: SentinelParserOptions): SentinelParser =>
+  new StreamParser(options);
 
-  const flushText = () => {
-    if (text.length === 0) return;
-    events.push({ type: "text", text });
-    text = "";
-  };
-  const ctx: BlockContext = {
-    tools: options.tools,
-    validator: options.validator,
-    maxBlockBytes: options.maxBlockBytes ?? DEFAULT_MAX_BLOCK_BYTES,
-    emit(event) {
-      if (event.type === "text") {
-        addText(event.text);
-        return;
+/** A class, not closures: the state of one parser, its scanners and the block being read. */
+class StreamParser implements SentinelParser {
+  private readonly out: EventBatch;
+  private readonly scanner = new PlainTextScanner();
+  private readonly holdback: TagHoldback;
+  private mode = TEXT;
+  private dropWhitespace = true;
+  private block: OpenBlock | undefined;
+  private blockClose = "";
+  /** Matched length of the close tag while the rest of an oversized block is skipped. */
+  private skipMatched = 0;
+
+  constructor(options: SentinelParserOptions) {
+    this.out = new EventBatch(
+      options.tools,
+      options.validator,
+      options.maxBlockBytes ?? DEFAULT_MAX_BLOCK_BYTES,
+    );
+    this.holdback = new TagHoldback(options.formats ?? BLOCK_FORMATS);
+  }
+
+  push(chunk: string): ParserEvent[] {
+    const { out, scanner } = this;
+    const plain = this.mode === TEXT && this.holdback.held === 0 && !this.dropWhitespace && out.empty();
+    if (plain && chunk.length <= TOKEN_CHUNK && !scanner.fence.atLineStart()) {
+      // A token-sized piece mid-line (codex sends one upstream token per push): one event,
+      // unless it holds a `<` or a line break (the general path below decides those).
+      let k = 0;
+      for (; k < chunk.length; k += 1) {
+        const c = chunk.charCodeAt(k);
+        if (c === LT || c === NL) break;
       }
-      flushText();
-      events.push(event);
-    },
-    nextIndex: () => {
-      callCount += 1;
-      return callCount - 1;
-    },
-  };
-
-  let mode = TEXT;
-  let fence: MarkdownFence = createMarkdownFence();
-  let dropWhitespace = true;
-  /** Length of the held-back prefix of an opening tag, and a format whose tag has that prefix. */
-  let held = 0;
-  let candidate: BlockFormat | undefined;
-  let block: OpenBlock | undefined;
-  let blockClose = "";
-  let skipMatched = 0;
-  const heldText = () => (candidate === undefined ? "<" : candidate.open.slice(0, held));
-
-  const releaseHeld = () => {
-    addText(heldText());
-    held = 0;
-    candidate = undefined;
-    dropWhitespace = false;
-  };
-
-  /** A format whose opening tag continues the held prefix with `c`, if any. */
-  const extendHeld = (c: number): BlockFormat | undefined => {
-    if (candidate !== undefined && candidate.open.charCodeAt(held) === c) return candidate;
-    for (let k = 0; k < formats.length; k += 1) {
-      const f = formats[k] as BlockFormat;
-      if (f.open.charCodeAt(held) !== c) continue;
-      let same = true;
-      for (let j = 1; j < held && same; j += 1)
-        same = f.open.charCodeAt(j) === (candidate as BlockFormat).open.charCodeAt(j);
-      if (same) return f;
+      if (k === chunk.length && k > 0 && !isHighSurrogate(chunk.charCodeAt(k - 1)))
+        return [{ type: "text", text: chunk }];
     }
-    return undefined;
-  };
+    return this.pushScanned(chunk, plain);
+  }
 
-  /** Next `<` and line break in the current chunk at or after the scan position (cached: linear). */
-  let ltAt = -1;
-  let nlAt = -1;
-
-  /**
-   * Skips plain text from `from`: stops at a `<` or at a line break that may start a fence line
-   * (at most 3 spaces, then a backtick or tilde, or the chunk ends first); other lines only reset
-   * the fence's per-line state. Each `<` and line break of a chunk is found once, by `indexOf`.
-   */
-  const skipPlain = (s: string, from: number): number => {
-    if (ltAt < from) ltAt = nextOf(s, "<", from);
-    if (nlAt < from) nlAt = nextOf(s, "\n", from);
-    let sawLine = false;
-    let end = ltAt;
-    while (nlAt < ltAt) {
-      const at = nlAt;
-      let k = at + 1;
-      while (k < s.length && k <= at + 3 && s.charCodeAt(k) === SPACE) k += 1;
-      const d = k < s.length ? s.charCodeAt(k) : BACKTICK;
-      if (d === BACKTICK || d === TILDE) {
-        end = at;
-        break;
-      }
-      sawLine = true;
-      nlAt = nextOf(s, "\n", at + 1);
-    }
-    if (sawLine) fence.skippedLines();
-    return end;
-  };
-
-  /**
-   * Skips plain text mid-line from `from`, through fence lines and `<`s that cannot open a block
-   * (inside a fence). Stops at a `<` that may open one (mid-line), at a line start the fence is
-   * still reading when a `<` follows (the caller feeds it), or at the end of the chunk.
-   */
-  const skipText = (s: string, from: number): number => {
-    let i = from;
-    for (;;) {
-      i = skipPlain(s, i);
-      if (i >= s.length) return i;
-      if (s.charCodeAt(i) === LT) {
-        if (fence.blocksAllowed()) return i;
+  /** `push` past the token-piece check (kept apart so that check stays small once optimised). */
+  private pushScanned(chunk: string, plain: boolean): ParserEvent[] {
+    const { out, scanner } = this;
+    let i = 0;
+    scanner.newChunk();
+    if (plain) {
+      // Plain text with nothing pending: a chunk where no block may start is one event. A line
+      // start is fed to the fence first (up to a `<`, which the general path decides).
+      const fence = scanner.fence;
+      while (i < chunk.length && fence.atLineStart() && chunk.charCodeAt(i) !== LT) {
+        fence.feed(chunk.charCodeAt(i));
         i += 1;
-        continue;
       }
-      i = fence.feedLineStart(s, i);
-      if (i >= s.length || fence.atLineStart()) return i;
+      if (!fence.atLineStart()) i = scanner.skipText(chunk, i);
+      if (i === chunk.length && i > 0 && !isHighSurrogate(chunk.charCodeAt(i - 1)))
+        return [{ type: "text", text: chunk }];
+      out.addText(chunk.slice(0, i));
     }
-  };
+    while (i < chunk.length) {
+      const block = this.block;
+      if (this.mode === TEXT) i = this.scanText(chunk, i);
+      else if (this.mode === BLOCK && block) {
+        i = block.feed(chunk, i);
+        if (block.state() !== "open") this.endBlock(block.finish());
+      } else i = this.scanRest(chunk, i);
+    }
+    return out.take(false);
+  }
 
-  /**
-   * At a `<` where a block may start: the format whose opening tag follows in full (the block
-   * starts), or one whose tag the rest of the chunk is a prefix of (held back), else text.
-   * Compares against the rest of the chunk directly, no per-character state.
-   */
-  const matchTag = (s: string, at: number): number => {
-    let partial: BlockFormat | undefined;
-    for (let f = 0; f < formats.length; f += 1) {
-      const format = formats[f] as BlockFormat;
-      const tag = format.open;
-      let k = 1;
-      while (k < tag.length && at + k < s.length && s.charCodeAt(at + k) === tag.charCodeAt(k)) k += 1;
-      if (k === tag.length) {
-        startBlock(format);
-        return at + k;
-      }
-      if (at + k === s.length) partial = format;
-    }
-    if (partial === undefined) return -1;
-    held = s.length - at;
-    candidate = partial;
-    return s.length;
-  };
+  flush(): ParserEvent[] {
+    if (this.mode === TEXT && this.holdback.held > 0) this.releaseHeld();
+    if (this.mode === BLOCK && this.block) this.block.finish();
+    // The next message starts fresh; call indexes keep counting within this parser.
+    this.block = undefined;
+    this.mode = TEXT;
+    this.scanner.newMessage();
+    this.dropWhitespace = true;
+    return this.out.take(true);
+  }
+
+  private releaseHeld(): void {
+    this.out.addText(this.holdback.text());
+    this.holdback.clear();
+    this.dropWhitespace = false;
+  }
 
   /** Text mode: emits runs of text, returns where a block began (or s.length). */
-  const scanText = (s: string, from: number): number => {
+  private scanText(s: string, from: number): number {
+    const { out, scanner, holdback } = this;
     let run = from;
     let i = from;
     while (i < s.length) {
-      if (held === 0 && !dropWhitespace && !fence.atLineStart()) {
-        i = skipText(s, i);
+      const fence = scanner.fence;
+      if (holdback.held === 0 && !this.dropWhitespace && !fence.atLineStart()) {
+        i = scanner.skipText(s, i);
         if (i >= s.length) break;
         if (!fence.atLineStart()) {
           // A `<` mid-line where blocks are allowed (feeding it to the fence changes nothing).
-          const end = matchTag(s, i);
-          if (end >= 0) {
-            addText(s.slice(run, i));
-            return end;
+          const found = holdback.match(s, i);
+          if (found === undefined) {
+            i += 1;
+            continue;
           }
-          i += 1;
-          continue;
+          out.addText(s.slice(run, i));
+          if (found === HELD) return s.length;
+          this.startBlock(found);
+          return i + found.open.length;
         }
       }
       const c = s.charCodeAt(i);
       fence.feed(c);
-      if (held > 0) {
-        const next = extendHeld(c);
+      if (holdback.held > 0) {
+        const next = holdback.extend(c);
         if (next !== undefined) {
-          candidate = next;
-          held += 1;
           run = i + 1;
           i += 1;
-          if (held === next.open.length) {
-            startBlock(next);
-            return i;
-          }
-          continue;
+          if (next === HELD) continue;
+          this.startBlock(next);
+          return i;
         }
-        releaseHeld();
+        this.releaseHeld();
         run = i;
       }
       if (c === LT && fence.blocksAllowed()) {
-        addText(s.slice(run, i));
-        held = 1;
+        out.addText(s.slice(run, i));
+        holdback.holdLt();
         run = i + 1;
-      } else if (dropWhitespace) {
+      } else if (this.dropWhitespace) {
         if (isWhitespace(c)) run = i + 1;
-        else dropWhitespace = false;
+        else this.dropWhitespace = false;
       }
       i += 1;
     }
-    if (run < s.length) addText(s.slice(run));
+    if (run < s.length) out.addText(s.slice(run));
     return s.length;
-  };
+  }
 
-  const startBlock = (format: BlockFormat) => {
-    held = 0;
-    candidate = undefined;
-    fence.midLine();
-    mode = BLOCK;
-    block = format.openBlock(ctx);
-    blockClose = format.close;
-  };
+  private startBlock(format: BlockFormat): void {
+    this.holdback.clear();
+    this.scanner.fence.midLine();
+    this.mode = BLOCK;
+    this.block = format.openBlock(this.out);
+    this.blockClose = format.close;
+  }
 
-  const endBlock = (after: AfterBlock) => {
-    block = undefined;
-    mode = after === "passthrough" ? PASSTHROUGH : after === "discard" ? DISCARD : TEXT;
-    dropWhitespace = after === "drop-whitespace";
-    skipMatched = 0;
-  };
+  private endBlock(after: AfterBlock): void {
+    this.block = undefined;
+    this.mode = after === "passthrough" ? PASSTHROUGH : after === "discard" ? DISCARD : TEXT;
+    this.dropWhitespace = after === "drop-whitespace";
+    this.skipMatched = 0;
+  }
 
   /** Rest of an oversized block, up to its close tag: forwarded as text or dropped. */
-  const scanRest = (s: string, from: number): number => {
+  private scanRest(s: string, from: number): number {
+    const close = this.blockClose;
     let i = from;
     let closed = false;
     while (i < s.length && !closed) {
-      if (skipMatched === 0) {
-        if (ltAt < i) ltAt = nextOf(s, "<", i);
-        i = ltAt;
+      if (this.skipMatched === 0) {
+        i = this.scanner.nextLt(s, i);
         if (i >= s.length) break;
       }
-      skipMatched = advanceMatch(blockClose, skipMatched, s.charCodeAt(i));
-      closed = skipMatched === blockClose.length;
+      this.skipMatched = advanceMatch(close, this.skipMatched, s.charCodeAt(i));
+      closed = this.skipMatched === close.length;
       i += 1;
     }
-    if (mode === PASSTHROUGH) addText(s.slice(from, i));
-    if (closed) endBlock(mode === PASSTHROUGH ? "text" : "drop-whitespace");
+    if (this.mode === PASSTHROUGH) this.out.addText(s.slice(from, i));
+    if (closed) this.endBlock(this.mode === PASSTHROUGH ? "text" : "drop-whitespace");
     return i;
-  };
-
-  const takeEvents = (final: boolean): ParserEvent[] => {
-    // Never end a text event between the two halves of a surrogate pair.
-    let carry = "";
-    if (!final && text.length > 0 && textEndsHigh) {
-      carry = text.slice(-1);
-      text = text.slice(0, -1);
-    }
-    flushText();
-    text = carry;
-    if (events.length === 0) return NO_EVENTS;
-    const out = events;
-    events = [];
-    return out;
-  };
-
-  return {
-    push(chunk) {
-      let i = 0;
-      ltAt = -1;
-      nlAt = -1;
-      if (mode === TEXT && held === 0 && !dropWhitespace && text.length === 0 && !fence.atLineStart()) {
-        // Mid-line plain text with nothing pending: a chunk where no block may start is one event.
-        i = skipText(chunk, 0);
-        if (i === chunk.length && i > 0 && !isHighSurrogate(chunk.charCodeAt(i - 1)))
-          return [{ type: "text", text: chunk }];
-        addText(chunk.slice(0, i));
-      }
-      while (i < chunk.length) {
-        if (mode === TEXT) i = scanText(chunk, i);
-        else if (mode === BLOCK && block) {
-          i = block.feed(chunk, i);
-          if (block.state() !== "open") endBlock(block.finish());
-        } else i = scanRest(chunk, i);
-      }
-      return takeEvents(false);
-    },
-    flush() {
-      if (mode === TEXT && held > 0) releaseHeld();
-      if (mode === BLOCK && block) block.finish();
-      // The next message starts fresh; call indexes keep counting within this parser.
-      block = undefined;
-      mode = TEXT;
-      fence = createMarkdownFence();
-      dropWhitespace = true;
-      return takeEvents(true);
-    },
-  };
+  }
 }

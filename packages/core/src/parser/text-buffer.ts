@@ -1,8 +1,8 @@
 /**
- * Append-only text with an optional "not yet emitted" tail. Appends are collected in an array
- * and joined every few KiB into one flat string: building text with `+=` one character at a
- * time leaves a rope with a ~30-byte node per character, and slicing one ever-growing string
- * per push would be quadratic. `take` only touches the (short) tail.
+ * Append-only text with an optional "not yet emitted" tail. Appends are concatenated into a
+ * short rope (cheapest for token-sized pieces), those ropes collected in an array and joined
+ * every few KiB into one flat string: a long rope keeps a ~30-byte node per piece, and slicing
+ * one ever-growing string per push would be quadratic. `take` only touches the (short) tail.
  */
 export interface TextBuffer {
   append(s: string): void;
@@ -14,6 +14,8 @@ export interface TextBuffer {
   toString(): string;
 }
 
+/** Pieces are concatenated up to this length before they go to the array (bounds the rope). */
+const ROPE_CHARS = 256;
 const JOIN_PIECES = 512;
 const JOIN_CHARS = 8192;
 
@@ -22,6 +24,7 @@ class ChunkedText implements TextBuffer {
   private readonly parts: string[] = [];
   private readonly pending: string[] = [];
   private pendingChars = 0;
+  private rope = "";
   private total = 0;
   /** Appended since the last `take` (short: it is taken at every push). */
   private tail = "";
@@ -32,7 +35,15 @@ class ChunkedText implements TextBuffer {
     this.tracking = tracking;
   }
 
+  private sealRope(): void {
+    if (this.rope.length === 0) return;
+    this.pending.push(this.rope);
+    this.pendingChars += this.rope.length;
+    this.rope = "";
+  }
+
   private seal(): void {
+    this.sealRope();
     const pending = this.pending;
     if (pending.length === 0) return;
     this.parts.push(pending.length === 1 ? (pending[0] as string) : pending.join(""));
@@ -41,9 +52,15 @@ class ChunkedText implements TextBuffer {
   }
 
   append(s: string): void {
-    this.pending.push(s);
-    this.pendingChars += s.length;
     this.total += s.length;
+    if (s.length === 1 && this.rope.length === 0) {
+      // A one-char string is one of V8's cached ones: kept as is, concatenating would allocate.
+      this.pending.push(s);
+      this.pendingChars += 1;
+    } else {
+      this.rope += s;
+      if (this.rope.length >= ROPE_CHARS) this.sealRope();
+    }
     if (this.pending.length >= JOIN_PIECES || this.pendingChars >= JOIN_CHARS) this.seal();
     if (this.tracking) this.tail += s;
   }

@@ -83,6 +83,8 @@ export interface BackendReadiness {
   readonly restarts: number;
   /** Native turns: requests for tool results the backend holds open right now (should return to 0). */
   readonly pendingToolRequests?: number | undefined;
+  /** Threads kept alive between requests to continue their conversation (codex), for a backend that keeps them. */
+  readonly liveThreads?: number | undefined;
   readonly detail?: string | undefined;
   /** The plan's usage windows, for a backend that reports them (codex); absent when none is known. */
   readonly planLimits?: PlanLimits | undefined;
