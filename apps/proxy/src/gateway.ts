@@ -13,7 +13,7 @@ import { isLoopbackHost } from "./http/request-guard.js";
 import { guardServer, SERVER_OPTIONS } from "./http/server-guard.js";
 import { createInspector } from "./inspector/inspector.js";
 import { createImageFetcher } from "./media/image-fetcher.js";
-import { createLogger, type Logger } from "./observability/logger.js";
+import { type Logger, openLog } from "./observability/logger.js";
 import { createMetrics } from "./observability/metrics.js";
 import { releaseStartupMemory } from "./observability/startup-memory.js";
 import { startTracing } from "./observability/tracing.js";
@@ -63,8 +63,10 @@ export const startGateway = async (
   } = {},
 ): Promise<RunningGateway> => {
   const scope = createRequestScope();
-  const logger =
-    options.logger ?? createLogger(config.logLevel, { requestId: () => scope.getStore()?.requestId });
+  const log = options.logger
+    ? { logger: options.logger, written: () => Promise.resolve() }
+    : openLog(config.logLevel, { requestId: () => scope.getStore()?.requestId });
+  const { logger } = log;
   const metrics = createMetrics();
   // One tokenizer for the surfaces and the upstream routes: its tables load once, on the first count.
   const tokens = lazyO200kEncoding();
@@ -175,6 +177,7 @@ export const startGateway = async (
       await tracer?.shutdown();
       await state.close();
       logger.info("stopped");
+      await log.written();
     })());
   return { server, url, shutdown };
 };

@@ -129,6 +129,33 @@ describe("gateway service routes", () => {
     expect(metrics).toContain("proxy_backend_in_flight_turns");
   });
 
+  it("logs a JSON answer and a stream once each, timed to their first byte and their end", async () => {
+    const { url, logs } = await start();
+    for (const [id, stream] of [
+      ["req-json", false],
+      ["req-sse", true],
+    ] as const) {
+      const res = await fetch(`${url}/v1/chat/completions`, {
+        ...chat({ ...hello, stream }),
+        headers: { "content-type": "application/json", "x-request-id": id },
+      });
+      expect(res.headers.get("x-request-id")).toBe(id);
+      expect(await res.text()).toContain("Hello!");
+    }
+    await new Promise((r) => setTimeout(r, 20));
+    for (const [id, stream] of [
+      ["req-json", false],
+      ["req-sse", true],
+    ] as const) {
+      const lines = logs.filter((l) => l.requestId === id && l.msg === "request");
+      expect(lines).toHaveLength(1);
+      const line = lines[0] as { stream: boolean; ttfbMs: number; durationMs: number; status: number };
+      expect(line).toMatchObject({ stream, status: 200 });
+      expect(line.ttfbMs).toBeGreaterThanOrEqual(0);
+      expect(line.ttfbMs).toBeLessThanOrEqual(line.durationMs);
+    }
+  });
+
   it("puts the request id on lines logged from inside the turn", async () => {
     const { url, logs } = await start({
       wrap: (backend, logger) => ({

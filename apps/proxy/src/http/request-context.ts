@@ -31,6 +31,10 @@ export const routeReporter =
     if (store) store.route = route;
   };
 
+/** The answer is an event stream: its first byte and its end come after the handler returned. */
+export const isEventStream = (res: Response): boolean =>
+  res.headers.get("content-type")?.startsWith("text/event-stream") === true;
+
 /**
  * Per-request context without globals in handlers: the adapters' TurnObserver drops its summary
  * into this request's AsyncLocalStorage slot, and the log line is written when the body has been
@@ -64,7 +68,9 @@ export const createRequestContext = (deps: {
     const log = deps.logger;
     c.set("requestId" as never, requestId as never);
     await storage.run(store, next);
-    c.header("x-request-id", requestId);
+    // On the response's own headers: `c.header` after the handler rebuilds the response around a
+    // web stream of its body, which costs node-server its direct write of a string body.
+    c.res.headers.set("x-request-id", requestId);
     const route = routePath(c) || c.req.path;
     const finish = (ttfb: number | undefined) => {
       const duration = now() - started;
@@ -113,6 +119,13 @@ export const createRequestContext = (deps: {
           "tool calls accepted with warnings",
         );
     };
+    // Only a stream's first byte and end come after the handler returned; any other body is whole
+    // and node-server writes it directly once this returns (reading `c.res.body` here would turn
+    // that write into a web-stream pipe), so its line is logged on the next turn of the loop.
+    if (!isEventStream(c.res)) {
+      setImmediate(() => finish(now() - started));
+      return;
+    }
     const body = c.res.body;
     if (!body) return finish(now() - started);
     let first: number | undefined;

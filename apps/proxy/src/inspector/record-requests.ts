@@ -4,6 +4,7 @@ import type { RequestTrace } from "@proxy/http-surface";
 import type { Context, MiddlewareHandler } from "hono";
 import { routePath } from "hono/route";
 import { callerOf } from "../http/auth.js";
+import { isEventStream } from "../http/request-context.js";
 import type { Redactor } from "./redact.js";
 import type { RequestLog, RequestRecord } from "./request-log.js";
 import { createTraceRecorder } from "./trace-recorder.js";
@@ -75,6 +76,8 @@ export const createRequestRecording = (deps: {
       record.keyName = caller?.owner ? (keyNames.get(caller.owner) ?? "unknown key") : "";
     }
     await copyErrorBody(c, record);
+    // A whole body is sent as it is once this returns; wrapping it would cost node-server its direct write.
+    if (!isEventStream(c.res)) return finish(entry);
     const body = c.res.body;
     if (!body) return finish(entry);
     const tap = new TransformStream<Uint8Array, Uint8Array>({

@@ -1,11 +1,27 @@
 import { type Logger, pino } from "pino";
 
-/** Structured JSON logs; human-readable when attached to a terminal. Keys are never logged. */
-export const createLogger = (
-  level: string,
-  options: { readonly pretty?: boolean; readonly requestId?: () => string | undefined } = {},
-): Logger =>
-  pino({
+export interface LoggerOptions {
+  readonly pretty?: boolean;
+  readonly requestId?: () => string | undefined;
+}
+
+/** A logger and the wait for its lines to leave. */
+export interface OpenLog {
+  readonly logger: Logger;
+  /** Resolves once every line logged so far has been written (at most `timeoutMs`): call it last before exiting. */
+  written(timeoutMs?: number): Promise<void>;
+}
+
+/**
+ * Structured JSON logs; human-readable when attached to a terminal. Keys are never logged.
+ * Lines go to stdout asynchronously: a slow reader of the pipe no longer holds the event loop in
+ * a blocking write, and under load the lines that come while a write is in flight leave in one.
+ * Whatever is still queued when the process exits is written synchronously then (pino's exit
+ * hook); a clean shutdown waits for `written()` first, so its last lines leave whole and in order.
+ */
+export const openLog = (level: string, options: LoggerOptions = {}): OpenLog => {
+  const pretty = options.pretty ?? Boolean(process.stdout.isTTY);
+  const settings = {
     level,
     base: { service: "proxy-gateway" },
     // Lines logged while a request is being handled carry its id (AsyncLocalStorage scope).
@@ -17,9 +33,33 @@ export const createLogger = (
       paths: ["req.headers.authorization", "headers.authorization", "apiKeys", "adminKey", "otelHeaders"],
       censor: "[redacted]",
     },
-    ...((options.pretty ?? Boolean(process.stdout.isTTY))
-      ? { transport: { target: "pino-pretty", options: { colorize: true, singleLine: true } } }
-      : {}),
-  });
+  };
+  if (pretty) {
+    const logger = pino({
+      ...settings,
+      transport: { target: "pino-pretty", options: { colorize: true, singleLine: true } },
+    });
+    return { logger, written: () => Promise.resolve() };
+  }
+  const destination = pino.destination({ dest: 1, sync: false });
+  return {
+    logger: pino(settings, destination),
+    // The write of the last line logged ends with `drain` once nothing is left behind it.
+    written: (timeoutMs = 2000) =>
+      new Promise<void>((resolve) => {
+        const done = () => {
+          clearTimeout(timer);
+          destination.off("drain", done);
+          resolve();
+        };
+        const timer = setTimeout(done, timeoutMs);
+        timer.unref();
+        destination.on("drain", done);
+      }),
+  };
+};
+
+export const createLogger = (level: string, options: LoggerOptions = {}): Logger =>
+  openLog(level, options).logger;
 
 export type { Logger };

@@ -14,6 +14,8 @@ import type { KeyMetrics } from "./key-metrics.js";
 /** How often the counts gathered in memory are written (one transaction per flush). */
 export const USAGE_FLUSH_MS = 1000;
 
+const DAY_MS = 86_400_000;
+
 type Counts = { -readonly [K in keyof UsageCounts]: number };
 
 /** What one finished turn adds to its key's usage. */
@@ -70,6 +72,16 @@ export const createUsageRecorder = (deps: {
   let rows = new Map<string, UsageRow & Counts>();
   let minutes = new Map<string, MinuteTokens & { tokens: number }>();
   let writing: Promise<void> = Promise.resolve();
+  // The UTC day of the last turn, kept until the clock leaves it (not a Date and an ISO string per turn).
+  let dayStart = Number.NaN;
+  let dayName = "";
+  const dayOf = (at: number): string => {
+    if (!(at >= dayStart && at < dayStart + DAY_MS)) {
+      dayStart = at - (at % DAY_MS);
+      dayName = utcDay(at);
+    }
+    return dayName;
+  };
 
   const gather = (key: string, route: string, day: string, counts: UsageCounts) => {
     const id = `${key}\u0000${route}\u0000${day}`;
@@ -109,7 +121,7 @@ export const createUsageRecorder = (deps: {
       const counts = turnCounts(summary);
       deps.metrics.observe(accountLabel(key, summary.caller?.name !== undefined), counts);
       // The route that answered (after fallbacks); the model asked for when none took the turn.
-      gather(key, route ?? summary.model, utcDay(at), counts);
+      gather(key, route ?? summary.model, dayOf(at), counts);
       if (deps.tracksMinutes(key))
         gatherMinute(key, Math.floor(at / 60_000), counts.inputTokens + counts.outputTokens);
       if (deps.writesAtOnce(key)) void flush();

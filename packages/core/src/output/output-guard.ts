@@ -2,7 +2,7 @@ import type { AssistantEvent } from "../events/assistant-event.js";
 import { createStopSequenceMatcher } from "./stop-sequences.js";
 
 export interface GuardResult {
-  readonly events: AssistantEvent[];
+  readonly events: ReadonlyArray<AssistantEvent>;
   /** A stop sequence was reached: emit `events`, then end the output (finish `stop`). */
   readonly stopped: boolean;
   /** The stop sequence that was reached (when `stopped` by one). */
@@ -31,8 +31,9 @@ export interface OutputGuardOptions {
  * an output token limit could cut them.
  */
 export const createOutputGuard = (options: OutputGuardOptions): OutputGuard => {
-  const stops = createStopSequenceMatcher(options.stopSequences ?? []);
   const holdCalls = options.holdCalls === true;
+  if (!holdCalls && !(options.stopSequences ?? []).some((s) => s.length > 0)) return passThrough();
+  const stops = createStopSequenceMatcher(options.stopSequences ?? []);
   let call: AssistantEvent[] | undefined;
   let ended = false;
   let matched: string | undefined;
@@ -75,6 +76,20 @@ export const createOutputGuard = (options: OutputGuardOptions): OutputGuard => {
       call = undefined;
       ended = true;
       return out;
+    },
+  };
+};
+
+const ENDED: GuardResult = Object.freeze({ events: Object.freeze([]), stopped: true });
+
+/** No stop sequence and no call held: the gate's events go on as they are (no copy per delta). */
+const passThrough = (): OutputGuard => {
+  let ended = false;
+  return {
+    accept: (events) => (ended ? ENDED : { events, stopped: false }),
+    flush() {
+      ended = true;
+      return [];
     },
   };
 };
