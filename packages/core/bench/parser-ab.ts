@@ -15,7 +15,7 @@ import type { SentinelParser, SentinelParserOptions } from "../src/parser/index.
 import * as current from "../src/parser/index.js";
 import { createArgumentsValidator } from "../src/tools/index.js";
 import { codexChunkSizes } from "./codex-chunks.js";
-import { NEAR_MISS, PROSE, repeatTo, toolHeavy } from "./parser-bench.js";
+import { feedInPieces, NEAR_MISS, PROSE, repeatTo, toolHeavy } from "./parser-bench.js";
 
 type Create = (options: SentinelParserOptions) => SentinelParser;
 
@@ -32,17 +32,9 @@ function feed(
   sizes: ReadonlyArray<number>,
 ): number {
   const parser = create(options);
-  let events = 0;
-  const start = process.cpuUsage();
-  for (let i = 0, k = 0; i < input.length; k = k + 1 === sizes.length ? 0 : k + 1) {
-    const end = i + (sizes[k] as number);
-    events += parser.push(input.slice(i, end)).length;
-    i = end;
-  }
-  events += parser.flush().length;
-  const used = process.cpuUsage(start);
+  const { events, cpuMicros } = feedInPieces(parser, input, sizes);
   if (events === 0) throw new Error("the parser produced no events");
-  return (used.user + used.system) / 1000;
+  return cpuMicros / 1000;
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;

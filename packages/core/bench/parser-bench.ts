@@ -82,9 +82,18 @@ function singleBlock(size: number): string {
 }
 
 /** Feeds `input` in pieces of `chunk` chars, or of the listed sizes in turn; returns CPU ms. */
-function feed(input: string, chunk: number | ReadonlyArray<number>, maxBlockBytes?: number): number {
-  const parser = createSentinelParser(options(maxBlockBytes));
-  const sizes = typeof chunk === "number" ? [chunk] : chunk;
+/** A parser of any build: what the feeding loop needs of it. */
+export interface PushFlush {
+  push(chunk: string): ReadonlyArray<unknown>;
+  flush(): ReadonlyArray<unknown>;
+}
+
+/** Feeds `input` in pieces of the listed sizes in turn; the events seen and the CPU µs spent. */
+export function feedInPieces(
+  parser: PushFlush,
+  input: string,
+  sizes: ReadonlyArray<number>,
+): { readonly events: number; readonly cpuMicros: number } {
   let events = 0;
   const start = process.cpuUsage();
   for (let i = 0, k = 0; i < input.length; k = k + 1 === sizes.length ? 0 : k + 1) {
@@ -94,7 +103,14 @@ function feed(input: string, chunk: number | ReadonlyArray<number>, maxBlockByte
   }
   events += parser.flush().length;
   const used = process.cpuUsage(start);
-  const ms = (used.user + used.system) / 1000;
+  return { events, cpuMicros: used.user + used.system };
+}
+
+function feed(input: string, chunk: number | ReadonlyArray<number>, maxBlockBytes?: number): number {
+  const parser = createSentinelParser(options(maxBlockBytes));
+  const sizes = typeof chunk === "number" ? [chunk] : chunk;
+  const { events, cpuMicros } = feedInPieces(parser, input, sizes);
+  const ms = cpuMicros / 1000;
   if (events === 0) throw new Error("the parser produced no events");
   return ms;
 }

@@ -9,7 +9,7 @@ import type { ToolSpec } from "../src/model/tool-spec.js";
 import { createSentinelParser } from "../src/parser/index.js";
 import { createArgumentsValidator } from "../src/tools/index.js";
 import { codexChunkSizes } from "./codex-chunks.js";
-import { repeatTo } from "./parser-bench.js";
+import { feedInPieces, repeatTo } from "./parser-bench.js";
 
 const TOOLS: ReadonlyArray<ToolSpec> = [{ name: "write_file", strict: false }];
 const content = repeatTo('line with "quotes", <tags>, {braces} and \\ slashes\n', 2000);
@@ -32,17 +32,9 @@ function run(input: string, sizes: ReadonlyArray<number>): number {
     tools: new Map(TOOLS.map((t) => [t.name, t])),
     validator: createArgumentsValidator(TOOLS),
   });
-  let events = 0;
-  const start = process.cpuUsage();
-  for (let i = 0, k = 0; i < input.length; k = k + 1 === sizes.length ? 0 : k + 1) {
-    const end = i + (sizes[k] as number);
-    events += parser.push(input.slice(i, end)).length;
-    i = end;
-  }
-  events += parser.flush().length;
-  const used = process.cpuUsage(start);
+  const { events, cpuMicros } = feedInPieces(parser, input, sizes);
   if (events === 0) throw new Error("the parser produced no events");
-  return used.user + used.system;
+  return cpuMicros;
 }
 
 const only = process.argv[2];
