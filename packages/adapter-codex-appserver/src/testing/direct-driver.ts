@@ -1,8 +1,5 @@
-import { spawn } from "node:child_process";
 import { performance } from "node:perf_hooks";
-import { createInterface } from "node:readline";
-
-type Json = Record<string, unknown>;
+import { initializeDirectRpc, type Json, openDirectRpc } from "./direct-rpc.js";
 
 /** One direct turn: the answer, and when each phase ended (ms since `timedTurn` was called). */
 export interface TimedDirectTurn {
@@ -37,46 +34,9 @@ export const startDirectDriver = async (
   extraArgs: ReadonlyArray<string> = [],
 ): Promise<DirectDriver> => {
   const appServer = ["app-server", ...extraArgs, "-c", "thread_unload_delay_secs=5"];
-  const [file, args] = /\.[cm]?js$/.test(command)
-    ? [process.execPath, [command, ...appServer]]
-    : [command, appServer];
-  const child = spawn(file, args, { env, stdio: ["pipe", "pipe", "ignore"] });
-  let nextId = 1;
-  const pending = new Map<number, (message: Json) => void>();
-  const threads = new Map<string, (method: string, params: Json) => void>();
-  createInterface({ input: child.stdout }).on("line", (line) => {
-    let message: Json;
-    try {
-      message = JSON.parse(line) as Json;
-    } catch {
-      return;
-    }
-    if (typeof message.method === "string" && message.id !== undefined) {
-      // A server→client request (approvals etc.): the sealed thread never needs one; decline.
-      child.stdin.write(
-        `${JSON.stringify({ id: message.id, error: { code: -32601, message: "unsupported" } })}\n`,
-      );
-    } else if (typeof message.method === "string") {
-      const params = (message.params ?? {}) as Json;
-      if (typeof params.threadId === "string") threads.get(params.threadId)?.(message.method, params);
-    } else if (typeof message.id === "number") {
-      pending.get(message.id)?.(message);
-      pending.delete(message.id);
-    }
-  });
-  const request = (method: string, params: unknown) =>
-    new Promise<Json>((resolve, reject) => {
-      const id = nextId++;
-      pending.set(id, (m) =>
-        m.error ? reject(new Error(JSON.stringify(m.error))) : resolve(m.result as Json),
-      );
-      child.stdin.write(`${JSON.stringify({ id, method, params })}\n`);
-    });
-  await request("initialize", {
-    clientInfo: { name: "bench_direct", title: "bench", version: "0" },
-    capabilities: null,
-  });
-  child.stdin.write(`${JSON.stringify({ method: "initialized" })}\n`);
+  const rpc = openDirectRpc(command, appServer, env);
+  await initializeDirectRpc(rpc, "bench_direct");
+  const { request } = rpc;
 
   const timedTurn = async (
     threadParams: Json,
@@ -90,7 +50,7 @@ export const startDirectDriver = async (
     let answer = "";
     let firstDeltaMs = Number.NaN;
     const done = new Promise<void>((resolve) =>
-      threads.set(threadId, (method, params) => {
+      rpc.onThread(threadId, (method, params) => {
         if (method === "item/agentMessage/delta") {
           if (Number.isNaN(firstDeltaMs)) firstDeltaMs = performance.now() - t0;
           answer += String(params.delta);
@@ -104,24 +64,15 @@ export const startDirectDriver = async (
     const turnStartedMs = performance.now() - t0;
     await done;
     const completedMs = performance.now() - t0;
-    threads.delete(threadId);
+    rpc.onThread(threadId, undefined);
     void request("thread/unsubscribe", { threadId }).catch(() => {});
     return { answer, threadStartedMs, injectedMs, turnStartedMs, firstDeltaMs, completedMs };
   };
 
   return {
-    pid: child.pid,
+    pid: rpc.pid,
     timedTurn,
     turn: async (threadParams, text) => (await timedTurn(threadParams, text)).answer,
-    close: () =>
-      new Promise<void>((resolve) => {
-        if (child.exitCode !== null) return resolve();
-        const timer = setTimeout(() => child.kill("SIGKILL"), 5_000);
-        child.once("exit", () => {
-          clearTimeout(timer);
-          resolve();
-        });
-        child.stdin.end();
-      }),
+    close: rpc.close,
   };
 };

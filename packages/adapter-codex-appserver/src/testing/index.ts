@@ -1,4 +1,5 @@
 export { type DirectDriver, startDirectDriver, type TimedDirectTurn } from "./direct-driver.js";
+export { type DirectRpc, initializeDirectRpc, openDirectRpc } from "./direct-rpc.js";
 export {
   hasProcfs,
   type ProcessTreeReport,
