@@ -12,6 +12,21 @@ const wideSchema = (n: number, tag: string) => {
   return { type: "object", properties, required: Object.keys(properties), additionalProperties: false };
 };
 
+/** Three Chat bodies with one strict tool of `width` properties, distinct per attempt (no compile cache hit). */
+const strictChatBodies = (name: string, width: number, tag: string): string[] =>
+  [0, 1, 2].map((attempt) =>
+    JSON.stringify({
+      model: "m",
+      messages: [{ role: "user", content: "hi" }],
+      tools: [
+        {
+          type: "function",
+          function: { name, strict: true, parameters: wideSchema(width, `${tag}${attempt}`) },
+        },
+      ],
+    }),
+  );
+
 describe("strict-schema compilation is bounded (real gateway, in-process loop monitor)", {
   timeout: 120_000,
 }, () => {
@@ -22,18 +37,7 @@ describe("strict-schema compilation is bounded (real gateway, in-process loop mo
   afterAll(() => g?.close());
 
   it("Chat: a 3,000-property strict schema is a 400 naming the tool, without a stall", async () => {
-    const bodies = [0, 1, 2].map((attempt) =>
-      JSON.stringify({
-        model: "m",
-        messages: [{ role: "user", content: "hi" }],
-        tools: [
-          {
-            type: "function",
-            function: { name: "big_form", strict: true, parameters: wideSchema(3000, `a${attempt}`) },
-          },
-        ],
-      }),
-    );
+    const bodies = strictChatBodies("big_form", 3000, "a");
     const { worst, result } = await calmestStall(async (attempt) => {
       const res = await postJson(`${g.url}/v1/chat/completions`, bodies[attempt] as string);
       return {
@@ -72,18 +76,7 @@ describe("strict-schema compilation is bounded (real gateway, in-process loop mo
   });
 
   it("a strict schema within the bound (120 properties) compiles without a stall and the turn runs", async () => {
-    const bodies = [0, 1, 2].map((attempt) =>
-      JSON.stringify({
-        model: "m",
-        messages: [{ role: "user", content: "hi" }],
-        tools: [
-          {
-            type: "function",
-            function: { name: "form", strict: true, parameters: wideSchema(120, `b${attempt}`) },
-          },
-        ],
-      }),
-    );
+    const bodies = strictChatBodies("form", 120, "b");
     const { worst, result } = await calmestStall(async (attempt) => {
       const res = await postJson(`${g.url}/v1/chat/completions`, bodies[attempt] as string);
       return { status: res.status };
