@@ -12,6 +12,13 @@ export interface GuardResult {
 export interface OutputGuard {
   /** The call gate's events for one parser event → what the client may see now. */
   accept(events: ReadonlyArray<AssistantEvent>): GuardResult;
+  /**
+   * One text delta (not empty) → what the client may see now, pushed onto `out` as a `text-delta`
+   * (no result object per delta). True when a stop sequence was reached (see `sequence`).
+   */
+  pushText(delta: string, out: AssistantEvent[]): boolean;
+  /** The stop sequence that ended the output, once `pushText` returned true because of one. */
+  readonly sequence: string | undefined;
   /** The output ended: held text is released; a call still held (cut short) is dropped. */
   flush(): AssistantEvent[];
 }
@@ -44,6 +51,18 @@ export const createOutputGuard = (options: OutputGuardOptions): OutputGuard => {
   };
 
   return {
+    get sequence() {
+      return matched;
+    },
+    pushText(delta, out) {
+      if (ended) return true;
+      const scan = stops.push(delta);
+      if (scan.text !== "") out.push({ type: "text-delta", delta: scan.text });
+      if (!scan.stopped) return false;
+      ended = true;
+      matched = scan.sequence;
+      return true;
+    },
     accept(events) {
       const out: AssistantEvent[] = [];
       if (ended) return { events: out, stopped: true, sequence: matched };
@@ -86,6 +105,12 @@ const ENDED: GuardResult = Object.freeze({ events: Object.freeze([]), stopped: t
 const passThrough = (): OutputGuard => {
   let ended = false;
   return {
+    sequence: undefined,
+    pushText(delta, out) {
+      if (ended) return true;
+      out.push({ type: "text-delta", delta });
+      return false;
+    },
     accept: (events) => (ended ? ENDED : { events, stopped: false }),
     flush() {
       ended = true;

@@ -172,6 +172,15 @@ export const createCallGate = (deps: {
   };
 
   return {
+    /**
+     * A `text` event's common case without a result object: the text to forward (possibly ""), or
+     * the full result where policy holds, swallows or stops on text.
+     */
+    acceptText(text: string): string | GateResult {
+      if (swallowNextText || (emitted.length > 0 && settings.stopAfterTools) || (callRequired && emitted.length === 0))
+        return onText(text);
+      return sent.fresh(text);
+    },
     accept(e: ParserEvent): GateResult {
       switch (e.type) {
         case "text":
