@@ -86,6 +86,10 @@ export const createMessageAccumulator = () => {
   let functionCall: { name: string; arguments: string } | undefined;
 
   return {
+    /** Content text, as a `{content}` delta would add it (an empty one adds nothing). */
+    addContent(text: string): void {
+      if (text !== "") content = (content ?? "") + text;
+    },
     add(delta: ChatDelta): void {
       if (delta.content !== undefined) content = (content ?? "") + delta.content;
       if (delta.reasoning_content !== undefined) reasoning = (reasoning ?? "") + delta.reasoning_content;
