@@ -78,10 +78,14 @@ async function main() {
       validator: createArgumentsValidator,
     },
     { name: "floor", create: noop as Create, validator: createArgumentsValidator },
-  ].filter((side) => process.env.AB_SIDES === undefined || process.env.AB_SIDES.split(",").includes(side.name)).map((side) => ({
-    ...side,
-    options: { tools: new Map(TOOLS.map((t) => [t.name, t])), validator: side.validator(TOOLS) },
-  }));
+  ]
+    .filter(
+      (side) => process.env.AB_SIDES === undefined || process.env.AB_SIDES.split(",").includes(side.name),
+    )
+    .map((side) => ({
+      ...side,
+      options: { tools: new Map(TOOLS.map((t) => [t.name, t])), validator: side.validator(TOOLS) },
+    }));
   const MB = 1_000_000;
   const prose = repeatTo(PROSE, 4 * MB);
   const heavy = toolHeavy(4 * MB);

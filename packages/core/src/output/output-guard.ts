@@ -17,6 +17,11 @@ export interface OutputGuard {
    * (no result object per delta). True when a stop sequence was reached (see `sequence`).
    */
   pushText(delta: string, out: AssistantEvent[]): boolean;
+  /**
+   * One event other than text (a call's start, delta or end…) → onto `out` now or once its call is
+   * complete (`holdCalls`). True when the output has already ended.
+   */
+  pushEvent(event: AssistantEvent, out: AssistantEvent[]): boolean;
   /** The stop sequence that ended the output, once `pushText` returned true because of one. */
   readonly sequence: string | undefined;
   /** The output ended: held text is released; a call still held (cut short) is dropped. */
@@ -49,10 +54,26 @@ export const createOutputGuard = (options: OutputGuardOptions): OutputGuard => {
     const text = stops.flush();
     if (text !== "") out.push({ type: "text-delta", delta: text });
   };
+  /** A non-text event: a tool call ends any text a stop sequence could still complete. */
+  const place = (event: AssistantEvent, out: AssistantEvent[]) => {
+    if (event.type === "tool-call-start") releaseText(out);
+    if (!holdCalls) out.push(event);
+    else if (event.type === "tool-call-start") call = [event];
+    else if (call !== undefined && event.type === "tool-call-delta") call.push(event);
+    else if (call !== undefined && event.type === "tool-call-end") {
+      out.push(...call, event);
+      call = undefined;
+    } else out.push(event);
+  };
 
   return {
     get sequence() {
       return matched;
+    },
+    pushEvent(event, out) {
+      if (ended) return true;
+      place(event, out);
+      return false;
     },
     pushText(delta, out) {
       if (ended) return true;
@@ -77,15 +98,7 @@ export const createOutputGuard = (options: OutputGuardOptions): OutputGuard => {
           }
           continue;
         }
-        // A tool call ends any text a stop sequence could still complete.
-        if (event.type === "tool-call-start") releaseText(out);
-        if (!holdCalls) out.push(event);
-        else if (event.type === "tool-call-start") call = [event];
-        else if (call !== undefined && event.type === "tool-call-delta") call.push(event);
-        else if (call !== undefined && event.type === "tool-call-end") {
-          out.push(...call, event);
-          call = undefined;
-        } else out.push(event);
+        place(event, out);
       }
       return { events: out, stopped: false };
     },
@@ -109,6 +122,11 @@ const passThrough = (): OutputGuard => {
     pushText(delta, out) {
       if (ended) return true;
       out.push({ type: "text-delta", delta });
+      return false;
+    },
+    pushEvent(event, out) {
+      if (ended) return true;
+      out.push(event);
       return false;
     },
     accept: (events) => (ended ? ENDED : { events, stopped: false }),

@@ -16,7 +16,8 @@ export type Halt =
 /**
  * The reader's events on their way into the attempt's batch: call gate, then output guard, then
  * `out`. The reader delivers into it (a `ParserSink`), so a plain text delta costs one gate check,
- * one guard check and the one `text-delta` the surface needs: no array or result object per delta.
+ * one guard check and the one `text-delta` the surface needs: no array or result object per delta
+ * (a streaming call's delta likewise).
  * Once `halt` is set the attempt ends, and whatever the reader still delivers is dropped. A class:
  * one per attempt, its methods are not closures.
  */
@@ -45,7 +46,15 @@ export class AttemptPipeline implements ParserSink {
   event(event: Exclude<ParserEvent, { type: "text" }>): void {
     if (this.halt !== undefined) return;
     this.trace?.onParserEvent(event);
-    this.settle(this.gate.accept(event));
+    if (event.type !== "call-delta") {
+      this.settle(this.gate.accept(event));
+      return;
+    }
+    // A streaming call's delta, the most frequent call event: no result object either.
+    const index = this.gate.acceptDelta(event.delta);
+    if (typeof index !== "number") this.settle(index);
+    else if (this.guard.pushEvent({ type: "tool-call-delta", index, delta: event.delta }, this.out))
+      this.halt = { kind: "stop", byGuard: true, sequence: this.guard.sequence };
   }
 
   private settle(result: GateResult): void {

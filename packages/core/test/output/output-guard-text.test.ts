@@ -5,10 +5,13 @@ import { createOutputGuard } from "../../src/output/output-guard.js";
 
 const SEED = 20261127;
 const piece = fc.constantFrom("a", "b", "ab", "END", "EN", "D", " ", "\n", "x", "日本", "😀");
-const texts = fc.array(fc.array(piece, { minLength: 1, maxLength: 4 }).map((p) => p.join("")), {
-  minLength: 1,
-  maxLength: 30,
-});
+const texts = fc.array(
+  fc.array(piece, { minLength: 1, maxLength: 4 }).map((p) => p.join("")),
+  {
+    minLength: 1,
+    maxLength: 30,
+  },
+);
 const stopLists = fc.constantFrom<ReadonlyArray<string>>([], ["END"], ["ab", "b\n"], ["x", "日本😀"]);
 
 /** Feeds the deltas one way or the other; what the client would see, and how it stopped. */
@@ -28,6 +31,52 @@ const run = (stops: ReadonlyArray<string>, deltas: ReadonlyArray<string>, viaPus
   return { out, sequence: undefined };
 };
 
+type Step = { readonly text: string } | { readonly call: number };
+
+/** Text and calls (start, two deltas, end) through accept, or through pushText / pushEvent. */
+const runMixed = (stops: ReadonlyArray<string>, steps: ReadonlyArray<Step>, viaPush: boolean) => {
+  const guard = createOutputGuard({ stopSequences: stops, holdCalls: true });
+  const out: AssistantEvent[] = [];
+  let stopped = false;
+  for (const step of steps) {
+    const events: AssistantEvent[] =
+      "text" in step
+        ? [{ type: "text-delta", delta: step.text }]
+        : [
+            {
+              type: "tool-call-start",
+              index: step.call,
+              id: `fc_${step.call}`,
+              callId: `c${step.call}`,
+              name: "f",
+            },
+            { type: "tool-call-delta", index: step.call, delta: '{"a":' },
+            { type: "tool-call-delta", index: step.call, delta: "1}" },
+            {
+              type: "tool-call-end",
+              index: step.call,
+              id: `fc_${step.call}`,
+              callId: `c${step.call}`,
+              name: "f",
+              arguments: '{"a":1}',
+            },
+          ];
+    for (const event of events) {
+      if (viaPush) {
+        stopped =
+          event.type === "text-delta" ? guard.pushText(event.delta, out) : guard.pushEvent(event, out);
+      } else {
+        const result = guard.accept([event]);
+        out.push(...result.events);
+        stopped = result.stopped;
+      }
+      if (stopped) return { out, stopped, sequence: guard.sequence };
+    }
+  }
+  out.push(...guard.flush());
+  return { out, stopped, sequence: undefined };
+};
+
 describe("output guard: pushText", () => {
   it("lets through exactly what accept does for text, and stops at the same sequence (300 runs)", () => {
     fc.assert(
@@ -35,6 +84,25 @@ describe("output guard: pushText", () => {
         expect(run(stops, deltas, true)).toEqual(run(stops, deltas, false));
       }),
       { numRuns: 300, seed: SEED },
+    );
+  });
+
+  it("pushEvent holds and releases calls exactly as accept does, around text and stop sequences (300 runs)", () => {
+    const steps = fc.array(
+      fc.oneof(
+        piece.map((text): Step => ({ text })),
+        fc.nat({ max: 3 }).map((call): Step => ({ call })),
+      ),
+      { maxLength: 20 },
+    );
+    fc.assert(
+      fc.property(stopLists, steps, (stops, list) => {
+        const viaPush = runMixed(stops, list, true);
+        const viaAccept = runMixed(stops, list, false);
+        expect(viaPush.out).toEqual(viaAccept.out);
+        expect(viaPush.stopped).toBe(viaAccept.stopped);
+      }),
+      { numRuns: 300, seed: SEED + 1 },
     );
   });
 

@@ -76,7 +76,13 @@ describe("sentinel parser: the sink API (pushTo / flushTo)", () => {
   });
 
   it("holds only a possible tag start and a high surrogate, as push does", () => {
-    const { viaSink } = bothWays(["a <tool", "_cal", "l>{\"name\":\"get_time\",\"arguments\":{}}</tool_call>", "x \ud83d", "\ude00"]);
+    const { viaSink } = bothWays([
+      "a <tool",
+      "_cal",
+      'l>{"name":"get_time","arguments":{}}</tool_call>',
+      "x \ud83d",
+      "\ude00",
+    ]);
     expect(viaSink[0]).toEqual([{ type: "text", text: "a " }]);
     expect(viaSink[1]).toEqual([]);
     expect(viaSink[2]?.map((e) => e.type)).toEqual(["call-start", "call-delta", "call-end"]);
