@@ -82,19 +82,23 @@ class StreamParser implements SentinelParser {
   }
 
   /**
-   * A token-sized piece mid-line with nothing pending (codex sends one upstream token per push) is
-   * its own text, unless it holds a `<` or a line break (the scan decides those): one loop, no state.
+   * A token-sized piece with nothing pending (codex sends one upstream token per push) is its own
+   * text, unless it holds a `<` or a line break (the scan decides those): one loop. At a line
+   * start the fence reads the piece's first characters first, as the scan would.
    */
   private plainPiece(chunk: string): boolean {
     if (chunk.length > TOKEN_CHUNK || this.mode !== TEXT || this.holdback.held !== 0 || this.dropWhitespace)
       return false;
-    if (!this.out.empty() || this.scanner.fence.atLineStart()) return false;
+    if (!this.out.empty()) return false;
     let k = 0;
     for (; k < chunk.length; k += 1) {
       const c = chunk.charCodeAt(k);
       if (c === LT || c === NL) return false;
     }
-    return k > 0 && !isHighSurrogate(chunk.charCodeAt(k - 1));
+    if (k === 0 || isHighSurrogate(chunk.charCodeAt(k - 1))) return false;
+    const fence = this.scanner.fence;
+    for (let j = 0; j < chunk.length && fence.atLineStart(); j += 1) fence.feed(chunk.charCodeAt(j));
+    return true;
   }
 
   /** Scans a chunk past the token-piece check; its events are left in `out`. */
