@@ -21,15 +21,14 @@ const prefixBuiltins: NonNullable<Options["esbuildPlugins"]>[number] = {
   },
 };
 
-export default [
-  // The library entry (`@proxy/gateway`, imported by tests and the bench): workspace packages and
-  // npm dependencies stay imports, so a test sharing @proxy/core with it shares one copy.
-  packageBuild(["src/index.ts"]),
-  // What the bin and `node dist/main.js` run: one tree-shaken ESM bundle of the gateway, the
-  // workspace packages and their pure-JS dependencies (effect, hono, pino, …), so a cold start
-  // loads a handful of files instead of several hundred. Dynamic imports (PostgreSQL, the
-  // OpenAI-compatible client, tracing) stay separate chunks, loaded when first used.
-  packageBuild(
+/**
+ * What the bin and `node dist/main.js` run (here and in the `npm run package` tarball): one
+ * tree-shaken ESM bundle of the gateway, the workspace packages and their pure-JS dependencies
+ * (effect, hono, pino, …), so a cold start loads a handful of files instead of several hundred.
+ * Dynamic imports (PostgreSQL, the OpenAI-compatible client, tracing) stay separate chunks, loaded
+ * when first used.
+ */
+export const gatewayBundle = packageBuild(
     { cli: "src/cli.ts", main: "src/main.ts" },
     {
       // Whitespace and syntax only: names stay, so stack traces and CPU profiles still name the
@@ -49,5 +48,11 @@ export default [
         js: BANNER,
       },
     },
-  ),
+);
+
+export default [
+  // The library entry (`@proxy/gateway`, imported by tests and the bench): workspace packages and
+  // npm dependencies stay imports, so a test sharing @proxy/core with it shares one copy.
+  packageBuild(["src/index.ts"]),
+  gatewayBundle,
 ];
