@@ -29,25 +29,25 @@ const prefixBuiltins: NonNullable<Options["esbuildPlugins"]>[number] = {
  * when first used.
  */
 export const gatewayBundle = packageBuild(
-    { cli: "src/cli.ts", main: "src/main.ts" },
-    {
-      // Whitespace and syntax only: names stay, so stack traces and CPU profiles still name the
-      // function; ~30 % less source to parse and to hold (idle RSS −2 MiB with codex, −8 MiB
-      // with OpenAI-compatible routes, whose undici chunk is large).
-      minifyWhitespace: true,
-      minifySyntax: true,
-      noExternal: [new RegExp(`^(?!${RUNTIME_IMPORTS.source})`)],
-      external: [RUNTIME_IMPORTS],
-      esbuildPlugins: [prefixBuiltins],
-      esbuildOptions: (o) => {
-        o.chunkNames = "bundle-[hash]";
-      },
-      banner: {
-        // Bundled CommonJS (pino, ajv, pg, prom-client, …) calls require(); thread-stream, which
-        // runs pino's pretty transport in a worker, finds its worker file by the override pino documents.
-        js: BANNER,
-      },
+  { cli: "src/cli.ts", main: "src/main.ts" },
+  {
+    // Whitespace and syntax only: names stay, so stack traces and CPU profiles still name the
+    // function; ~30 % less source to parse and to hold (idle RSS −2 MiB with codex, −8 MiB
+    // with OpenAI-compatible routes, whose undici chunk is large).
+    minifyWhitespace: true,
+    minifySyntax: true,
+    noExternal: [new RegExp(`^(?!${RUNTIME_IMPORTS.source})`)],
+    external: [RUNTIME_IMPORTS],
+    esbuildPlugins: [prefixBuiltins],
+    esbuildOptions: (o) => {
+      o.chunkNames = "bundle-[hash]";
     },
+    banner: {
+      // Bundled CommonJS (pino, ajv, pg, prom-client, …) calls require(); thread-stream, which
+      // runs pino's pretty transport in a worker, finds its worker file by the override pino documents.
+      js: BANNER,
+    },
+  },
 );
 
 export default [

@@ -33,13 +33,17 @@ const nodeVersionOf = (node: string): string | undefined => {
 const olderNode = (): { node: string; version: string } | undefined => {
   const [floorMajor = 0, floorMinor = 0] = (/(\d+)\.(\d+)/.exec(ENGINES) ?? []).slice(1).map(Number);
   const candidates = new Set(
-    [...(process.env.PATH ?? "").split(delimiter).map((d) => join(d, "node")), "/usr/bin/node", "/usr/local/bin/node"]
-      .filter((p) => existsSync(p) && p !== process.execPath),
+    [
+      ...(process.env.PATH ?? "").split(delimiter).map((d) => join(d, "node")),
+      "/usr/bin/node",
+      "/usr/local/bin/node",
+    ].filter((p) => existsSync(p) && p !== process.execPath),
   );
   for (const node of candidates) {
     const version = nodeVersionOf(node);
     const [major = 0, minor = 0] = (version ?? "").split(".").map(Number);
-    if (version && (major < floorMajor || (major === floorMajor && minor < floorMinor))) return { node, version };
+    if (version && (major < floorMajor || (major === floorMajor && minor < floorMinor)))
+      return { node, version };
   }
   return undefined;
 };
@@ -80,7 +84,8 @@ describe("the bin", () => {
 
   it("under a Node older than it needs, says so in one line and exits non-zero", (ctx) => {
     const old = olderNode();
-    if (!old) return ctx.skip(`no Node older than ${ENGINES} on this machine (PATH, /usr/bin, /usr/local/bin)`);
+    if (!old)
+      return ctx.skip(`no Node older than ${ENGINES} on this machine (PATH, /usr/bin, /usr/local/bin)`);
     const run = spawnSync(old.node, [BUILT_BIN, "--version"], {
       env: serverEnv(),
       encoding: "utf8",
@@ -89,7 +94,9 @@ describe("the bin", () => {
     expect(run.status).toBe(1);
     expect(run.stdout).toBe("");
     expect(run.stderr.trim().split("\n")).toEqual([
-      expect.stringMatching(new RegExp(`needs Node\\.js .*this is v${old.version.replace(/\./g, "\\.")}.*npm start`)),
+      expect.stringMatching(
+        new RegExp(`needs Node\\.js .*this is v${old.version.replace(/\./g, "\\.")}.*npm start`),
+      ),
     ]);
   });
 });

@@ -53,7 +53,9 @@ const rows = (mode: string, r: ColdStartResult) =>
     ...(r.before ? [[`before ${r.before.commit}`, r.before, r.samples.before] as const] : []),
   ].map(
     ([side, g, all]) =>
-      `${mode.padEnd(6)}${side.padEnd(16)}${(["firstLogLine", "appServerReady", "listening", "ready"] as const)
+      `${mode.padEnd(6)}${side.padEnd(16)}${(
+        ["firstLogLine", "appServerReady", "listening", "ready"] as const
+      )
         .map((k) => `${f(g[k]).padStart(6)} (${spread(all, k)})`.padEnd(20))
         .join("")}${g.idleRssMiB.toFixed(1).padStart(7)} (${spread(all, "idleRssMiB")})`,
   );
@@ -66,4 +68,6 @@ process.stderr.write(
     `app-server alone ${f(codex.appServerAlone)} ms, node -e 0 ${f(codex.nodeAlone)} ms; load ${loadAtStart?.toFixed(2)} → ${loadavg()[0]?.toFixed(2)}`,
   ].join("\n")}\n`,
 );
-process.stdout.write(`${JSON.stringify({ loadAverage: [loadAtStart, loadavg()[0]], codex, peer }, null, 2)}\n`);
+process.stdout.write(
+  `${JSON.stringify({ loadAverage: [loadAtStart, loadavg()[0]], codex, peer }, null, 2)}\n`,
+);
