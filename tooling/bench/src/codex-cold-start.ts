@@ -14,7 +14,7 @@ import { fileURLToPath } from "node:url";
 import { sealedAppServerArgs, sealedEnvironment } from "@proxy/adapter-codex-appserver";
 import { startDirectDriver } from "@proxy/adapter-codex-appserver/testing";
 import { type BeforeBuild, beforeBin } from "./before.js";
-import { rssOf } from "./proc.js";
+import { cpuMsOf, rssOf } from "./proc.js";
 import { median } from "./stats.js";
 
 const GATEWAY_BIN = fileURLToPath(new URL("../../../apps/proxy/bin/codex-tool-gateway.mjs", import.meta.url));
@@ -25,8 +25,10 @@ export interface GatewayColdStart {
   readonly appServerReady: number;
   readonly listening: number;
   readonly ready: number;
+  /** CPU time the gateway process used up to `/readyz` 200 (ms; its codex processes not counted). */
+  readonly cpuMsToReady?: number;
   /** The gateway process's RSS (MiB) 1 s after `/readyz` answered 200: idle, codex's processes not counted. */
-  readonly idleRssMiB: number;
+  readonly idleRssMiB?: number;
 }
 
 export interface ColdStartResult {
@@ -97,8 +99,9 @@ const gatewayOnce = async (env: NodeJS.ProcessEnv, bin = GATEWAY_BIN): Promise<G
       if (ok) ready = performance.now() - t0;
       else await sleep(5);
     }
+    const cpuMsToReady = await cpuMsOf(child.pid);
     await sleep(1000);
-    return { ...at, ready, idleRssMiB: (await rssOf(child.pid as number)) / 2 ** 20 };
+    return { ...at, ready, cpuMsToReady, idleRssMiB: (await rssOf(child.pid as number)) / 2 ** 20 };
   } finally {
     if (child.exitCode === null) {
       const exited = new Promise((r) => child.once("exit", r));
@@ -157,12 +160,13 @@ export const measureColdStart = async (o: {
       await (jobs[(i + rep) % jobs.length] as () => Promise<unknown>)();
     }
   const stages = (of: GatewayColdStart[]): GatewayColdStart => {
-    const stage = (k: keyof GatewayColdStart) => median(of.map((g) => g[k]));
+    const stage = (k: keyof GatewayColdStart) => median(of.map((g) => g[k] ?? Number.NaN));
     return {
       firstLogLine: stage("firstLogLine"),
       appServerReady: stage("appServerReady"),
       listening: stage("listening"),
       ready: stage("ready"),
+      cpuMsToReady: stage("cpuMsToReady"),
       idleRssMiB: stage("idleRssMiB"),
     };
   };

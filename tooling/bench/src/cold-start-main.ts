@@ -46,7 +46,9 @@ try {
 
 const f = (x: number) => (Number.isFinite(x) ? x.toFixed(0) : "–");
 const spread = (xs: ReadonlyArray<GatewayColdStart> | undefined, k: keyof GatewayColdStart) =>
-  xs && xs.length > 0 ? `${f(Math.min(...xs.map((g) => g[k])))}–${f(Math.max(...xs.map((g) => g[k])))}` : "";
+  xs && xs.length > 0
+    ? `${f(Math.min(...xs.map((g) => g[k] ?? Number.NaN)))}–${f(Math.max(...xs.map((g) => g[k] ?? Number.NaN)))}`
+    : "";
 const rows = (mode: string, r: ColdStartResult) =>
   [
     ["after", r.gateway, r.samples.gateway] as const,
@@ -57,12 +59,14 @@ const rows = (mode: string, r: ColdStartResult) =>
         ["firstLogLine", "appServerReady", "listening", "ready"] as const
       )
         .map((k) => `${f(g[k]).padStart(6)} (${spread(all, k)})`.padEnd(20))
-        .join("")}${g.idleRssMiB.toFixed(1).padStart(7)} (${spread(all, "idleRssMiB")})`,
+        .join(
+          "",
+        )}${f(g.cpuMsToReady ?? Number.NaN).padStart(6)} (${spread(all, "cpuMsToReady")})  ${(g.idleRssMiB ?? Number.NaN).toFixed(1).padStart(7)} (${spread(all, "idleRssMiB")})`,
   );
 process.stderr.write(
   `${[
-    `medians of ${reps} rounds (min–max), ms from spawn; RSS MiB at /readyz 200 + 1 s`,
-    `${"mode".padEnd(6)}${"build".padEnd(16)}${["first log", "app-server", "listening", "/readyz 200"].map((h) => h.padEnd(20)).join("")}idle RSS`,
+    `medians of ${reps} rounds (min–max), ms from spawn; gateway CPU ms to /readyz 200; RSS MiB at /readyz 200 + 1 s`,
+    `${"mode".padEnd(6)}${"build".padEnd(16)}${["first log", "app-server", "listening", "/readyz 200"].map((h) => h.padEnd(20)).join("")}CPU to ready  idle RSS`,
     ...rows("codex", codex),
     ...rows("peer", peer),
     `app-server alone ${f(codex.appServerAlone)} ms, node -e 0 ${f(codex.nodeAlone)} ms; load ${loadAtStart?.toFixed(2)} → ${loadavg()[0]?.toFixed(2)}`,
