@@ -30,8 +30,9 @@ import {
   type ScriptedResponse,
   startScriptedModelProvider,
 } from "@proxy/adapter-codex-appserver/testing";
+import { median } from "../stats.js";
 import { startDirectThread } from "./direct-thread.js";
-import { median, processCpuMs } from "./process-cpu.js";
+import { processCpuMs } from "./process-cpu.js";
 import { callIdIn, type Entry, requestFor, SURFACES, type Surface } from "./surfaces.js";
 
 const flag = (name: string, fallback: string) => {

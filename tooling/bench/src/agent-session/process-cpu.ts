@@ -14,10 +14,3 @@ export const processCpuMs = async (pid: number): Promise<number> => {
   }
   return ns / 1e6;
 };
-
-/** The median of a non-empty list (mean of the middle two for an even length). */
-export const median = (xs: ReadonlyArray<number>): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = s.length >> 1;
-  return s.length % 2 === 1 ? (s[mid] as number) : ((s[mid - 1] as number) + (s[mid] as number)) / 2;
-};
