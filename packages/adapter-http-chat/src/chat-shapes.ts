@@ -1,4 +1,5 @@
 import type { FinishReason, Usage } from "@proxy/core";
+import { needsJsonEscape } from "@proxy/http-surface";
 import type { ChatDelta } from "./delta-encoder.js";
 
 /** What every chunk (and the non-stream completion) of one response shares. */
@@ -56,9 +57,14 @@ export const contentFrameTemplate = (meta: ResponseMeta, includeUsage: boolean) 
   const json = JSON.stringify(chunk(meta, { content: marker }, null, includeUsage));
   // The last occurrence: `content` comes after `id` and `model`, which could hold the marker too.
   const at = json.lastIndexOf(JSON.stringify(marker));
+  const head = `data: ${json.slice(0, at)}`;
+  const tail = `${json.slice(at + JSON.stringify(marker).length)}\n\n`;
   return {
-    head: `data: ${json.slice(0, at)}`,
-    tail: `${json.slice(at + JSON.stringify(marker).length)}\n\n`,
+    head,
+    tail,
+    /** The frame of one content delta. */
+    frame: (text: string): string =>
+      needsJsonEscape(text) ? head + JSON.stringify(text) + tail : `${head}"${text}"${tail}`,
   };
 };
 
@@ -86,6 +92,10 @@ export const createMessageAccumulator = () => {
   let functionCall: { name: string; arguments: string } | undefined;
 
   return {
+    /** Content text, as a `{content}` delta would add it (an empty one adds nothing). */
+    addContent(text: string): void {
+      if (text !== "") content = (content ?? "") + text;
+    },
     add(delta: ChatDelta): void {
       if (delta.content !== undefined) content = (content ?? "") + delta.content;
       if (delta.reasoning_content !== undefined) reasoning = (reasoning ?? "") + delta.reasoning_content;

@@ -21,7 +21,11 @@ export const completeChatCompletion = (c: Context, turn: ChatTurn): Promise<Resp
   let usage: Usage | undefined;
   return foldTurn(session, turn.batches, {
     push(event) {
-      if (event.type === "usage") usage = event.usage;
+      if (event.type === "text-delta") {
+        // The most frequent event folds straight into the content (no delta object per event).
+        message.addContent(event.delta);
+        encoder.sentText(event.delta);
+      } else if (event.type === "usage") usage = event.usage;
       else for (const delta of encoder.encode(event)) message.add(delta);
     },
     end(terminal) {

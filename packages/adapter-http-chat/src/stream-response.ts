@@ -27,7 +27,7 @@ export const streamChatCompletion = (turn: ChatTurn): Response => {
     push(event, sink) {
       if (event.type === "text-delta") {
         // JSON escapes every line break, so the chunk is one `data:` line.
-        if (event.delta !== "") sink.queueText(text.head + JSON.stringify(event.delta) + text.tail);
+        if (event.delta !== "") sink.queueText(text.frame(event.delta));
         encoder.sentText(event.delta);
       } else if (event.type === "usage") usage = event.usage;
       else

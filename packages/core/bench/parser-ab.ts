@@ -11,13 +11,29 @@ import { loadavg } from "node:os";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { ToolSpec } from "../src/model/tool-spec.js";
-import type { SentinelParser, SentinelParserOptions } from "../src/parser/index.js";
+import type { SentinelParserOptions } from "../src/parser/index.js";
 import * as current from "../src/parser/index.js";
 import { createArgumentsValidator } from "../src/tools/index.js";
 import { codexChunkSizes } from "./codex-chunks.js";
-import { feedInPieces, NEAR_MISS, PROSE, repeatTo, toolHeavy } from "./parser-bench.js";
+import { feedInPieces, NEAR_MISS, PROSE, type PushFlush, repeatTo, toolHeavy } from "./parser-bench.js";
 
-type Create = (options: SentinelParserOptions) => SentinelParser;
+type Create = (options: SentinelParserOptions) => PushFlush;
+
+/** The floor: a parser that does nothing but answer each piece through the sink (loop, slice, call). */
+const noop = (): PushFlush => ({
+  push: () => [],
+  flush: () => [],
+  pushTo: (chunk, sink) => sink.text(chunk),
+  flushTo: () => undefined,
+});
+
+/** The new build through its array API (`push` / `flush` only). */
+const arraysOnly =
+  (create: Create): Create =>
+  (options) => {
+    const parser = create(options);
+    return { push: (c) => parser.push(c), flush: () => parser.flush() };
+  };
 
 const TOOLS: ReadonlyArray<ToolSpec> = [
   { name: "write_file", strict: false },
@@ -37,7 +53,7 @@ function feed(
   return cpuMicros / 1000;
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? Number.NaN;
 
 async function main() {
   const oldDir = process.argv[2];
@@ -56,10 +72,20 @@ async function main() {
       validator: oldTools.createArgumentsValidator,
     },
     { name: "new", create: current.createSentinelParser as Create, validator: createArgumentsValidator },
-  ].map((side) => ({
-    ...side,
-    options: { tools: new Map(TOOLS.map((t) => [t.name, t])), validator: side.validator(TOOLS) },
-  }));
+    {
+      name: "newArrays",
+      create: arraysOnly(current.createSentinelParser as Create),
+      validator: createArgumentsValidator,
+    },
+    { name: "floor", create: noop as Create, validator: createArgumentsValidator },
+  ]
+    .filter(
+      (side) => process.env.AB_SIDES === undefined || process.env.AB_SIDES.split(",").includes(side.name),
+    )
+    .map((side) => ({
+      ...side,
+      options: { tools: new Map(TOOLS.map((t) => [t.name, t])), validator: side.validator(TOOLS) },
+    }));
   const MB = 1_000_000;
   const prose = repeatTo(PROSE, 4 * MB);
   const heavy = toolHeavy(4 * MB);
@@ -79,7 +105,7 @@ async function main() {
   );
   for (const side of sides) feed(side.create, side.options, heavy, [16]); // warm-up
   for (const sc of scenarios) {
-    const mbps: Record<string, number[]> = { old: [], new: [] };
+    const mbps: Record<string, number[]> = { old: [], new: [], newArrays: [], floor: [] };
     for (let r = 0; r < rounds; r += 1) {
       for (const side of r % 2 === 0 ? sides : [...sides].reverse()) {
         let ms = Number.POSITIVE_INFINITY;
@@ -89,8 +115,10 @@ async function main() {
     }
     const o = median(mbps.old ?? []);
     const n = median(mbps.new ?? []);
+    const a = median(mbps.newArrays ?? []);
+    const f = median(mbps.floor ?? []);
     console.log(
-      `${sc.name.padEnd(34)} old ${o.toFixed(1).padStart(7)} MB/s  new ${n.toFixed(1).padStart(7)} MB/s  × ${(n / o).toFixed(2)}`,
+      `${sc.name.padEnd(34)} old ${o.toFixed(1).padStart(7)} MB/s  new ${n.toFixed(1).padStart(7)} MB/s  × ${(n / o).toFixed(2)}  (new push() ${a.toFixed(1)}, floor ${f.toFixed(1)})`,
     );
   }
   console.log(

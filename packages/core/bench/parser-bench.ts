@@ -81,27 +81,53 @@ function singleBlock(size: number): string {
   return `${head}${repeatTo("0123456789abcdef", size - head.length - 16)}"}}</tool_call>`;
 }
 
-/** Feeds `input` in pieces of `chunk` chars, or of the listed sizes in turn; returns CPU ms. */
-/** A parser of any build: what the feeding loop needs of it. */
+/** A parser of any build: what the feeding loop needs of it (`pushTo` where the build has it). */
 export interface PushFlush {
   push(chunk: string): ReadonlyArray<unknown>;
   flush(): ReadonlyArray<unknown>;
+  pushTo?(chunk: string, sink: CountingSink): void;
+  flushTo?(sink: CountingSink): void;
 }
 
-/** Feeds `input` in pieces of the listed sizes in turn; the events seen and the CPU µs spent. */
+/** Counts what a parser delivers through its sink API (what the gateway's turn uses). */
+export class CountingSink {
+  events = 0;
+  text(_text: string): void {
+    this.events += 1;
+  }
+  event(_event: unknown): void {
+    this.events += 1;
+  }
+}
+
+/**
+ * Feeds `input` in pieces of the listed sizes in turn; the events seen and the CPU µs spent.
+ * Through the sink API when the parser has one (the gateway's path), else through `push`'s arrays.
+ */
 export function feedInPieces(
   parser: PushFlush,
   input: string,
   sizes: ReadonlyArray<number>,
 ): { readonly events: number; readonly cpuMicros: number } {
   let events = 0;
+  const sink = new CountingSink();
   const start = process.cpuUsage();
-  for (let i = 0, k = 0; i < input.length; k = k + 1 === sizes.length ? 0 : k + 1) {
-    const end = i + (sizes[k] as number);
-    events += parser.push(input.slice(i, end)).length;
-    i = end;
+  if (parser.pushTo !== undefined && parser.flushTo !== undefined) {
+    for (let i = 0, k = 0; i < input.length; k = k + 1 === sizes.length ? 0 : k + 1) {
+      const end = i + (sizes[k] as number);
+      parser.pushTo(input.slice(i, end), sink);
+      i = end;
+    }
+    parser.flushTo(sink);
+    events = sink.events;
+  } else {
+    for (let i = 0, k = 0; i < input.length; k = k + 1 === sizes.length ? 0 : k + 1) {
+      const end = i + (sizes[k] as number);
+      events += parser.push(input.slice(i, end)).length;
+      i = end;
+    }
+    events += parser.flush().length;
   }
-  events += parser.flush().length;
   const used = process.cpuUsage(start);
   return { events, cpuMicros: used.user + used.system };
 }

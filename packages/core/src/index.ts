@@ -116,7 +116,13 @@ export {
   DEFAULT_MAX_BLOCK_BYTES,
   type SentinelParserOptions,
 } from "./parser/sentinel-parser.js";
-export type { ArgumentsValidator, ParserEvent, RejectReason, SentinelParser } from "./parser/parser-types.js";
+export type {
+  ArgumentsValidator,
+  ParserEvent,
+  ParserSink,
+  RejectReason,
+  SentinelParser,
+} from "./parser/parser-types.js";
 export { createArgumentsValidator, type ToolArgumentsValidator } from "./tools/index.js";
 export {
   createOutputGuard,

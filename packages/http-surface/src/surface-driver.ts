@@ -6,9 +6,6 @@ import type { TurnSession } from "./turn-session.js";
 /** The event a turn ends with: exactly one per turn. */
 export type TerminalEvent = Extract<AssistantEvent, { type: "finish" | "error" }>;
 
-const isTerminal = (event: AssistantEvent): event is TerminalEvent =>
-  event.type === "finish" || event.type === "error";
-
 /** A turn that stopped with neither (the session's batches never do; a defensive end). */
 const UNFINISHED = (): TerminalEvent => ({ type: "error", error: unfinishedTurn() });
 
@@ -57,8 +54,10 @@ export const pumpTurn = async <Sink extends TurnSink>(
     encoder.start?.(sink);
     for await (const batch of batches) {
       if (sink.aborted) return;
-      for (const event of batch) {
-        if (isTerminal(event)) terminal = event;
+      // An index loop with the terminal check inline: this runs once per delta.
+      for (let k = 0; k < batch.length; k += 1) {
+        const event = batch[k] as AssistantEvent;
+        if (event.type === "finish" || event.type === "error") terminal = event;
         else encoder.push(event, sink);
       }
       if (terminal !== undefined) break;
@@ -103,8 +102,9 @@ export const foldTurn = async (
   let terminal: TerminalEvent | undefined;
   try {
     for await (const batch of batches) {
-      for (const event of batch) {
-        if (isTerminal(event)) terminal = event;
+      for (let k = 0; k < batch.length; k += 1) {
+        const event = batch[k] as AssistantEvent;
+        if (event.type === "finish" || event.type === "error") terminal = event;
         else folder.push(event);
       }
       if (terminal !== undefined) break;

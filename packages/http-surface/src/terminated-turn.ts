@@ -57,7 +57,9 @@ export async function* terminatedBatches(
         }
       }
       if (batch !== undefined) {
-        const end = batch.findIndex(isTerminal);
+        let end = -1;
+        for (let k = 0; k < batch.length && end === -1; k += 1)
+          if (isTerminal(batch[k] as AssistantEvent)) end = k;
         if (end !== -1) {
           const last = batch[end] as AssistantEvent;
           watcher.ended(last);

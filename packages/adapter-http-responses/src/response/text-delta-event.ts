@@ -1,3 +1,5 @@
+import { needsJsonEscape } from "@proxy/http-surface";
+
 /** One Responses SSE event: `type`, its documented fields, and the global `sequence_number`. */
 export interface ResponsesEvent {
   readonly type: string;
@@ -38,7 +40,9 @@ export const textDeltaHead = (itemId: string, outputIndex: number): string =>
 
 /** A text delta's SSE frame: its item's `head`, then the delta and its sequence number. */
 export const textDeltaFrame = (head: string, delta: string, sequenceNumber: number): string =>
-  `${head}${JSON.stringify(delta)}${TAIL}${sequenceNumber}}\n\n`;
+  needsJsonEscape(delta)
+    ? `${head}${JSON.stringify(delta)}${TAIL}${sequenceNumber}}\n\n`
+    : `${head}"${delta}"${TAIL}${sequenceNumber}}\n\n`;
 
 /**
  * One Responses event as its SSE frame (`event:` named by its type). The JSON text of an event has

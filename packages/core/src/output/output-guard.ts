@@ -12,6 +12,18 @@ export interface GuardResult {
 export interface OutputGuard {
   /** The call gate's events for one parser event → what the client may see now. */
   accept(events: ReadonlyArray<AssistantEvent>): GuardResult;
+  /**
+   * One text delta (not empty) → what the client may see now, pushed onto `out` as a `text-delta`
+   * (no result object per delta). True when a stop sequence was reached (see `sequence`).
+   */
+  pushText(delta: string, out: AssistantEvent[]): boolean;
+  /**
+   * One event other than text (a call's start, delta or end…) → onto `out` now or once its call is
+   * complete (`holdCalls`). True when the output has already ended.
+   */
+  pushEvent(event: AssistantEvent, out: AssistantEvent[]): boolean;
+  /** The stop sequence that ended the output, once `pushText` returned true because of one. */
+  readonly sequence: string | undefined;
   /** The output ended: held text is released; a call still held (cut short) is dropped. */
   flush(): AssistantEvent[];
 }
@@ -42,8 +54,36 @@ export const createOutputGuard = (options: OutputGuardOptions): OutputGuard => {
     const text = stops.flush();
     if (text !== "") out.push({ type: "text-delta", delta: text });
   };
+  /** A non-text event: a tool call ends any text a stop sequence could still complete. */
+  const place = (event: AssistantEvent, out: AssistantEvent[]) => {
+    if (event.type === "tool-call-start") releaseText(out);
+    if (!holdCalls) out.push(event);
+    else if (event.type === "tool-call-start") call = [event];
+    else if (call !== undefined && event.type === "tool-call-delta") call.push(event);
+    else if (call !== undefined && event.type === "tool-call-end") {
+      out.push(...call, event);
+      call = undefined;
+    } else out.push(event);
+  };
 
   return {
+    get sequence() {
+      return matched;
+    },
+    pushEvent(event, out) {
+      if (ended) return true;
+      place(event, out);
+      return false;
+    },
+    pushText(delta, out) {
+      if (ended) return true;
+      const scan = stops.push(delta);
+      if (scan.text !== "") out.push({ type: "text-delta", delta: scan.text });
+      if (!scan.stopped) return false;
+      ended = true;
+      matched = scan.sequence;
+      return true;
+    },
     accept(events) {
       const out: AssistantEvent[] = [];
       if (ended) return { events: out, stopped: true, sequence: matched };
@@ -58,15 +98,7 @@ export const createOutputGuard = (options: OutputGuardOptions): OutputGuard => {
           }
           continue;
         }
-        // A tool call ends any text a stop sequence could still complete.
-        if (event.type === "tool-call-start") releaseText(out);
-        if (!holdCalls) out.push(event);
-        else if (event.type === "tool-call-start") call = [event];
-        else if (call !== undefined && event.type === "tool-call-delta") call.push(event);
-        else if (call !== undefined && event.type === "tool-call-end") {
-          out.push(...call, event);
-          call = undefined;
-        } else out.push(event);
+        place(event, out);
       }
       return { events: out, stopped: false };
     },
@@ -86,6 +118,17 @@ const ENDED: GuardResult = Object.freeze({ events: Object.freeze([]), stopped: t
 const passThrough = (): OutputGuard => {
   let ended = false;
   return {
+    sequence: undefined,
+    pushText(delta, out) {
+      if (ended) return true;
+      out.push({ type: "text-delta", delta });
+      return false;
+    },
+    pushEvent(event, out) {
+      if (ended) return true;
+      out.push(event);
+      return false;
+    },
     accept: (events) => (ended ? ENDED : { events, stopped: false }),
     flush() {
       ended = true;

@@ -1,23 +1,28 @@
 import type { ToolSpec } from "../model/tool-spec.js";
 import type { BlockContext } from "./call-stream.js";
 import { isHighSurrogate } from "./chars.js";
-import type { ArgumentsValidator, ParserEvent } from "./parser-types.js";
+import type { ArgumentsValidator, ParserEvent, ParserSink } from "./parser-types.js";
+
+type CallEvent = Exclude<ParserEvent, { type: "text" }>;
 
 /** Returned by a push that produced nothing (most pushes inside a block): no allocation. */
 export const NO_EVENTS: ParserEvent[] = Object.freeze([]) as unknown as ParserEvent[];
 
 /**
- * The events of one push: adjacent text is merged into one `text` event, and a text event never
- * ends between the two halves of a surrogate pair (the high half waits for the next push). Also
- * the context block readers emit into. A class: one per parser, its methods are not closures.
+ * The events of one push: adjacent text is merged into one text run, and a text run never ends
+ * between the two halves of a surrogate pair (the high half waits for the next push). Also the
+ * context block readers emit into. Text runs are kept as strings beside the other events, so a
+ * push delivered to a sink allocates no event object for its text. A class: one per parser, its
+ * methods are not closures; its list is reused from push to push.
  */
 export class EventBatch implements BlockContext {
   readonly tools: ReadonlyMap<string, ToolSpec>;
   readonly validator: ArgumentsValidator | undefined;
   readonly maxBlockBytes: number;
-  /** The first event of this push alone (most pushes produce one), the others in `events`. */
-  private first: ParserEvent | undefined;
-  private events: ParserEvent[] | undefined;
+  /** This push's events so far, a string standing for a text run (the open run is `text`). */
+  private readonly items: Array<CallEvent | string | undefined> = [];
+  /** Used length of `items` (the array is reused; setting `length` costs a runtime call). */
+  private count = 0;
   private text = "";
   /** The last character added to `text` is a high surrogate (read from the piece, not the rope). */
   private textEndsHigh = false;
@@ -35,7 +40,7 @@ export class EventBatch implements BlockContext {
 
   /** Nothing is pending (no text, no events): a push may answer with its chunk alone. */
   empty(): boolean {
-    return this.text.length === 0 && this.first === undefined;
+    return this.text.length === 0 && this.count === 0;
   }
 
   addText(piece: string): void {
@@ -49,14 +54,8 @@ export class EventBatch implements BlockContext {
       this.addText(event.text);
       return;
     }
-    this.flushText();
-    this.add(event);
-  }
-
-  private add(event: ParserEvent): void {
-    if (this.first === undefined) this.first = event;
-    else if (this.events === undefined) this.events = [this.first, event];
-    else this.events.push(event);
+    this.closeText();
+    this.items[this.count++] = event;
   }
 
   nextIndex(): number {
@@ -64,25 +63,56 @@ export class EventBatch implements BlockContext {
     return this.callCount - 1;
   }
 
-  private flushText(): void {
+  private closeText(): void {
     if (this.text.length === 0) return;
-    this.add({ type: "text", text: this.text });
+    this.items[this.count++] = this.text;
     this.text = "";
+  }
+
+  /** Unless `final`, a trailing high surrogate is cut off the open run and returned (it waits). */
+  private carry(final: boolean): string {
+    if (final || !this.textEndsHigh || this.text.length === 0) return "";
+    const carry = this.text.slice(-1);
+    this.text = this.text.slice(0, -1);
+    return carry;
+  }
+
+  /** Delivers the events so far to `sink`, in order (see `take`). */
+  drainTo(sink: ParserSink, final: boolean): void {
+    const carry = this.carry(final);
+    if (this.count === 0) {
+      // The common push: one text run or nothing.
+      const text = this.text;
+      this.text = carry;
+      if (text.length > 0) sink.text(text);
+      return;
+    }
+    this.closeText();
+    this.text = carry;
+    const { items, count } = this;
+    this.count = 0;
+    for (let k = 0; k < count; k += 1) {
+      const item = items[k] as CallEvent | string;
+      items[k] = undefined;
+      if (typeof item === "string") sink.text(item);
+      else sink.event(item);
+    }
   }
 
   /** The events so far; unless `final`, a trailing high surrogate stays for the next push. */
   take(final: boolean): ParserEvent[] {
-    let carry = "";
-    if (!final && this.text.length > 0 && this.textEndsHigh) {
-      carry = this.text.slice(-1);
-      this.text = this.text.slice(0, -1);
-    }
-    this.flushText();
+    const carry = this.carry(final);
+    this.closeText();
     this.text = carry;
-    const { first, events } = this;
-    if (first === undefined) return NO_EVENTS;
-    this.first = undefined;
-    this.events = undefined;
-    return events ?? [first];
+    const { items, count } = this;
+    if (count === 0) return NO_EVENTS;
+    this.count = 0;
+    const events: ParserEvent[] = [];
+    for (let k = 0; k < count; k += 1) {
+      const item = items[k] as CallEvent | string;
+      items[k] = undefined;
+      events.push(typeof item === "string" ? { type: "text", text: item } : item);
+    }
+    return events;
   }
 }

@@ -60,7 +60,20 @@ export type ParserEvent =
       readonly index?: number | undefined;
     };
 
+/**
+ * Where `pushTo`/`flushTo` deliver a push's events, in order, without an array or a text event
+ * object per push. Adjacent text arrives as one `text` call; `event` never gets a `text` event.
+ */
+export interface ParserSink {
+  text(text: string): void;
+  event(event: Exclude<ParserEvent, { type: "text" }>): void;
+}
+
 export interface SentinelParser {
   push(chunk: string): ParserEvent[];
   flush(): ParserEvent[];
+  /** `push`, its events delivered to `sink` (the hot path: a plain text piece is one `sink.text`). */
+  pushTo(chunk: string, sink: ParserSink): void;
+  /** `flush`, its events delivered to `sink`. */
+  flushTo(sink: ParserSink): void;
 }

@@ -4,7 +4,7 @@ import type { BlockFormat, OpenBlock } from "./block-format.js";
 import type { AfterBlock } from "./call-stream.js";
 import { advanceMatch, isHighSurrogate, isWhitespace } from "./chars.js";
 import { EventBatch } from "./event-batch.js";
-import type { ArgumentsValidator, ParserEvent, SentinelParser } from "./parser-types.js";
+import type { ArgumentsValidator, ParserEvent, ParserSink, SentinelParser } from "./parser-types.js";
 import { PlainTextScanner } from "./plain-text-scan.js";
 import { HELD, TagHoldback } from "./tag-holdback.js";
 
@@ -68,29 +68,47 @@ class StreamParser implements SentinelParser {
   }
 
   push(chunk: string): ParserEvent[] {
-    const { out, scanner } = this;
-    const plain = this.mode === TEXT && this.holdback.held === 0 && !this.dropWhitespace && out.empty();
-    if (plain && chunk.length <= TOKEN_CHUNK && !scanner.fence.atLineStart()) {
-      // A token-sized piece mid-line (codex sends one upstream token per push): one event,
-      // unless it holds a `<` or a line break (the general path below decides those).
-      let k = 0;
-      for (; k < chunk.length; k += 1) {
-        const c = chunk.charCodeAt(k);
-        if (c === LT || c === NL) break;
-      }
-      if (k === chunk.length && k > 0 && !isHighSurrogate(chunk.charCodeAt(k - 1)))
-        return [{ type: "text", text: chunk }];
-    }
-    return this.pushScanned(chunk, plain);
+    if (this.plainPiece(chunk)) return [{ type: "text", text: chunk }];
+    this.scan(chunk);
+    return this.out.take(false);
   }
 
-  /** `push` past the token-piece check (kept apart so that check stays small once optimised). */
-  private pushScanned(chunk: string, plain: boolean): ParserEvent[] {
+  pushTo(chunk: string, sink: ParserSink): void {
+    if (this.plainPiece(chunk)) sink.text(chunk);
+    else {
+      this.scan(chunk);
+      this.out.drainTo(sink, false);
+    }
+  }
+
+  /**
+   * A token-sized piece with nothing pending (codex sends one upstream token per push) is its own
+   * text, unless it holds a `<` or a line break (the scan decides those): one loop. At a line
+   * start the fence reads the piece's first characters first, as the scan would.
+   */
+  private plainPiece(chunk: string): boolean {
+    if (chunk.length > TOKEN_CHUNK || this.mode !== TEXT || this.holdback.held !== 0 || this.dropWhitespace)
+      return false;
+    if (!this.out.empty()) return false;
+    let k = 0;
+    for (; k < chunk.length; k += 1) {
+      const c = chunk.charCodeAt(k);
+      if (c === LT || c === NL) return false;
+    }
+    if (k === 0 || isHighSurrogate(chunk.charCodeAt(k - 1))) return false;
+    const fence = this.scanner.fence;
+    for (let j = 0; j < chunk.length && fence.atLineStart(); j += 1) fence.feed(chunk.charCodeAt(j));
+    return true;
+  }
+
+  /** Scans a chunk past the token-piece check; its events are left in `out`. */
+  private scan(chunk: string): void {
     const { out, scanner } = this;
+    const plain = this.mode === TEXT && this.holdback.held === 0 && !this.dropWhitespace && out.empty();
     let i = 0;
     scanner.newChunk();
     if (plain) {
-      // Plain text with nothing pending: a chunk where no block may start is one event. A line
+      // Plain text with nothing pending: a chunk where no block may start is one text run. A line
       // start is fed to the fence first (up to a `<`, which the general path decides).
       const fence = scanner.fence;
       while (i < chunk.length && fence.atLineStart() && chunk.charCodeAt(i) !== LT) {
@@ -98,9 +116,7 @@ class StreamParser implements SentinelParser {
         i += 1;
       }
       if (!fence.atLineStart()) i = scanner.skipText(chunk, i);
-      if (i === chunk.length && i > 0 && !isHighSurrogate(chunk.charCodeAt(i - 1)))
-        return [{ type: "text", text: chunk }];
-      out.addText(chunk.slice(0, i));
+      out.addText(i === chunk.length ? chunk : chunk.slice(0, i));
     }
     while (i < chunk.length) {
       const block = this.block;
@@ -110,10 +126,19 @@ class StreamParser implements SentinelParser {
         if (block.state() !== "open") this.endBlock(block.finish());
       } else i = this.scanRest(chunk, i);
     }
-    return out.take(false);
   }
 
   flush(): ParserEvent[] {
+    this.end();
+    return this.out.take(true);
+  }
+
+  flushTo(sink: ParserSink): void {
+    this.end();
+    this.out.drainTo(sink, true);
+  }
+
+  private end(): void {
     if (this.mode === TEXT && this.holdback.held > 0) this.releaseHeld();
     if (this.mode === BLOCK && this.block) this.block.finish();
     // The next message starts fresh; call indexes keep counting within this parser.
@@ -121,7 +146,6 @@ class StreamParser implements SentinelParser {
     this.mode = TEXT;
     this.scanner.newMessage();
     this.dropWhitespace = true;
-    return this.out.take(true);
   }
 
   private releaseHeld(): void {

@@ -172,6 +172,30 @@ export const createCallGate = (deps: {
   };
 
   return {
+    /**
+     * A `text` event's common case without a result object: the text to forward (possibly ""), or
+     * the full result where policy holds, swallows or stops on text.
+     */
+    acceptText(text: string): string | GateResult {
+      if (
+        swallowNextText ||
+        (emitted.length > 0 && settings.stopAfterTools) ||
+        (callRequired && emitted.length === 0)
+      )
+        return onText(text);
+      return sent.fresh(text);
+    },
+    /**
+     * A `call-delta`'s common case without a result object: the index it goes on under (a call
+     * already forwarded), or the full result where the call is held or dropped.
+     */
+    acceptDelta(delta: string): number | GateResult {
+      const call = pending;
+      if (call === undefined) return NONE;
+      if (!call.forwarded || call.dropped) return onDelta(call, delta);
+      call.args += delta;
+      return call.index;
+    },
     accept(e: ParserEvent): GateResult {
       switch (e.type) {
         case "text":

@@ -7,14 +7,30 @@ import {
   createCallStream,
   schemaProblem,
 } from "../parser/call-stream.js";
-import type { ArgumentsValidator, ParserEvent, RejectReason } from "../parser/parser-types.js";
+import type { ArgumentsValidator, ParserEvent, ParserSink, RejectReason } from "../parser/parser-types.js";
 
-/** Turns a turn's backend events into the call gate's input (the parser's event vocabulary). */
+/**
+ * Turns a turn's backend events into the call gate's input (the parser's event vocabulary),
+ * delivered to a sink in order (no array per event).
+ */
 export interface EventReader {
-  push(event: BackendEvent): ReadonlyArray<ParserEvent>;
+  pushTo(event: BackendEvent, sink: ParserSink): void;
   /** The backend ended: settle whatever is still open. */
+  flushTo(sink: ParserSink): void;
+}
+
+/** The native reader's own array API too (its tests read events as lists). */
+export interface NativeCallReader extends EventReader {
+  push(event: BackendEvent): ReadonlyArray<ParserEvent>;
   flush(): ReadonlyArray<ParserEvent>;
 }
+
+const deliver = (events: ReadonlyArray<ParserEvent>, sink: ParserSink): void => {
+  for (const event of events) {
+    if (event.type === "text") sink.text(event.text);
+    else sink.event(event);
+  }
+};
 
 interface NativeCall {
   readonly callId: string;
@@ -55,7 +71,7 @@ const repairObject = (text: string): string | undefined => {
 export const createNativeCallReader = (options: {
   readonly tools: ReadonlyMap<string, ToolSpec>;
   readonly validator?: ArgumentsValidator | undefined;
-}): EventReader => {
+}): NativeCallReader => {
   const { tools } = options;
   let out: ParserEvent[] = [];
   let tagging: string | undefined;
@@ -139,7 +155,15 @@ export const createNativeCallReader = (options: {
     return batch;
   };
 
-  return {
+  const reader: NativeCallReader = {
+    pushTo(event, sink) {
+      // Text with no call streaming or waiting goes straight on.
+      if (event.type === "text-delta" && open === undefined && held.length === 0) sink.text(event.delta);
+      else deliver(reader.push(event), sink);
+    },
+    flushTo(sink) {
+      deliver(reader.flush(), sink);
+    },
     push(event) {
       switch (event.type) {
         case "text-delta":
@@ -191,4 +215,5 @@ export const createNativeCallReader = (options: {
       return take();
     },
   };
+  return reader;
 };

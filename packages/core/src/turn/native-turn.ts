@@ -64,8 +64,10 @@ export const createEventReader = (
     formats: blockFormatsFor(tools.values()),
   });
   return {
-    push: (event) => (event.type === "text-delta" ? parser.push(event.delta) : []),
-    flush: () => parser.flush(),
+    pushTo(event, sink) {
+      if (event.type === "text-delta") parser.pushTo(event.delta, sink);
+    },
+    flushTo: (sink) => parser.flushTo(sink),
   };
 };
 

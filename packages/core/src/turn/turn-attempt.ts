@@ -11,6 +11,7 @@ import type { Clock } from "../ports/clock.js";
 import type { BackendBatch, BackendRequest, TextBackend } from "../ports/text-backend.js";
 import type { TokenEncoding } from "../ports/token-encoding.js";
 import type { AttemptOutcome } from "./attempt-outcome.js";
+import { AttemptPipeline } from "./attempt-pipeline.js";
 import type { CallGate } from "./call-gate.js";
 import { createEventReader } from "./native-turn.js";
 import type { TurnSettings } from "./turn-settings.js";
@@ -86,7 +87,8 @@ export async function* runAttempt(
   let rawText = "";
   let finish: Finish | undefined;
   let usage: Usage | undefined;
-  let out: AssistantEvent[] = [];
+  const pipeline = new AttemptPipeline(gate, guard, trace);
+  let out = pipeline.out;
   const emit = (events: ReadonlyArray<AssistantEvent>) => {
     for (const event of events) out.push(event);
   };
@@ -98,21 +100,14 @@ export async function* runAttempt(
     const kept = scan?.exhausted && event.type === "text-delta" ? { ...event, delta: scan.accepted } : event;
     if (kept.type === "text-delta" && ctx.keepText) rawText += kept.delta;
     if (!(scan?.exhausted && kept.type !== "text-delta")) {
-      for (const parsed of reader.push(kept)) {
-        if (trace !== undefined && parsed.type !== "text") trace.onParserEvent(parsed);
-        const result = gate.accept(parsed);
-        const guarded = guard.accept(result.events);
-        emit(guarded.events);
-        if (result.failure !== undefined) return { stopped: false, error: result.failure, callCut: true };
+      reader.pushTo(kept, pipeline);
+      const halt = pipeline.halt;
+      if (halt !== undefined) {
+        if (halt.kind === "failure") return { stopped: false, error: halt.error, callCut: true };
         // The corrective turn's usage adds to this one's: ask the backend for it too.
-        if (result.violation !== undefined)
-          return { stopped: true, violation: result.violation, drain: true };
-        if (result.stop || guarded.stopped)
-          return {
-            stopped: true,
-            finish: guarded.stopped ? stopSequence(guarded.sequence) : undefined,
-            drain: true,
-          };
+        if (halt.kind === "violation") return { stopped: true, violation: halt.violation, drain: true };
+        const stopped = halt.byGuard ? stopSequence(halt.sequence) : undefined;
+        return { stopped: true, finish: stopped, drain: true };
       }
     }
     if (!scan?.exhausted) return undefined;
@@ -155,16 +150,12 @@ export async function* runAttempt(
   };
 
   const flush = (): End => {
-    for (const parsed of reader.flush()) {
-      if (trace !== undefined && parsed.type !== "text") trace.onParserEvent(parsed);
-      const result = gate.accept(parsed);
-      const guarded = guard.accept(result.events);
-      emit(guarded.events);
-      if (result.failure !== undefined) return { stopped: false, error: result.failure, callCut: true };
-      if (result.violation !== undefined) return { stopped: false, violation: result.violation };
-      if (guarded.stopped) return { finish: stopSequence(guarded.sequence), usage, stopped: false };
-      if (result.stop) break;
-    }
+    reader.flushTo(pipeline);
+    const halt = pipeline.halt;
+    if (halt?.kind === "failure") return { stopped: false, error: halt.error, callCut: true };
+    if (halt?.kind === "violation") return { stopped: false, violation: halt.violation };
+    if (halt?.kind === "stop" && halt.byGuard)
+      return { finish: stopSequence(halt.sequence), usage, stopped: false };
     emit(guard.flush());
     return { finish, usage, stopped: false, violation: gate.endAttempt() };
   };
@@ -194,6 +185,7 @@ export async function* runAttempt(
       if (out.length > 0) {
         yield out;
         out = [];
+        pipeline.out = out;
       }
     }
     return { ...flush(), rawText, tail: out };
