@@ -15,6 +15,7 @@ import { createParser } from "eventsource-parser";
 import { type Dispatcher, request as httpRequest } from "undici";
 import { decodeChatChunk, mapFinishReason, toUsage, upstreamErrorMessage } from "./chat-chunk.js";
 import { type ChatMessage, promptText, toChatBody } from "./chat-request.js";
+import { createContentTemplate } from "./content-template.js";
 import { mapTransportError, mapUpstreamStatus } from "./map-upstream-error.js";
 import { conversationCacheKey } from "./prompt-cache-key.js";
 import { createThinkSplitter, type ThinkSegment } from "./think-splitter.js";
@@ -139,6 +140,7 @@ export async function* streamTurn(
     const calls = createToolCallAccumulator(() => `call_${crypto.randomUUID().replaceAll("-", "")}`);
     // Only to estimate usage if the upstream reports none; a long answer is counted as it goes.
     const output = createOutputCounter(ctx.tokens);
+    const template = createContentTemplate();
     let usage: Usage | undefined;
     let finish: Finish | undefined;
     let done = false;
@@ -172,6 +174,14 @@ export async function* streamTurn(
             done = true;
             continue;
           }
+          const text = template.match(payload);
+          if (text !== undefined) {
+            if (text !== "") {
+              output.add(text);
+              for (const segment of splitter.push(text)) batch.push(segmentEvent(segment));
+            }
+            continue;
+          }
           const chunk = decodeChatChunk(payload);
           if (chunk === undefined) {
             batch.push({
@@ -186,6 +196,7 @@ export async function* streamTurn(
             yield batch;
             return;
           }
+          template.learn(payload, chunk);
           if (chunk.usage) usage = toUsage(chunk.usage);
           const choice = chunk.choices?.[0];
           if (!choice) continue;
