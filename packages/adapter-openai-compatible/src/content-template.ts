@@ -12,7 +12,7 @@ const MAX_FRUITLESS_LEARNS = 3;
 const onlyContent = (chunk: ChatChunk): string | undefined => {
   if (chunk.error !== undefined || (chunk.usage ?? undefined) !== undefined) return undefined;
   const choices = chunk.choices;
-  if (!choices || choices.length !== 1) return undefined;
+  if (choices?.length !== 1) return undefined;
   const choice = choices[0];
   const delta = choice?.delta;
   if (!delta || choice.finish_reason || delta.reasoning_content || delta.reasoning || delta.tool_calls)
@@ -39,7 +39,8 @@ export const createContentTemplate = () => {
   return {
     /** The text of `payload` when it is a text chunk of the learned shape, else undefined. */
     match(payload: string): string | undefined {
-      if (payload.length < fixed || !payload.startsWith(prefix) || !payload.endsWith(suffix)) return undefined;
+      if (payload.length < fixed || !payload.startsWith(prefix) || !payload.endsWith(suffix))
+        return undefined;
       const end = payload.length - suffix.length;
       for (let i = prefix.length; i < end; i++) {
         const c = payload.charCodeAt(i);

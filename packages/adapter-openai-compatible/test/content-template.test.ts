@@ -53,7 +53,10 @@ describe("the text-chunk template", () => {
       // A raw control character: JSON.parse refuses it, so must the template.
       vllm("Hello").replace("Hello", "line\nbreak"),
       vllm("x", { usage: { prompt_tokens: 1, completion_tokens: 1 } }),
-      JSON.stringify({ ...JSON.parse(vllm("x")), choices: [{ index: 0, delta: { content: "x" }, finish_reason: "stop" }] }),
+      JSON.stringify({
+        ...JSON.parse(vllm("x")),
+        choices: [{ index: 0, delta: { content: "x" }, finish_reason: "stop" }],
+      }),
       llamaCpp("x"),
       "[DONE]",
       "",
