@@ -53,7 +53,8 @@ export const createContentTemplate = () => {
     learn(payload: string, chunk: ChatChunk): void {
       if (fruitless >= MAX_FRUITLESS_LEARNS) return;
       const text = onlyContent(chunk);
-      if (text === undefined) return;
+      // An empty text is the opening chunk (it names the role), not the shape the text chunks share.
+      if (text === undefined || text === "") return;
       fruitless++;
       const field = KEY + JSON.stringify(text);
       const at = payload.indexOf(field);
