@@ -5,7 +5,7 @@ import { defineConfig, type Options } from "tsup";
  * `node:` prefix: tsup 9 strips it by default, which breaks the builtins that exist only under
  * `node:` (`node:sqlite`, `node:test`, `node:sea`) in the built code people run.
  */
-export const packageBuild = (entry: string[], overrides: Options = {}) =>
+export const packageBuild = (entry: string[] | Record<string, string>, overrides: Options = {}) =>
   defineConfig({
     entry,
     format: ["esm"],

@@ -5,7 +5,8 @@ export const importedSpecifiers = (code) =>
   [
     ...code.matchAll(/^(?:import|export)\b[^"';]*?\bfrom\s*["']([^"']+)["']/gm),
     ...code.matchAll(/^import\s*["']([^"']+)["']/gm),
-    ...code.matchAll(/\bimport\(\s*["']([^"']+)["']\s*\)/g),
+    // Not the type imports of JSDoc comments that bundled dependencies keep (`{import('net').Socket}`).
+    ...code.matchAll(/(?<!\{|typeof )\bimport\(\s*["']([^"']+)["']\s*\)/g),
   ].map((m) => m[1]);
 
 /** The package a bare specifier names (`@scope/name/sub` → `@scope/name`). */

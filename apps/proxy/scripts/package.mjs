@@ -35,7 +35,9 @@ const checkImports = (dist, dependencies) => {
   const problems = [];
   for (const file of readdirSync(dist).filter((f) => f.endsWith(".js"))) {
     const code = readFileSync(join(dist, file), "utf8");
-    if (code.includes("__require(")) problems.push(`${file}: bundled CommonJS (a dependency was inlined)`);
+    // Bundled CommonJS calls require(), which an ESM file has only when the bundle's banner made one.
+    if (code.includes("__require(") && !/const require = __createRequire\(import\.meta\.url\)/.test(code))
+      problems.push(`${file}: bundled CommonJS without a require() (a dependency was inlined)`);
     for (const spec of importedSpecifiers(code)) {
       if (spec.startsWith(".") || spec.startsWith("node:")) continue;
       if (isUnprefixedBuiltin(spec)) problems.push(`${file}: "${spec}" (a builtin without its node: prefix)`);

@@ -1,9 +1,11 @@
 import type { StoredStateOptions } from "@proxy/adapter-http-responses";
 import {
   type Clock,
+  createSchemaCache,
   GatewayError,
   type IdGenerator,
   type MediaFetcher,
+  type SchemaCache,
   systemClock,
   type TokenEncoding,
   type TurnSettings,
@@ -69,6 +71,8 @@ export interface AppDeps
   readonly admin?: AdminDeps | undefined;
   /** The request inspector (`/ui`), when PROXY_INSPECTOR is on. */
   readonly inspector?: Inspector | undefined;
+  /** Compiled tool schemas for all surfaces; one per app by default. */
+  readonly schemas?: SchemaCache | undefined;
 }
 
 /** The gateway's own API (`/v1/models`, and unknown `/v1` paths): key and body limit as the surfaces'. */
@@ -196,6 +200,7 @@ export const createApp = (deps: AppDeps): Hono => {
     stored: deps.stored,
     maxAnswerChars: deps.maxAnswerChars,
     trace: deps.inspector?.traceFor,
+    schemas: deps.schemas ?? createSchemaCache(),
   };
   for (const surface of SURFACES) surface.mount(app, surfaceDeps);
 

@@ -43,6 +43,12 @@ export interface SurfaceDepsInput {
   readonly maxAnswerChars?: number | undefined;
   /** The request inspector's recorder, when it is on: each turn's trace is taken from it. */
   readonly trace?: RequestTraceFor | undefined;
+  /**
+   * Compiled tool schemas, shared by every surface of one gateway: a client that speaks two
+   * protocols sends the same tools, and each new engine compiles its meta-schemas first (tens of
+   * milliseconds on the event loop). Without it, the sub-app gets its own.
+   */
+  readonly schemas?: SchemaCache | undefined;
 }
 
 export interface SurfaceDeps {
@@ -81,7 +87,7 @@ export const resolveSurfaceDeps = (input: SurfaceDepsInput): SurfaceDeps => ({
     input.maxAnswerChars === 0
       ? Number.POSITIVE_INFINITY
       : (input.maxAnswerChars ?? DEFAULT_MAX_ANSWER_CHARS),
-  schemas: createSchemaCache(),
+  schemas: input.schemas ?? createSchemaCache(),
   media: input.media,
   trace: input.trace,
 });

@@ -13,6 +13,8 @@ import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { sealedAppServerArgs, sealedEnvironment } from "@proxy/adapter-codex-appserver";
 import { startDirectDriver } from "@proxy/adapter-codex-appserver/testing";
+import { type BeforeBuild, beforeBin } from "./before.js";
+import { cpuMsOf, rssOf } from "./proc.js";
 import { median } from "./stats.js";
 
 const GATEWAY_BIN = fileURLToPath(new URL("../../../apps/proxy/bin/codex-tool-gateway.mjs", import.meta.url));
@@ -23,6 +25,10 @@ export interface GatewayColdStart {
   readonly appServerReady: number;
   readonly listening: number;
   readonly ready: number;
+  /** CPU time the gateway process used up to `/readyz` 200 (ms; its codex processes not counted). */
+  readonly cpuMsToReady?: number;
+  /** The gateway process's RSS (MiB) 1 s after `/readyz` answered 200: idle, codex's processes not counted. */
+  readonly idleRssMiB?: number;
 }
 
 export interface ColdStartResult {
@@ -30,10 +36,13 @@ export interface ColdStartResult {
   readonly gateway: GatewayColdStart;
   /** The app-server alone: spawn to its `initialize` response. */
   readonly appServerAlone: number;
+  /** The earlier build's bin (BENCH_BEFORE_DIR), in the same rotation, when the run had one. */
+  readonly before?: GatewayColdStart & { readonly commit: string };
   /** `node -e 0`: spawn to exit (what any Node process pays before our code runs). */
   readonly nodeAlone: number;
   readonly samples: {
     readonly gateway: GatewayColdStart[];
+    readonly before?: GatewayColdStart[];
     readonly appServerAlone: number[];
     readonly nodeAlone: number[];
   };
@@ -42,10 +51,10 @@ export interface ColdStartResult {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Log lines are read as they arrive (pino JSON on stdout); the clock is this process's. */
-const gatewayOnce = async (env: NodeJS.ProcessEnv): Promise<GatewayColdStart> => {
+const gatewayOnce = async (env: NodeJS.ProcessEnv, bin = GATEWAY_BIN): Promise<GatewayColdStart> => {
   const dataDir = await mkdtemp(join(tmpdir(), "bench-cold-"));
   const t0 = performance.now();
-  const child = spawn(process.execPath, [GATEWAY_BIN], {
+  const child = spawn(process.execPath, [bin], {
     env: { ...env, PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "info", PROXY_DATA_DIR: dataDir },
     stdio: ["ignore", "pipe", "ignore"],
   });
@@ -90,7 +99,9 @@ const gatewayOnce = async (env: NodeJS.ProcessEnv): Promise<GatewayColdStart> =>
       if (ok) ready = performance.now() - t0;
       else await sleep(5);
     }
-    return { ...at, ready };
+    const cpuMsToReady = await cpuMsOf(child.pid);
+    await sleep(1000);
+    return { ...at, ready, cpuMsToReady, idleRssMiB: (await rssOf(child.pid as number)) / 2 ** 20 };
   } finally {
     if (child.exitCode === null) {
       const exited = new Promise((r) => child.once("exit", r));
@@ -121,16 +132,18 @@ const nodeOnce = () =>
     child.once("exit", () => resolve(performance.now() - t0));
   });
 
-/** `reps` rounds of gateway, app-server alone, Node alone (the order rotates), 200 ms apart. */
+/** `reps` rounds of gateway (and the earlier build's), app-server alone, Node alone (the order rotates), 200 ms apart. */
 export const measureColdStart = async (o: {
   readonly command: string;
   readonly env: NodeJS.ProcessEnv;
   /** An empty directory for the app-server's PATH (as the gateway seals it). */
   readonly emptyPath: string;
   readonly reps: number;
+  readonly before?: BeforeBuild;
 }): Promise<ColdStartResult> => {
   const samples = {
     gateway: [] as GatewayColdStart[],
+    before: [] as GatewayColdStart[],
     appServerAlone: [] as number[],
     nodeAlone: [] as number[],
   };
@@ -139,20 +152,28 @@ export const measureColdStart = async (o: {
     async () => samples.appServerAlone.push(await appServerOnce(o.command, o.env, o.emptyPath)),
     async () => samples.nodeAlone.push(await nodeOnce()),
   ];
+  const { before } = o;
+  if (before) jobs.push(async () => samples.before.push(await gatewayOnce(o.env, beforeBin(before))));
   for (let rep = 0; rep < o.reps; rep++)
     for (let i = 0; i < jobs.length; i++) {
       await sleep(200);
       await (jobs[(i + rep) % jobs.length] as () => Promise<unknown>)();
     }
-  const stage = (k: keyof GatewayColdStart) => median(samples.gateway.map((g) => g[k]));
-  return {
-    reps: o.reps,
-    gateway: {
+  const stages = (of: GatewayColdStart[]): GatewayColdStart => {
+    const stage = (k: keyof GatewayColdStart) => median(of.map((g) => g[k] ?? Number.NaN));
+    return {
       firstLogLine: stage("firstLogLine"),
       appServerReady: stage("appServerReady"),
       listening: stage("listening"),
       ready: stage("ready"),
-    },
+      cpuMsToReady: stage("cpuMsToReady"),
+      idleRssMiB: stage("idleRssMiB"),
+    };
+  };
+  return {
+    reps: o.reps,
+    gateway: stages(samples.gateway),
+    ...(before ? { before: { ...stages(samples.before), commit: before.commit } } : {}),
     appServerAlone: median(samples.appServerAlone),
     nodeAlone: median(samples.nodeAlone),
     samples,

@@ -12,6 +12,15 @@ export const rssOf = async (pid: number | undefined): Promise<number> => {
   return kb ? Number(kb) * 1024 : Number.NaN;
 };
 
+/** CPU time (ms, user + system, all threads) a process has used so far; 10 ms ticks (Linux /proc). */
+export const cpuMsOf = async (pid: number | undefined): Promise<number> => {
+  if (pid === undefined) return Number.NaN;
+  const stat = await readFile(`/proc/${pid}/stat`, "utf8").catch(() => "");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  // Fields 14 and 15 of stat(5), counted from after the command name (field 3 is index 0).
+  return stat ? ((Number(fields[11]) + Number(fields[12])) * 1000) / 100 : Number.NaN;
+};
+
 /** The pids of a process's direct children (Linux /proc). */
 export const childrenOf = async (pid: number): Promise<number[]> => {
   const tasks = await readdir(`/proc/${pid}/task`).catch(() => [] as string[]);

@@ -74,6 +74,20 @@ ${table(
     ["gateway: `/readyz` 200 (ready)", f(g.ready, 0), step(g.ready, g.listening)],
     ["app-server alone: spawn to `initialize` response", f(c.appServerAlone, 0), ""],
     ["gateway ready − app-server alone", f(g.ready - c.appServerAlone, 0), ""],
+    // Absent in results from before these were measured.
+    ...(g.cpuMsToReady === undefined
+      ? []
+      : [["gateway: CPU used up to ready (ms; its codex processes not counted)", f(g.cpuMsToReady, 0), ""]]),
+    ...(g.idleRssMiB === undefined ? [] : [["gateway: RSS at ready + 1 s (MiB)", f(g.idleRssMiB, 1), ""]]),
+    ...(c.before
+      ? [
+          [
+            `before (\`${c.before.commit}\`, same rotation): \`/readyz\` 200 / CPU to ready / RSS at ready + 1 s`,
+            `${f(c.before.ready, 0)} / ${f(c.before.cpuMsToReady, 0)} / ${f(c.before.idleRssMiB, 1)}`,
+            "",
+          ],
+        ]
+      : []),
   ],
 )}
 `;

@@ -15,7 +15,8 @@ export const freePort = async (): Promise<number> => {
 /**
  * The gateway's retained memory through its inspector: a full garbage collection, then the JS heap
  * in use plus external memory (the buffers of streams and sockets). Unlike RSS it does not count
- * garbage that V8 has not collected yet, so it is steady on a loaded machine.
+ * garbage that V8 has not collected yet, so it is steady on a loaded machine. The inspector runs
+ * its commands between any two JS statements, so a sample also counts what a running task holds.
  */
 export const openInspector = async (port: number) => {
   const [target] = (await (await fetch(`http://127.0.0.1:${port}/json/list`)).json()) as Array<{
@@ -54,6 +55,12 @@ export const openInspector = async (port: number) => {
 export const rssBytes = (pid: number): number => {
   const line = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
   return Number(line?.[1] ?? 0) * 1024;
+};
+
+/** Bytes the process has read so far, from every file it reads (`rchar`: pipes and sockets too). */
+export const readBytes = (pid: number): number => {
+  const line = /rchar:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/io`, "utf8"));
+  return Number(line?.[1] ?? 0);
 };
 
 /** A raw-socket client that reads only when told to: `take(n)` pulls at most n buffered bytes. */

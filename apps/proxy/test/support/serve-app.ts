@@ -5,6 +5,7 @@ import {
   createCountingIdGenerator,
   DEFAULT_TURN_SETTINGS,
   fixedClock,
+  type SchemaCache,
   type TextBackend,
   type TurnSettings,
 } from "@proxy/core";
@@ -29,6 +30,8 @@ export const serveApp = async (
     readonly wrap?: (backend: TextBackend, logger: Logger) => TextBackend;
     /** Stored responses and conversations (default: none, the stateless gateway). */
     readonly stored?: StoredStateOptions;
+    /** The app's compiled-schema cache (default: its own). */
+    readonly schemas?: SchemaCache;
   } = {},
 ) => {
   const lines: Array<Record<string, unknown>> = [];
@@ -56,6 +59,7 @@ export const serveApp = async (
     ids: createCountingIdGenerator(),
     clock: fixedClock(1_700_000_000_000),
     stored: options.stored,
+    schemas: options.schemas,
   });
   const server = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" });
   await new Promise<void>((resolve) => server.once("listening", () => resolve()));

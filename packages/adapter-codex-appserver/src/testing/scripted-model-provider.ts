@@ -26,6 +26,8 @@ export interface ScriptedResponse {
   readonly truncate?: boolean;
   /** After streaming the chunks, keep the connection open without ever completing. */
   readonly hang?: boolean;
+  /** After streaming the chunks, wait for this before completing (holds codex's end-of-turn notifications back). */
+  readonly completeAfter?: Promise<unknown>;
   /** Extra response headers (e.g. the plan's `x-codex-primary-used-percent`), on success and failure alike. */
   readonly headers?: Readonly<Record<string, string>>;
   /** Fail with an HTTP status (and JSON body), or with a `response.failed` event. */
@@ -131,6 +133,7 @@ const playResponse = async (res: ServerResponse, step: ScriptedResponse, id: str
         delta,
       });
     }
+    if (step.completeAfter) await step.completeAfter.catch(() => {});
     if (!step.hang && !step.truncate) {
       const content = [{ type: "output_text", text, annotations: [] }];
       const item = { ...empty, status: "completed", content };

@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { createHash, type Hash } from "node:crypto";
 import type { ContentPart, NativeToolCall, PromptMessage } from "@proxy/core";
 
 /**
@@ -12,15 +12,15 @@ import type { ContentPart, NativeToolCall, PromptMessage } from "@proxy/core";
 export type ConversationKey = string;
 
 /** One content message's parts with adjacent text joined (core may split a rendered message). */
-const canonicalParts = (parts: ReadonlyArray<ContentPart>): unknown[] => {
-  const out: unknown[] = [];
+const canonicalParts = (parts: ReadonlyArray<ContentPart>): Array<string | readonly [string, string]> => {
+  const out: Array<string | readonly [string, string]> = [];
   let text: string | undefined;
   for (const p of parts) {
     if (p.type === "text") text = (text ?? "") + p.text;
     else {
       if (text !== undefined) out.push(text);
       text = undefined;
-      out.push(["image", p.url, p.detail ?? "auto"]);
+      out.push([p.url, p.detail ?? "auto"]);
     }
   }
   if (text !== undefined) out.push(text);
@@ -32,18 +32,34 @@ const canonicalParts = (parts: ReadonlyArray<ContentPart>): unknown[] => {
  * sends back the text and the parsed calls, which core re-renders joined by a newline where the
  * model may have written a space or nothing. Every other character counts.
  */
-const assistantText = (part: unknown) => (typeof part === "string" ? part.replace(/\s+/g, " ").trim() : part);
+const assistantText = (text: string) => text.replace(/\s+/g, " ").trim();
 
-const canonical = (m: PromptMessage): string => {
-  if ("toolCalls" in m)
-    return JSON.stringify(["calls", m.toolCalls.map((c) => [c.callId, c.name, c.arguments])]);
-  if (m.role === "tool") return JSON.stringify(["output", m.callId, m.output]);
-  const parts = canonicalParts(m.content);
-  return JSON.stringify(["message", m.role, m.role === "assistant" ? parts.map(assistantText) : parts]);
+/**
+ * One field, length first, so no field's content can pass for a boundary. Written straight into
+ * the hash: every turn hashes the whole history, and a JSON rendering of it first cost twice the
+ * hashing. Text arrives well-formed (the surfaces refuse lone surrogates), so its UTF-8 is exact.
+ */
+const field = (hash: Hash, value: string) => hash.update(`${value.length}:`).update(value);
+
+const hashMessage = (hash: Hash, m: PromptMessage) => {
+  if ("toolCalls" in m) {
+    hash.update(`calls ${m.toolCalls.length}\n`);
+    for (const c of m.toolCalls) field(field(field(hash, c.callId), c.name), c.arguments);
+  } else if (m.role === "tool") field(field(hash.update("output\n"), m.callId), m.output);
+  else {
+    const parts = canonicalParts(m.content);
+    hash.update(`message ${m.role} ${parts.length}\n`);
+    for (const p of parts)
+      if (typeof p !== "string") field(field(hash.update("image\n"), p[0]), p[1]);
+      else field(hash, m.role === "assistant" ? assistantText(p) : p);
+  }
 };
 
-export const extendKey = (key: ConversationKey, message: PromptMessage): ConversationKey =>
-  createHash("sha256").update(key).update("\n").update(canonical(message)).digest("base64url");
+export const extendKey = (key: ConversationKey, message: PromptMessage): ConversationKey => {
+  const hash = createHash("sha256").update(key).update("\n");
+  hashMessage(hash, message);
+  return hash.digest("base64url");
+};
 
 export const rootKey = (partition: string, config: unknown): ConversationKey =>
   createHash("sha256")

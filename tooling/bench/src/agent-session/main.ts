@@ -4,9 +4,10 @@
  * native and prompt mode, through the gateway (its own process, over the real codex) and against
  * codex driven directly with ONE thread. Per turn: the provider's `prompt_cache_key` (share of
  * turns with the session's first key), bytes written to codex's stdin, gateway CPU, time to first
- * token. Not part of `pnpm bench` (the lead runs it on a quiet machine), built code as the bench runs it:
+ * token, each the median over `--reps` interleaved sessions. Not part of `pnpm bench` (the lead runs
+ * it on a quiet machine), built code as the bench runs it:
  *   pnpm build && node tooling/bench/dist/agent-session/main.js \
- *     [--turns 30] [--output-chars 5000] [--surfaces chat,responses,messages,gemini] [--modes native,prompt]
+ *     [--turns 30] [--reps 5] [--output-chars 5000] [--surfaces chat,responses,messages,gemini] [--modes native,prompt]
  * `PROXY_CODEX_CONTINUITY=false` in the environment measures the gateway without continuity.
  * Prints one line per session to stderr and the per-turn series as JSON to stdout.
  */
@@ -29,7 +30,9 @@ import {
   type ScriptedResponse,
   startScriptedModelProvider,
 } from "@proxy/adapter-codex-appserver/testing";
+import { median } from "../stats.js";
 import { startDirectThread } from "./direct-thread.js";
+import { processCpuMs } from "./process-cpu.js";
 import { callIdIn, type Entry, requestFor, SURFACES, type Surface } from "./surfaces.js";
 
 const flag = (name: string, fallback: string) => {
@@ -38,6 +41,7 @@ const flag = (name: string, fallback: string) => {
 };
 const TURNS = Number(flag("turns", "30"));
 const OUTPUT_CHARS = Number(flag("output-chars", "5000"));
+const REPS = Number(flag("reps", "5"));
 const surfaces = flag("surfaces", SURFACES.join(",")).split(",") as Surface[];
 const modes = flag("modes", "native,prompt").split(",") as Array<"native" | "prompt">;
 const log = (line: string) => process.stderr.write(`${line}\n`);
@@ -71,13 +75,6 @@ const model = (r: RecordedRequest): ScriptedResponse => {
 };
 const outputOf = (k: number) =>
   `OUTPUT#${k} ${"lorem ipsum ".repeat(Math.ceil(OUTPUT_CHARS / 12)).slice(0, OUTPUT_CHARS)}`;
-
-/** utime+stime of a process in ms (Linux, 100 ticks/s). */
-const cpuMs = async (pid: number) => {
-  const stat = await readFile(`/proc/${pid}/stat`, "utf8");
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-};
 
 /** POSTs and reads the SSE stream: time to the first "Step" text, and the whole text. */
 const stream = async (url: string, body: unknown, mode: string) => {
@@ -144,64 +141,98 @@ const main = async () => {
   const results: unknown[] = [];
   const loadAtStart = loadavg()[0];
   try {
-    // codex driven directly, one thread for the whole session: the baseline.
-    const direct = await startDirectThread(
-      command,
-      ["app-server", ...sealedAppServerArgs()],
-      childEnv,
-      threadParams,
-    );
-    const directTurns: Array<{ ttftMs: number; stdinBytes: number }> = [];
-    let before = direct.stdinBytes();
-    for (let k = 1; k <= TURNS; k++) {
-      const t = await direct.turn(
-        k === 1 ? "DIRECT-BASELINE session=direct: read every chunk" : outputOf(k - 1),
+    // codex driven directly, one thread for the whole session: the baseline (median of REPS sessions).
+    const directSession = async () => {
+      const direct = await startDirectThread(
+        command,
+        ["app-server", ...sealedAppServerArgs()],
+        childEnv,
+        threadParams,
       );
-      directTurns.push({ ttftMs: t.firstDeltaMs, stdinBytes: direct.stdinBytes() - before });
-      before = direct.stdinBytes();
-    }
-    await direct.close();
+      const turns: Array<{ ttftMs: number; stdinBytes: number }> = [];
+      let before = direct.stdinBytes();
+      for (let k = 1; k <= TURNS; k++) {
+        const t = await direct.turn(
+          k === 1 ? "DIRECT-BASELINE session=direct: read every chunk" : outputOf(k - 1),
+        );
+        turns.push({ ttftMs: t.firstDeltaMs, stdinBytes: direct.stdinBytes() - before });
+        before = direct.stdinBytes();
+      }
+      await direct.close();
+      return turns;
+    };
+    const directReps: Array<Awaited<ReturnType<typeof directSession>>> = [];
+    for (let rep = 0; rep < REPS; rep++) directReps.push(await directSession());
+    const directTurns = Array.from({ length: TURNS }, (_, i) => ({
+      ttftMs: median(directReps.map((r) => r[i]?.ttftMs ?? Number.NaN)),
+      stdinBytes: median(directReps.map((r) => r[i]?.stdinBytes ?? Number.NaN)),
+    }));
     results.push({ session: "direct", turns: directTurns });
     log(
       `direct (one thread): ttft turn 1 ${directTurns[0]?.ttftMs.toFixed(1)} ms, turn ${TURNS} ${directTurns.at(-1)?.ttftMs.toFixed(1)} ms`,
     );
 
-    for (const mode of modes)
-      for (const surface of surfaces) {
-        const tag = `${surface}-${mode}-${Date.now()}`;
-        const entries: Entry[] = [{ kind: "user", text: `session=${tag}: read every chunk` }];
-        const from = provider.requests.length;
-        const turns: Array<{ ttftMs: number; stdinBytes: number; gatewayCpuMs: number; cacheKey: unknown }> =
-          [];
-        for (let k = 1; k <= TURNS; k++) {
-          const { path, body } = requestFor(surface, entries);
-          const [bytes0, cpu0] = [await stdinBytes(), await cpuMs(gateway.pid as number)];
-          const r = await stream(`${url}${path}`, body, mode);
-          const [bytes1, cpu1] = [await stdinBytes(), await cpuMs(gateway.pid as number)];
-          turns.push({
-            ttftMs: r.ttftMs,
-            stdinBytes: bytes1 - bytes0,
-            gatewayCpuMs: cpu1 - cpu0,
-            cacheKey: provider.requests.at(-1)?.body.prompt_cache_key,
-          });
-          if (k === TURNS) break;
-          const id = callIdIn(surface, r.text);
-          if (id === undefined) throw new Error(`${tag} turn ${k}: no tool call in ${r.text.slice(0, 400)}`);
-          const call = { id, name: "read_chunk", args: { n: k } };
-          entries.push(
-            { kind: "assistant", text: `Step ${k}. `, call },
-            { kind: "result", call, output: outputOf(k) },
-          );
-        }
-        const first = turns[0]?.cacheKey;
-        const share = turns.filter((t) => t.cacheKey === first).length / turns.length;
-        const last = turns.at(-1);
-        const ratio = (last?.ttftMs ?? Number.NaN) / (directTurns.at(-1)?.ttftMs ?? Number.NaN);
-        log(
-          `${surface.padEnd(9)} ${mode.padEnd(6)} first-key share ${(share * 100).toFixed(0)}% | turn ${TURNS}: stdin ${last?.stdinBytes} B, gateway CPU ${last?.gatewayCpuMs} ms, TTFT ${last?.ttftMs.toFixed(1)} ms, gateway/direct ${ratio.toFixed(2)} | requests ${provider.requests.length - from}`,
+    type Turn = { ttftMs: number; stdinBytes: number; gatewayCpuMs: number; cacheKey: unknown };
+    /** One session of TURNS requests on `surface` in `mode`, each turn measured. */
+    const session = async (surface: Surface, mode: "native" | "prompt", rep: number) => {
+      const tag = `${surface}-${mode}-${rep}-${Date.now()}`;
+      const entries: Entry[] = [{ kind: "user", text: `session=${tag}: read every chunk` }];
+      const turns: Turn[] = [];
+      for (let k = 1; k <= TURNS; k++) {
+        const { path, body } = requestFor(surface, entries);
+        const [bytes0, cpu0] = [await stdinBytes(), await processCpuMs(gateway.pid as number)];
+        const r = await stream(`${url}${path}`, body, mode);
+        const [bytes1, cpu1] = [await stdinBytes(), await processCpuMs(gateway.pid as number)];
+        turns.push({
+          ttftMs: r.ttftMs,
+          stdinBytes: bytes1 - bytes0,
+          gatewayCpuMs: cpu1 - cpu0,
+          cacheKey: provider.requests.at(-1)?.body.prompt_cache_key,
+        });
+        if (k === TURNS) break;
+        const id = callIdIn(surface, r.text);
+        if (id === undefined) throw new Error(`${tag} turn ${k}: no tool call in ${r.text.slice(0, 400)}`);
+        const call = { id, name: "read_chunk", args: { n: k } };
+        entries.push(
+          { kind: "assistant", text: `Step ${k}. `, call },
+          { kind: "result", call, output: outputOf(k) },
         );
-        results.push({ session: `${surface}/${mode}`, firstKeyShare: share, ttftRatioAtLast: ratio, turns });
       }
+      return turns;
+    };
+    // Every session REPS times, the sessions interleaved, so a slow moment of the machine falls on
+    // one repetition of each rather than on all of one session; per turn the median is reported.
+    const runs = new Map<string, Turn[][]>();
+    for (let rep = 0; rep < REPS; rep++)
+      for (const mode of modes)
+        for (const surface of surfaces) {
+          const key = `${surface}/${mode}`;
+          runs.set(key, [...(runs.get(key) ?? []), await session(surface, mode, rep)]);
+        }
+    for (const [key, reps] of runs) {
+      const turns = Array.from({ length: TURNS }, (_, i) => {
+        const at = reps.map((r) => r[i] as Turn);
+        return {
+          ttftMs: median(at.map((t) => t.ttftMs)),
+          stdinBytes: median(at.map((t) => t.stdinBytes)),
+          gatewayCpuMs: median(at.map((t) => t.gatewayCpuMs)),
+        };
+      });
+      const firstKey = (r: Turn[]) => r.filter((t) => t.cacheKey === r[0]?.cacheKey).length;
+      const share = reps.reduce((n, r) => n + firstKey(r), 0) / (TURNS * reps.length);
+      const last = turns.at(-1);
+      const ratio = (last?.ttftMs ?? Number.NaN) / (directTurns.at(-1)?.ttftMs ?? Number.NaN);
+      log(
+        `${key.padEnd(16)} first-key share ${(share * 100).toFixed(0)}% | turn ${TURNS} (median of ${REPS}): stdin ${last?.stdinBytes} B, gateway CPU ${last?.gatewayCpuMs.toFixed(2)} ms, TTFT ${last?.ttftMs.toFixed(1)} ms, gateway/direct ${ratio.toFixed(2)}`,
+      );
+      results.push({
+        session: key,
+        firstKeyShare: share,
+        ttftRatioAtLast: ratio,
+        turns,
+        gatewayCpuMsByRep: reps.map((r) => r.map((t) => t.gatewayCpuMs)),
+      });
+    }
   } finally {
     gateway.kill("SIGTERM");
     await new Promise((r) => gateway.once("exit", r));
@@ -210,7 +241,7 @@ const main = async () => {
     await rm(scratch, { recursive: true, force: true });
   }
   process.stdout.write(
-    `${JSON.stringify({ turns: TURNS, outputChars: OUTPUT_CHARS, loadAverage: { start: loadAtStart, end: loadavg()[0] }, continuity: process.env.PROXY_CODEX_CONTINUITY ?? "true", results }, null, 2)}\n`,
+    `${JSON.stringify({ turns: TURNS, reps: REPS, outputChars: OUTPUT_CHARS, loadAverage: { start: loadAtStart, end: loadavg()[0] }, continuity: process.env.PROXY_CODEX_CONTINUITY ?? "true", results }, null, 2)}\n`,
   );
 };
 
