@@ -74,7 +74,7 @@ const chunkError = (ctx: TurnContext, error: unknown): GatewayError => {
  * One prompt-mode turn against `POST {base}/chat/completions`, streamed. Failures before the
  * upstream accepts the turn are thrown (they become HTTP statuses); after `stream-start` they are
  * `error` events. Aborting `signal` cancels the upstream request and ends the iterable quietly.
- * Yields batches: the events of everything one network chunk carried, mapped in one pass.
+ * Yields batches: the events of every body chunk that arrived since the last pull, mapped in one pass.
  */
 export async function* streamTurn(
   ctx: TurnContext,
