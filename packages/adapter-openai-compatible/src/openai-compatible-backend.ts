@@ -110,10 +110,13 @@ export const createOpenAICompatibleBackend = (
     }
   };
 
+  const turnUrl = new URL(`${base}/chat/completions`);
   const context: TurnContext = {
     route,
-    url: new URL(`${base}/chat/completions`),
-    headers,
+    origin: turnUrl.origin,
+    path: `${turnUrl.pathname}${turnUrl.search}`,
+    // Built once: every turn sends the same headers.
+    headers: { ...headers, "content-type": "application/json", accept: "text/event-stream" },
     dispatcher,
     promptCacheKey: options.promptCacheKey === true,
     tokens: options.tokens,

@@ -12,18 +12,22 @@ import {
   type Usage,
 } from "@proxy/core";
 import { createParser } from "eventsource-parser";
-import { type Dispatcher, request as httpRequest } from "undici";
+import type { Dispatcher } from "undici";
 import { decodeChatChunk, mapFinishReason, toUsage, upstreamErrorMessage } from "./chat-chunk.js";
 import { type ChatMessage, promptText, toChatBody } from "./chat-request.js";
+import { createContentTemplate } from "./content-template.js";
 import { mapTransportError, mapUpstreamStatus } from "./map-upstream-error.js";
 import { conversationCacheKey } from "./prompt-cache-key.js";
 import { createThinkSplitter, type ThinkSegment } from "./think-splitter.js";
 import { createToolCallAccumulator } from "./tool-call-accumulator.js";
+import { openExchange, type UpstreamExchange } from "./upstream-exchange.js";
 
 /** What one turn needs from its backend: where to send it, how, and where to report reachability. */
 export interface TurnContext {
   readonly route: string;
-  readonly url: URL;
+  /** `POST {base}/chat/completions` as undici dispatches it: origin, path, and the headers of every turn. */
+  readonly origin: string;
+  readonly path: string;
   readonly headers: Readonly<Record<string, string>>;
   readonly dispatcher: Dispatcher;
   /** Send a per-conversation `prompt_cache_key` (servers that take it: OpenAI, vLLM, llama.cpp…). */
@@ -36,16 +40,14 @@ export interface TurnContext {
   readonly scrub: (text: string) => string;
 }
 
-const ignore = () => {};
-
 const MAX_ERROR_BODY = 64 * 1024;
 
 /** At most `MAX_ERROR_BODY` characters of an error body (a misbehaving upstream may send megabytes). */
-const readSome = async (body: AsyncIterable<Buffer>): Promise<string> => {
+const readSome = async (body: UpstreamExchange): Promise<string> => {
   const decoder = new TextDecoder();
   let text = "";
-  for await (const chunk of body) {
-    text += decoder.decode(chunk, { stream: true });
+  for (let chunks = await body.read(); chunks !== undefined; chunks = await body.read()) {
+    for (const chunk of chunks) text += decoder.decode(chunk, { stream: true });
     if (text.length >= MAX_ERROR_BODY) break;
   }
   return text.slice(0, MAX_ERROR_BODY);
@@ -72,7 +74,7 @@ const chunkError = (ctx: TurnContext, error: unknown): GatewayError => {
  * One prompt-mode turn against `POST {base}/chat/completions`, streamed. Failures before the
  * upstream accepts the turn are thrown (they become HTTP statuses); after `stream-start` they are
  * `error` events. Aborting `signal` cancels the upstream request and ends the iterable quietly.
- * Yields batches: the events of everything one network chunk carried, mapped in one pass.
+ * Yields batches: the events of every body chunk that arrived since the last pull, mapped in one pass.
  */
 export async function* streamTurn(
   ctx: TurnContext,
@@ -82,27 +84,29 @@ export async function* streamTurn(
   const body = ctx.promptCacheKey
     ? { ...toChatBody(request), prompt_cache_key: conversationCacheKey(request) }
     : toChatBody(request);
-  let response: Dispatcher.ResponseData;
+  let response: UpstreamExchange;
   try {
-    response = await httpRequest(ctx.url, {
-      method: "POST",
-      headers: { ...ctx.headers, "content-type": "application/json", accept: "text/event-stream" },
-      body: JSON.stringify(body),
+    response = await openExchange(
+      ctx.dispatcher,
+      {
+        origin: ctx.origin,
+        path: ctx.path,
+        method: "POST",
+        headers: ctx.headers,
+        body: JSON.stringify(body),
+      },
       signal,
-      dispatcher: ctx.dispatcher,
-    });
+    );
   } catch (error) {
     if (signal.aborted) return;
     ctx.reached(false, error);
     throw mapTransportError(ctx.route, error);
   }
   ctx.reached(true);
-  const { statusCode, headers, body: stream } = response;
-  // Destroying an unfinished body makes undici emit an AbortError; it is expected, not a crash.
-  stream.on("error", ignore);
+  const { statusCode, headers } = response;
   try {
     if (statusCode >= 400) {
-      const text = await readSome(stream).catch(() => "");
+      const text = await readSome(response).catch(() => "");
       const retryAfter = headers["retry-after"];
       const message = upstreamErrorMessage(text);
       throw mapUpstreamStatus(
@@ -139,6 +143,7 @@ export async function* streamTurn(
     const calls = createToolCallAccumulator(() => `call_${crypto.randomUUID().replaceAll("-", "")}`);
     // Only to estimate usage if the upstream reports none; a long answer is counted as it goes.
     const output = createOutputCounter(ctx.tokens);
+    const template = createContentTemplate();
     let usage: Usage | undefined;
     let finish: Finish | undefined;
     let done = false;
@@ -148,8 +153,9 @@ export async function* streamTurn(
       s.kind === "text" ? { type: "text-delta", delta: s.text } : { type: "reasoning-delta", delta: s.text };
 
     try {
-      for await (const bytes of stream) {
-        const text = decoder.decode(bytes as Buffer, { stream: true });
+      for (let chunks = await response.read(); chunks !== undefined; chunks = await response.read()) {
+        let text = "";
+        for (const bytes of chunks) text += decoder.decode(bytes, { stream: true });
         eventChars += text.length;
         if (eventChars > MAX_UPSTREAM_EVENT_CHARS) {
           yield [
@@ -172,6 +178,14 @@ export async function* streamTurn(
             done = true;
             continue;
           }
+          const text = template.match(payload);
+          if (text !== undefined) {
+            if (text !== "") {
+              output.add(text);
+              for (const segment of splitter.push(text)) batch.push(segmentEvent(segment));
+            }
+            continue;
+          }
           const chunk = decodeChatChunk(payload);
           if (chunk === undefined) {
             batch.push({
@@ -186,6 +200,7 @@ export async function* streamTurn(
             yield batch;
             return;
           }
+          template.learn(payload, chunk);
           if (chunk.usage) usage = toUsage(chunk.usage);
           const choice = chunk.choices?.[0];
           if (!choice) continue;
@@ -235,7 +250,7 @@ export async function* streamTurn(
     tail.push({ type: "finish", finish: finish ?? { reason: "stop", raw: "done" } });
     yield tail;
   } finally {
-    if (!stream.destroyed) stream.destroy();
+    response.close();
   }
 }
 

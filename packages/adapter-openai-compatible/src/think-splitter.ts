@@ -7,11 +7,14 @@ export interface ThinkSegment {
 const OPEN = "<think>";
 const CLOSE = "</think>";
 
-/** Length of the longest suffix of `s` that is a proper prefix of `tag` (a tag split across chunks). */
+/**
+ * Length of the longest suffix of `s` that is a proper prefix of `tag` (a tag split across chunks).
+ * Both tags hold one `<`, their first character: only the last `<` of `s` can start such a suffix.
+ */
 const partialTagAt = (s: string, tag: string): number => {
-  const max = Math.min(s.length, tag.length - 1);
-  for (let n = max; n > 0; n--) if (s.endsWith(tag.slice(0, n))) return n;
-  return 0;
+  const at = s.lastIndexOf("<");
+  if (at === -1 || s.length - at >= tag.length) return 0;
+  return tag.startsWith(s.slice(at)) ? s.length - at : 0;
 };
 
 /**

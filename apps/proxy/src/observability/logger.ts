@@ -15,10 +15,17 @@ export interface OpenLog {
 /**
  * Structured JSON logs; human-readable when attached to a terminal. Keys are never logged.
  * Lines go to stdout asynchronously: a slow reader of the pipe no longer holds the event loop in
- * a blocking write, and under load the lines that come while a write is in flight leave in one.
- * Whatever is still queued when the process exits is written synchronously then (pino's exit
- * hook); a clean shutdown waits for `written()` first, so its last lines leave whole and in order.
+ * a blocking write. They leave in batches of `BATCH_BYTES`, or `FLUSH_MS` after they were logged
+ * when fewer come: under load one write (a thread-pool round trip) carries several requests'
+ * lines instead of one each. Whatever is still queued when the process exits is written
+ * synchronously then (pino's exit hook); a clean shutdown waits for `written()` first, so its
+ * last lines leave whole and in order.
  */
+/** Log bytes gathered before a write… */
+const BATCH_BYTES = 8 * 1024;
+/** …or how long a line waits at most for others to share its write. */
+const FLUSH_MS = 100;
+
 export const openLog = (level: string, options: LoggerOptions = {}): OpenLog => {
   const pretty = options.pretty ?? Boolean(process.stdout.isTTY);
   const settings = {
@@ -41,10 +48,15 @@ export const openLog = (level: string, options: LoggerOptions = {}): OpenLog => 
     });
     return { logger, written: () => Promise.resolve() };
   }
-  const destination = pino.destination({ dest: 1, sync: false });
+  const destination = pino.destination({
+    dest: 1,
+    sync: false,
+    minLength: BATCH_BYTES,
+    periodicFlush: FLUSH_MS,
+  });
   return {
     logger: pino(settings, destination),
-    // The write of the last line logged ends with `drain` once nothing is left behind it.
+    // The write of the lines held so far ends with `drain` once nothing is left behind it.
     written: (timeoutMs = 2000) =>
       new Promise<void>((resolve) => {
         const done = () => {
@@ -55,6 +67,7 @@ export const openLog = (level: string, options: LoggerOptions = {}): OpenLog => 
         const timer = setTimeout(done, timeoutMs);
         timer.unref();
         destination.on("drain", done);
+        destination.flush();
       }),
   };
 };
