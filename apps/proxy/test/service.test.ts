@@ -129,6 +129,38 @@ describe("gateway service routes", () => {
     expect(metrics).toContain("proxy_backend_in_flight_turns");
   });
 
+  it("labels a path by the handler that answered it, request after request", async () => {
+    const { url, logs } = await start();
+    const send = async (id: string, init: RequestInit, path = "/v1/chat/completions") => {
+      const res = await fetch(`${url}${path}`, {
+        ...init,
+        headers: { ...(init.headers as Record<string, string>), "x-request-id": id },
+      });
+      await res.text();
+      return res.status;
+    };
+    // The route answers, then a guard in front of it refuses the same path, then the route again.
+    expect(await send("ok-1", chat(hello))).toBe(200);
+    expect(await send("refused", { ...chat(hello), headers: { "content-type": "text/plain" } })).toBe(415);
+    expect(await send("ok-2", chat(hello))).toBe(200);
+    expect(await send("other-method", { method: "PUT", headers: {} })).toBe(405);
+    await new Promise((r) => setTimeout(r, 20));
+    const routeOf = (id: string) => logs.find((l) => l.requestId === id && l.msg === "request")?.route;
+    expect(routeOf("ok-1")).toBe("/v1/chat/completions");
+    expect(routeOf("ok-2")).toBe("/v1/chat/completions");
+    expect(routeOf("refused")).toBe("/*");
+    // Another method on the path is answered by its 405 handler, registered on the path itself.
+    expect(routeOf("other-method")).toBe("/v1/chat/completions");
+    const metrics = await (await fetch(`${url}/metrics`)).text();
+    expect(metrics).toMatch(
+      /proxy_http_requests_total\{route="\/v1\/chat\/completions",method="POST",status="200"\} 2\n/,
+    );
+    expect(metrics).toMatch(/proxy_http_requests_total\{route="\/\*",method="POST",status="415"\} 1\n/);
+    expect(metrics).toMatch(
+      /proxy_http_requests_total\{route="\/v1\/chat\/completions",method="PUT",status="405"\} 1\n/,
+    );
+  });
+
   it("logs a JSON answer and a stream once each, timed to their first byte and their end", async () => {
     const { url, logs } = await start();
     for (const [id, stream] of [

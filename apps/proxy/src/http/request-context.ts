@@ -2,7 +2,7 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import { randomUUID } from "node:crypto";
 import type { Transformer } from "node:stream/web";
 import type { TurnObserver, TurnSummary } from "@proxy/core";
-import type { MiddlewareHandler } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import { routePath } from "hono/route";
 import type { Logger } from "../observability/logger.js";
 import type { Metrics } from "../observability/metrics.js";
@@ -60,6 +60,22 @@ export const createRequestContext = (deps: {
     },
   };
 
+  // `routePath` maps every handler matched (the middlewares included) on each call. A static
+  // route's answer is its own path, the same for every request to it from the same handler, so it
+  // is remembered; a pattern's (`/v1/responses/:id`) is not, which keeps the map as small as the
+  // route table whatever paths clients send.
+  const staticRoutes = new Map<string, { readonly method: string; readonly index: number }>();
+  const routeOf = (c: Context): string => {
+    const path = c.req.path;
+    const method = c.req.method;
+    const index = c.req.routeIndex;
+    const known = staticRoutes.get(path);
+    if (known !== undefined && known.method === method && known.index === index) return path;
+    const route = routePath(c);
+    if (route === path) staticRoutes.set(path, { method, index });
+    return route || path;
+  };
+
   const middleware: MiddlewareHandler = async (c, next) => {
     const started = now();
     const incoming = c.req.header("x-request-id");
@@ -71,7 +87,7 @@ export const createRequestContext = (deps: {
     // On the response's own headers: `c.header` after the handler rebuilds the response around a
     // web stream of its body, which costs node-server its direct write of a string body.
     c.res.headers.set("x-request-id", requestId);
-    const route = routePath(c) || c.req.path;
+    const route = routeOf(c);
     const finish = (ttfb: number | undefined) => {
       const duration = now() - started;
       const s = store.summary;
