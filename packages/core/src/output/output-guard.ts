@@ -54,6 +54,15 @@ export const createOutputGuard = (options: OutputGuardOptions): OutputGuard => {
     const text = stops.flush();
     if (text !== "") out.push({ type: "text-delta", delta: text });
   };
+  /** Text through the stop sequences onto `out`; true when one was reached (the output ends). */
+  const scanText = (delta: string, out: AssistantEvent[]): boolean => {
+    const scan = stops.push(delta);
+    if (scan.text !== "") out.push({ type: "text-delta", delta: scan.text });
+    if (!scan.stopped) return false;
+    ended = true;
+    matched = scan.sequence;
+    return true;
+  };
   /** A non-text event: a tool call ends any text a stop sequence could still complete. */
   const place = (event: AssistantEvent, out: AssistantEvent[]) => {
     if (event.type === "tool-call-start") releaseText(out);
@@ -76,29 +85,14 @@ export const createOutputGuard = (options: OutputGuardOptions): OutputGuard => {
       return false;
     },
     pushText(delta, out) {
-      if (ended) return true;
-      const scan = stops.push(delta);
-      if (scan.text !== "") out.push({ type: "text-delta", delta: scan.text });
-      if (!scan.stopped) return false;
-      ended = true;
-      matched = scan.sequence;
-      return true;
+      return ended || scanText(delta, out);
     },
     accept(events) {
       const out: AssistantEvent[] = [];
       if (ended) return { events: out, stopped: true, sequence: matched };
       for (const event of events) {
-        if (event.type === "text-delta") {
-          const scan = stops.push(event.delta);
-          if (scan.text !== "") out.push({ type: "text-delta", delta: scan.text });
-          if (scan.stopped) {
-            ended = true;
-            matched = scan.sequence;
-            return { events: out, stopped: true, sequence: matched };
-          }
-          continue;
-        }
-        place(event, out);
+        if (event.type !== "text-delta") place(event, out);
+        else if (scanText(event.delta, out)) return { events: out, stopped: true, sequence: matched };
       }
       return { events: out, stopped: false };
     },

@@ -81,7 +81,11 @@ export const createCallGate = (deps: {
     return fresh === "" ? NONE : { events: [{ type: "text-delta", delta: fresh }] };
   };
 
-  const onText = (text: string): GateResult => {
+  /**
+   * Text under the policy: the text to forward (possibly ""), or the result where the policy
+   * swallows, holds or stops on it.
+   */
+  const passText = (text: string): string | GateResult => {
     if (swallowNextText) {
       swallowNextText = false;
       return NONE;
@@ -94,7 +98,13 @@ export const createCallGate = (deps: {
       heldText.push(text);
       return NONE;
     }
-    return forwardText(text);
+    return sent.fresh(text);
+  };
+
+  const onText = (text: string): GateResult => {
+    const passed = passText(text);
+    if (typeof passed !== "string") return passed;
+    return passed === "" ? NONE : { events: [{ type: "text-delta", delta: passed }] };
   };
 
   const onStart = (name: string, callId: string | undefined): GateResult => {
@@ -118,13 +128,19 @@ export const createCallGate = (deps: {
     return { events: forwardStart(pending) };
   };
 
-  const onDelta = (call: PendingCall, delta: string): GateResult => {
+  /** A call's delta: the index it goes on under (a call already forwarded), or the result. */
+  const passDelta = (call: PendingCall, delta: string): number | GateResult => {
     call.args += delta;
     if (call.dropped) return NONE;
-    if (call.forwarded) return { events: [{ type: "tool-call-delta", index: call.index, delta }] };
+    if (call.forwarded) return call.index;
     call.heldDeltas.push(delta);
     const args = call.args;
     return call.duplicates.some((d) => d.startsWith(args)) ? NONE : { events: forwardStart(call) };
+  };
+
+  const onDelta = (call: PendingCall, delta: string): GateResult => {
+    const index = passDelta(call, delta);
+    return typeof index === "number" ? { events: [{ type: "tool-call-delta", index, delta }] } : index;
   };
 
   const onEnd = (call: PendingCall, e: Extract<ParserEvent, { type: "call-end" }>): GateResult => {
@@ -176,26 +192,12 @@ export const createCallGate = (deps: {
      * A `text` event's common case without a result object: the text to forward (possibly ""), or
      * the full result where policy holds, swallows or stops on text.
      */
-    acceptText(text: string): string | GateResult {
-      if (
-        swallowNextText ||
-        (emitted.length > 0 && settings.stopAfterTools) ||
-        (callRequired && emitted.length === 0)
-      )
-        return onText(text);
-      return sent.fresh(text);
-    },
+    acceptText: passText,
     /**
      * A `call-delta`'s common case without a result object: the index it goes on under (a call
      * already forwarded), or the full result where the call is held or dropped.
      */
-    acceptDelta(delta: string): number | GateResult {
-      const call = pending;
-      if (call === undefined) return NONE;
-      if (!call.forwarded || call.dropped) return onDelta(call, delta);
-      call.args += delta;
-      return call.index;
-    },
+    acceptDelta: (delta: string): number | GateResult => (pending ? passDelta(pending, delta) : NONE),
     accept(e: ParserEvent): GateResult {
       switch (e.type) {
         case "text":
