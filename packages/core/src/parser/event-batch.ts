@@ -77,7 +77,7 @@ export class EventBatch implements BlockContext {
     return carry;
   }
 
-  /** Delivers the events so far to `sink`, in order (see `take`). */
+  /** The events so far to `sink`, in order; unless `final`, a trailing high surrogate waits. */
   drainTo(sink: ParserSink, final: boolean): void {
     const carry = this.carry(final);
     if (this.count === 0) {
@@ -99,20 +99,13 @@ export class EventBatch implements BlockContext {
     }
   }
 
-  /** The events so far; unless `final`, a trailing high surrogate stays for the next push. */
+  /** The events so far as a list (the array API; the gateway's path is `drainTo`). */
   take(final: boolean): ParserEvent[] {
-    const carry = this.carry(final);
-    this.closeText();
-    this.text = carry;
-    const { items, count } = this;
-    if (count === 0) return NO_EVENTS;
-    this.count = 0;
     const events: ParserEvent[] = [];
-    for (let k = 0; k < count; k += 1) {
-      const item = items[k] as CallEvent | string;
-      items[k] = undefined;
-      events.push(typeof item === "string" ? { type: "text", text: item } : item);
-    }
-    return events;
+    this.drainTo(
+      { text: (text) => void events.push({ type: "text", text }), event: (event) => void events.push(event) },
+      final,
+    );
+    return events.length === 0 ? NO_EVENTS : events;
   }
 }
