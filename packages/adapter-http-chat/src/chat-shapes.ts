@@ -1,5 +1,5 @@
 import type { FinishReason, Usage } from "@proxy/core";
-import { needsJsonEscape } from "@proxy/http-surface";
+import { jsonString } from "@proxy/http-surface";
 import type { ChatDelta } from "./delta-encoder.js";
 
 /** What every chunk (and the non-stream completion) of one response shares. */
@@ -63,8 +63,7 @@ export const contentFrameTemplate = (meta: ResponseMeta, includeUsage: boolean) 
     head,
     tail,
     /** The frame of one content delta. */
-    frame: (text: string): string =>
-      needsJsonEscape(text) ? head + JSON.stringify(text) + tail : `${head}"${text}"${tail}`,
+    frame: (text: string): string => head + jsonString(text) + tail,
   };
 };
 

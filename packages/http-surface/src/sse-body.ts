@@ -35,6 +35,10 @@ export const needsJsonEscape = (text: string): boolean => {
   return false;
 };
 
+/** `JSON.stringify(text)`, without serialising a text that needs no escape (see `needsJsonEscape`). */
+export const jsonString = (text: string): string =>
+  needsJsonEscape(text) ? JSON.stringify(text) : `"${text}"`;
+
 export interface SseBodyHooks {
   /** The client went away (the response body was cancelled). */
   readonly onCancel: () => void;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { needsJsonEscape } from "../src/index.js";
+import { jsonString, needsJsonEscape } from "../src/index.js";
 
 const quoted = (s: string) => `"${s}"`;
 const isSurrogate = (c: number) => c >= 0xd800 && c <= 0xdfff;
@@ -23,5 +23,17 @@ describe("needsJsonEscape", () => {
 
   it("leaves texts longer than a token piece to JSON.stringify", () => {
     expect(needsJsonEscape("a".repeat(65))).toBe(true);
+  });
+});
+
+describe("jsonString", () => {
+  it("is JSON.stringify for every UTF-16 code unit, alone and inside text, and for long text", () => {
+    for (let c = 0; c <= 0xffff; c += 1) {
+      const one = String.fromCharCode(c);
+      expect(jsonString(one)).toBe(JSON.stringify(one));
+      expect(jsonString(`ab${one}cd`)).toBe(JSON.stringify(`ab${one}cd`));
+    }
+    const long = `${"a".repeat(70)}"\n`;
+    expect(jsonString(long)).toBe(JSON.stringify(long));
   });
 });

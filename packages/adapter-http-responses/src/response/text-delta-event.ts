@@ -1,4 +1,4 @@
-import { needsJsonEscape } from "@proxy/http-surface";
+import { jsonString } from "@proxy/http-surface";
 
 /** One Responses SSE event: `type`, its documented fields, and the global `sequence_number`. */
 export interface ResponsesEvent {
@@ -40,9 +40,7 @@ export const textDeltaHead = (itemId: string, outputIndex: number): string =>
 
 /** A text delta's SSE frame: its item's `head`, then the delta and its sequence number. */
 export const textDeltaFrame = (head: string, delta: string, sequenceNumber: number): string =>
-  needsJsonEscape(delta)
-    ? `${head}${JSON.stringify(delta)}${TAIL}${sequenceNumber}}\n\n`
-    : `${head}"${delta}"${TAIL}${sequenceNumber}}\n\n`;
+  `${head}${jsonString(delta)}${TAIL}${sequenceNumber}}\n\n`;
 
 /**
  * One Responses event as its SSE frame (`event:` named by its type). The JSON text of an event has
