@@ -151,6 +151,11 @@ export async function* streamTurn(
 
     const segmentEvent = (s: ThinkSegment): BackendEvent =>
       s.kind === "text" ? { type: "text-delta", delta: s.text } : { type: "reasoning-delta", delta: s.text };
+    /** A chunk's content text, whether sliced out by the template or parsed. */
+    const pushContent = (text: string, into: BackendEvent[]) => {
+      output.add(text);
+      for (const segment of splitter.push(text)) into.push(segmentEvent(segment));
+    };
 
     try {
       for (let chunks = await response.read(); chunks !== undefined; chunks = await response.read()) {
@@ -180,10 +185,7 @@ export async function* streamTurn(
           }
           const text = template.match(payload);
           if (text !== undefined) {
-            if (text !== "") {
-              output.add(text);
-              for (const segment of splitter.push(text)) batch.push(segmentEvent(segment));
-            }
+            if (text !== "") pushContent(text, batch);
             continue;
           }
           const chunk = decodeChatChunk(payload);
@@ -210,10 +212,7 @@ export async function* streamTurn(
             batch.push({ type: "reasoning-delta", delta: reasoning });
           }
           const content = choice.delta?.content;
-          if (content) {
-            output.add(content);
-            for (const segment of splitter.push(content)) batch.push(segmentEvent(segment));
-          }
+          if (content) pushContent(content, batch);
           const toolCalls = choice.delta?.tool_calls;
           if (toolCalls) {
             for (const d of toolCalls) if (d.function?.arguments) output.add(d.function.arguments);
