@@ -10,7 +10,7 @@ export interface AuthCheck {
  * How to log codex in, for both ways the gateway is installed. In a checkout `npx codex` would
  * fetch an unrelated npm package, so it names the pinned binary's path there.
  */
-export const CODEX_LOGIN_FIX =
+const CODEX_LOGIN_FIX =
   "As the user the gateway runs as (same CODEX_HOME), run `npx codex login` in the gateway's install directory, or `apps/proxy/node_modules/.bin/codex login` in a checkout";
 
 /** What every turn is refused with while codex has no credentials: the fix, once. */
