@@ -61,6 +61,26 @@ describe("supervision and faults (fake app-server via CODEX_BIN)", () => {
     expect(backend.heldNotificationBytes()).toBe(0);
   });
 
+  it("a paused reader's deltas are held as their text: 20,000 deltas, 2.5 MB as notifications, hold under 256 KiB", async () => {
+    const { backend } = fakeBackend();
+    const iterator = backend
+      .stream(say("flood 20000"), { signal: new AbortController().signal })
+      [Symbol.asyncIterator]();
+    await iterator.next();
+    // Until the fake has written everything and the gateway has queued it: what is held stops growing.
+    for (let last = -1; backend.heldNotificationBytes() !== last; ) {
+      last = backend.heldNotificationBytes();
+      await new Promise((r) => setTimeout(r, 300));
+    }
+    expect(backend.heldNotificationBytes()).toBeGreaterThan(64 * 1024);
+    expect(backend.heldNotificationBytes()).toBeLessThan(256 * 1024);
+    const rest: BackendEvent[] = [];
+    for (let next = await iterator.next(); !next.done; next = await iterator.next()) rest.push(next.value);
+    expect(textOf(rest)).toBe(Array.from({ length: 20_000 }, (_, i) => `${i} `).join(""));
+    // The runs arrive as a few long deltas instead of 20,000 short ones.
+    expect(rest.filter((e) => e.type === "text-delta").length).toBeLessThan(1_000);
+  });
+
   it("while codex's output waits for a reader that takes nothing for stalledReaderMs, that turn is stopped and the others go on", async () => {
     const { backend } = fakeBackend({ maxPendingNotificationBytes: 16 * 1024, stalledReaderMs: 300 });
     const iterator = backend

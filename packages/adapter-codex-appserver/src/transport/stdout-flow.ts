@@ -84,7 +84,8 @@ export const createStdoutFlow = (
     paused = pause;
     if (pause) {
       stream.pause();
-      sweeper = setInterval(sweep, Math.max(10, limits.stalledReaderMs / 4));
+      // At least once a second: a stalled reader is stopped before other turns' requests time out.
+      sweeper = setInterval(sweep, Math.min(1_000, Math.max(10, limits.stalledReaderMs / 4)));
       sweeper.unref?.();
     } else {
       clearInterval(sweeper);

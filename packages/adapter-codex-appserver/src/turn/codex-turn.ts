@@ -9,7 +9,7 @@ import { toCodexTurnInput } from "./codex-input.js";
 import { nativeToolNames } from "./native-tools.js";
 import { createTurnControl } from "./turn-control.js";
 import { createTurnMapper } from "./turn-mapper.js";
-import { createTurnInbox } from "./turn-inbox.js";
+import { createTurnInbox, type TurnInbox } from "./turn-inbox.js";
 import { readTurn, type Signal } from "./turn-signals.js";
 import { startTurn } from "./turn-start.js";
 import { acquireThread } from "./turn-thread.js";
@@ -80,7 +80,7 @@ export async function* runCodexTurn(
   const historyCallIds = new Set(
     request.history.flatMap((m) => ("toolCalls" in m ? m.toolCalls.map((c) => c.callId) : [])),
   );
-  let inbox: ReturnType<typeof createTurnInbox> | undefined;
+  let inbox: TurnInbox | undefined;
   const onAbort = () => {
     inbox?.abandon();
     queue.push({ kind: "abort" });

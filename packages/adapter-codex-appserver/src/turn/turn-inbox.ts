@@ -22,6 +22,8 @@ export interface TurnInbox {
   readonly listener: ThreadListener;
   /** The reader stopped reading on purpose: what is queued no longer counts against the app-server. */
   abandon(): void;
+  /** The reader stalled: what is queued is let go, it gets `stalled` next, and nothing more is queued. */
+  stall(): void;
 }
 
 /**
@@ -29,15 +31,13 @@ export interface TurnInbox {
  * history's calls, which the turn never reports, are dropped too) and counts what it holds in the
  * process's `account`; nothing is refused for its size. Once the reader is behind by
  * `COMPACT_FROM_BYTES`, consecutive text deltas are merged into runs, so a paused reader holds the
- * answer's text, not one parsed notification per delta. `onStalled`: the account stalled (the
- * reader took nothing while the app-server waited for it); what is queued is let go, the reader
- * gets `stalled` next, and nothing more is queued.
+ * answer's text, not one parsed notification per delta.
  */
 export const createTurnInbox = (
   queue: AsyncQueue<Signal>,
   account: FlowAccount,
   historyCallIds: ReadonlySet<string>,
-): TurnInbox & { stall(): void } => {
+): TurnInbox => {
   let stopped = false;
   const addToRun = (run: TextRun, delta: string) => {
     run.pieces.push(delta);
