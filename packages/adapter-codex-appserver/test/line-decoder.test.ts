@@ -1,8 +1,26 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { createLineDecoder, type DroppedLine, LINE_HEAD } from "../src/transport/line-decoder.js";
+import {
+  createLineDecoder,
+  type DroppedLine,
+  LINE_HEAD,
+  type LineDecoder,
+} from "../src/transport/line-decoder.js";
 
 const bytes = (s: string) => new TextEncoder().encode(s);
+
+/** Feeds `data` to `d` in pieces cut at `cuts` (taken modulo its length), then flushes: every line out. */
+const feed = (d: LineDecoder, data: Uint8Array, cuts: ReadonlyArray<number>): string[] => {
+  const points = [...new Set(cuts.map((c) => c % (data.length + 1)))].sort((a, b) => a - b);
+  const out: string[] = [];
+  let from = 0;
+  for (const p of [...points, data.length]) {
+    out.push(...d.push(data.slice(from, p)));
+    from = p;
+  }
+  out.push(...d.flush());
+  return out;
+};
 
 describe("line decoder", () => {
   it("splits on \\n and \\r\\n, skips blank lines, keeps the unterminated tail for flush", () => {
@@ -39,15 +57,8 @@ describe("line decoder", () => {
         fc.array(fc.nat(), { maxLength: 8 }),
         (lines, cuts) => {
           const data = bytes(lines.map((l) => `${l}\n`).join(""));
-          const points = [...new Set(cuts.map((c) => c % (data.length + 1)))].sort((a, b) => a - b);
           const d = createLineDecoder({ maxLineLength: 1_000 });
-          const out: string[] = [];
-          let from = 0;
-          for (const p of [...points, data.length]) {
-            out.push(...d.push(data.slice(from, p)));
-            from = p;
-          }
-          out.push(...d.flush());
+          const out = feed(d, data, cuts);
           expect(out).toEqual(lines);
         },
       ),
@@ -68,14 +79,7 @@ describe("line decoder", () => {
           allowLarge: (head) => head.startsWith('{"method":"turn/completed"'),
           onDrop: (x) => dropped.push(x.length),
         });
-        const points = [...new Set(cuts.map((c) => c % (data.length + 1)))].sort((a, b) => a - b);
-        const out: string[] = [];
-        let from = 0;
-        for (const p of [...points, data.length]) {
-          out.push(...d.push(data.slice(from, p)));
-          from = p;
-        }
-        out.push(...d.flush());
+        const out = feed(d, data, cuts);
         expect(out).toEqual([big, "ok"]);
         expect(dropped).toEqual([garbage.length, huge.length]);
       }),
@@ -99,14 +103,7 @@ describe("line decoder", () => {
           },
           onDrop: (x) => dropped.push(x.length),
         });
-        const points = [...new Set(cuts.map((c) => c % (data.length + 1)))].sort((a, b) => a - b);
-        const out: string[] = [];
-        let from = 0;
-        for (const p of [...points, data.length]) {
-          out.push(...d.push(data.slice(from, p)));
-          from = p;
-        }
-        out.push(...d.flush());
+        const out = feed(d, data, cuts);
         // Longer than the line limit, yet neither held nor reported: skipped, not oversized.
         expect(out).toEqual([kept, "ok"]);
         expect(dropped).toEqual([]);
@@ -135,14 +132,7 @@ describe("line decoder", () => {
           elide: (head) => (head.startsWith('{"method":"turn/completed"') ? "items" : undefined),
           onDrop: (x) => dropped.push(x.length),
         });
-        const points = [...new Set(cuts.map((c) => c % (data.length + 1)))].sort((a, b) => a - b);
-        const out: string[] = [];
-        let from = 0;
-        for (const p of [...points, data.length]) {
-          out.push(...d.push(data.slice(from, p)));
-          from = p;
-        }
-        out.push(...d.flush());
+        const out = feed(d, data, cuts);
         // 3 KB on the wire, a hundred characters held: within the line limit.
         expect(out).toEqual([turn(null), '{"method":"other","items":[1]}']);
         expect(dropped).toEqual([]);

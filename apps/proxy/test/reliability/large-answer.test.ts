@@ -1,6 +1,6 @@
 import { createCodexBackend } from "@proxy/adapter-codex-appserver";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type CodexGateway, chat, gatewayOverCodex } from "./support.js";
+import { type CodexGateway, chat, chatStreamText, gatewayOverCodex } from "./support.js";
 
 // The app-server line limit scaled down 16× (16 MiB → 1 MiB) so the test moves 1.5 MB, not 17 MB.
 const LIMIT = 1024 * 1024;
@@ -67,16 +67,7 @@ describe("a 17 MiB answer to a client that reads it (real gateway + real codex)"
       sse += decoder.decode(value, { stream: true });
       if (n % 64 === 0) await new Promise((r) => setTimeout(r, 5));
     }
-    let text = "";
-    let finish: unknown;
-    for (const line of sse.split("\n")) {
-      if (!line.startsWith("data: {")) continue;
-      const chunk = JSON.parse(line.slice(6)) as {
-        choices: Array<{ delta: { content?: string }; finish_reason: unknown }>;
-      };
-      text += chunk.choices[0]?.delta.content ?? "";
-      finish = chunk.choices[0]?.finish_reason ?? finish;
-    }
+    const { text, finish } = chatStreamText(sse);
     // Before: an error event after about 2 MiB, "the client stopped reading: more than 2097152 bytes
     // of backend events were waiting".
     expect(sse).not.toContain("stopped reading");

@@ -2,6 +2,7 @@ import { makeCodexHome, startScriptedModelProvider } from "@proxy/adapter-codex-
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort, openInspector, openSlowClient, readBytes, rssBytes } from "../support/process-probes.js";
 import { type SpawnedGateway, spawnGateway } from "../support/spawn-gateway.js";
+import { chatStreamText } from "./support.js";
 
 // A 3 MB answer in 32-character deltas: about 98,000 codex notifications of about 240 bytes, 23 MB
 // of codex output, more than the 2 MiB a turn may hold for its client. Retained memory is sampled
@@ -12,21 +13,6 @@ const ANSWER_LINES = DELTAS * 240;
 const MiB = 2 ** 20;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** The content deltas of a Chat Completions SSE answer, in order, and its finish reason. */
-const contentOf = (sse: string) => {
-  let text = "";
-  let finish: unknown;
-  for (const line of sse.split("\n")) {
-    if (!line.startsWith("data: {")) continue;
-    const chunk = JSON.parse(line.slice(6)) as {
-      choices: Array<{ delta: { content?: string }; finish_reason: unknown }>;
-    };
-    text += chunk.choices[0]?.delta.content ?? "";
-    finish = chunk.choices[0]?.finish_reason ?? finish;
-  }
-  return { text, finish };
-};
 
 describe("a paused reader of a long codex answer (real gateway process, real codex)", {
   timeout: 180_000,
@@ -103,7 +89,7 @@ describe("a paused reader of a long codex answer (real gateway process, real cod
       if (Date.now() > deadline) throw new Error("the answer did not end");
       await sleep(5);
     }
-    const { text, finish } = contentOf(client.body());
+    const { text, finish } = chatStreamText(client.body());
     client.destroy();
     console.info(
       `paused codex reader: codex output read while paused ${mib(readWhilePaused)} of ${mib(ANSWER_LINES)} MiB, retained +${mib(peak)} MiB at most, RSS +${mib(peakRss)} MiB; paused ${pausedMs} ms`,
