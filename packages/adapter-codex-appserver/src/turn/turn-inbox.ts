@@ -1,5 +1,5 @@
-import type { FlowAccount } from "../transport/stdout-flow.js";
 import type { ThreadListener } from "../transport/app-server-process.js";
+import type { FlowAccount } from "../transport/stdout-flow.js";
 import type { AsyncQueue } from "./async-queue.js";
 import { keptParams } from "./kept-notifications.js";
 import type { Signal, TextRun } from "./turn-signals.js";
