@@ -35,6 +35,8 @@ const acquireCodex = (
         liveThreadMaxChars: config.codexLiveThreadMaxChars,
         maxInFlight: config.maxInFlight,
         maxQueue: config.maxQueue,
+        // A reader codex's output waits for is judged by the same time without progress as a stream.
+        ...(config.writeTimeoutMs > 0 ? { stalledReaderMs: config.writeTimeoutMs } : {}),
         env,
         passEnv: config.codexPassEnv,
         logger: logger.child({ component: "codex" }),

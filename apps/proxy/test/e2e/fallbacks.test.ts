@@ -3,6 +3,7 @@ import { usageLimitReached } from "@proxy/adapter-codex-appserver/testing";
 import { startScriptedUpstream } from "@proxy/adapter-openai-compatible/testing";
 import OpenAI, { APIError } from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { PHOTO } from "../support/image-server.js";
 import { type RecordedRequest, type ScriptedResponse, startE2E } from "./e2e-gateway.js";
 
 const inAnHour = () => Math.floor(Date.now() / 1000) + 3600;
@@ -75,6 +76,32 @@ describe("fallbacks before the first byte: a codex route falls over to an OpenAI
     expect(data.choices[0]?.message.content).toBe("answer from codex");
     expect(response.headers.get("x-proxy-route")).toBe("e2e-model");
     expect(upstream.requests.length).toBe(before);
+  });
+
+  it("a 5 MB photo is answered by the primary: a big input is no reason to fall back", async () => {
+    codexMode = "answer";
+    const before = upstream.requests.length;
+    const photo = `data:image/png;base64,${PHOTO().toString("base64")}`;
+    const { data, response } = await client.chat.completions
+      .create({
+        model: "e2e-model",
+        messages: [
+          {
+            role: "user",
+            content: [
+              { type: "text", text: "What is in this photo?" },
+              { type: "image_url", image_url: { url: photo } },
+            ],
+          },
+        ],
+      })
+      .withResponse();
+    // Before: codex's echo of the photo failed the turn as a `timeout`, a fallback reason: "answer from local".
+    expect(data.choices[0]?.message.content).toBe("answer from codex");
+    expect(response.headers.get("x-proxy-route")).toBe("e2e-model");
+    expect(upstream.requests.length).toBe(before);
+    expect(JSON.stringify(e2e.provider.requests.at(-1)?.body.input)).toContain(photo);
+    expect(e2e.logs.some((l) => l.msg === "model route: falling back before the first byte")).toBe(false);
   });
 
   it("the plan's limit reached: the request runs on the fallback, streamed or not, on OpenAI and Anthropic clients", async () => {

@@ -13,6 +13,8 @@ export interface ProcessPool {
   /** A lease on `proc` itself (where a live thread is), if it is still serving. */
   leaseProcess(proc: AppServerProcess): PoolLease | undefined;
   readySlots(): number;
+  /** The processes serving now. */
+  processes(): ReadonlyArray<AppServerProcess>;
   restarts(): number;
   /** Shutdown has begun: a process that exits from now on is not restarted. */
   drain(): void;
@@ -113,10 +115,16 @@ export const createProcessPool = (options: ProcessPoolOptions): ProcessPool => {
   };
   const loops = slots.map((slot, i) => supervise(slot, i));
 
+  /** `a` is a worse pick than `b`: paused for a slow reader (its turns wait), else more leases. */
+  const busier = (a: Slot, b: Slot) => {
+    const pausedA = a.process?.flow.paused() === true;
+    const pausedB = b.process?.flow.paused() === true;
+    return pausedA !== pausedB ? pausedA : b.leases < a.leases;
+  };
   const pick = (): Slot | undefined => {
     let best: Slot | undefined;
     for (const s of slots) {
-      if (s.process?.isAlive() && (best === undefined || s.leases < best.leases)) best = s;
+      if (s.process?.isAlive() && (best === undefined || busier(best, s))) best = s;
     }
     return best;
   };
@@ -174,6 +182,7 @@ export const createProcessPool = (options: ProcessPoolOptions): ProcessPool => {
       return slot && !closed && proc.isAlive() ? lease(slot) : undefined;
     },
     readySlots: () => slots.filter((s) => s.process?.isAlive()).length,
+    processes: () => slots.flatMap((s) => (s.process?.isAlive() ? [s.process] : [])),
     restarts: () => restarts,
     drain() {
       draining = true;
