@@ -10,7 +10,17 @@ const request = { model: "m", instructions: "", history: [], input: [], partitio
 
 const storeWith = (load: { minuteTokens: number; dayTokens: number }, admit = true): UsageStore => ({
   recordUsage: async () => undefined,
-  usage: async () => [],
+  usage: async () => ({ data: [], hasMore: false }),
+  usageTotals: async () => ({
+    requests: 0,
+    inputTokens: 0,
+    cachedInputTokens: 0,
+    outputTokens: 0,
+    reasoningTokens: 0,
+    toolCalls: 0,
+    errors: 0,
+  }),
+  purgeUsageBefore: async () => 0,
   admitRequest: async () => admit,
   keyLoad: async () => load,
   purgeMinutesBefore: async () => 0,
