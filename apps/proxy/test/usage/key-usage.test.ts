@@ -1,7 +1,4 @@
 import { createHash } from "node:crypto";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import Anthropic from "@anthropic-ai/sdk";
 import { GoogleGenAI } from "@google/genai";
 import type { Script } from "@proxy/core/testing";
@@ -9,7 +6,7 @@ import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningGateway } from "../../src/gateway.js";
 import { startUpstreamGateway } from "../e2e/upstream-gateway.js";
-import { ADMIN, adminGet, gatewayWith, sharedPostgres } from "./support.js";
+import { ADMIN, adminGet, bothStores, gatewayWith } from "./support.js";
 
 const ALICE = "sk-alice-0123456789";
 const BOB = "sk-bob-0123456789";
@@ -32,24 +29,8 @@ const script: Script = (request, i) => ({
 });
 
 const KEYS = [{ name: "alice", keyEnv: "ALICE_KEY" }, { name: "bob", key: BOB }, PLAIN];
-const postgres = sharedPostgres();
-const dirs: string[] = [];
-afterAll(async () => {
-  await postgres.stop();
-  for (const dir of dirs) await rm(dir, { recursive: true, force: true });
-});
-
-const stores: Array<[string, () => Promise<string>]> = [
-  [
-    "SQLite",
-    async () => {
-      const dir = await mkdtemp(join(tmpdir(), "proxy-usage-"));
-      dirs.push(dir);
-      return `sqlite:${join(dir, "gateway.sqlite")}`;
-    },
-  ],
-  ["PostgreSQL", () => postgres.database("usage")],
-];
+const { stores, stop } = bothStores("usage");
+afterAll(stop);
 
 interface Seen {
   requests: number;

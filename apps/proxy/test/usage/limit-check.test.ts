@@ -11,15 +11,7 @@ const request = { model: "m", instructions: "", history: [], input: [], partitio
 const storeWith = (load: { minuteTokens: number; dayTokens: number }, admit = true): UsageStore => ({
   recordUsage: async () => undefined,
   usage: async () => ({ data: [], hasMore: false }),
-  usageTotals: async () => ({
-    requests: 0,
-    inputTokens: 0,
-    cachedInputTokens: 0,
-    outputTokens: 0,
-    reasoningTokens: 0,
-    toolCalls: 0,
-    errors: 0,
-  }),
+  usageTotals: () => Promise.reject(new Error("limit checks read no totals")),
   purgeUsageBefore: async () => 0,
   admitRequest: async () => admit,
   keyLoad: async () => load,

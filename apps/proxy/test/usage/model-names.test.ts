@@ -1,10 +1,7 @@
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import type { Script } from "@proxy/core/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningGateway } from "../../src/gateway.js";
-import { ADMIN, adminGet, gatewayWith, sharedPostgres } from "./support.js";
+import { ADMIN, adminGet, bothStores, gatewayWith } from "./support.js";
 
 const LIMITED = "sk-limited-0123456789";
 const OTHER = "sk-other-0123456789";
@@ -41,24 +38,8 @@ const everySurface = (url: string, key: string, model: string) => [
   post(url, "/v1/gemini", key, { model, input: "hi" }),
 ];
 
-const postgres = sharedPostgres();
-const dirs: string[] = [];
-afterAll(async () => {
-  await postgres.stop();
-  for (const dir of dirs) await rm(dir, { recursive: true, force: true });
-});
-
-const stores: Array<[string, () => Promise<string>]> = [
-  [
-    "SQLite",
-    async () => {
-      const dir = await mkdtemp(join(tmpdir(), "proxy-model-names-"));
-      dirs.push(dir);
-      return `sqlite:${join(dir, "gateway.sqlite")}`;
-    },
-  ],
-  ["PostgreSQL", () => postgres.database("model_names")],
-];
+const { stores, stop } = bothStores("model-names");
+afterAll(stop);
 
 describe.each(stores)("model names over the bound, with usage in %s", { timeout: 120_000 }, (_, location) => {
   let gateway: RunningGateway;

@@ -1,7 +1,7 @@
 import { addUsage, type Usage } from "../model/usage.js";
 import type { BackendRequest } from "../ports/text-backend.js";
 import type { TokenEncoding } from "../ports/token-encoding.js";
-import { EXACT_COUNT_CHARS, estimateTokensOfTexts } from "../tokens/token-counter.js";
+import { EXACT_COUNT_CHARS, estimateTokens, estimateTokensOfTexts } from "../tokens/token-counter.js";
 
 /** The texts a backend reads for a turn (instructions, history, input, native tools); images aside. */
 const promptTexts = (request: BackendRequest): string[] => {
@@ -43,7 +43,8 @@ export const createUsageMeter = (tokens: TokenEncoding) => {
   const estimate = (): Usage | undefined => {
     if (request === undefined || !accepted) return undefined;
     const inputTokens = estimateTokensOfTexts(tokens, promptTexts(request));
-    const sampled = sampleChars === 0 ? 0 : estimateTokensOfTexts(tokens, sample);
+    // The deltas are one text: counted apart, each cut would count as a token boundary.
+    const sampled = sampleChars === 0 ? 0 : estimateTokens(tokens, sample.join(""));
     const outputTokens = sampleChars === 0 ? 0 : Math.round((sampled * outputChars) / sampleChars);
     return { inputTokens, outputTokens, totalTokens: inputTokens + outputTokens, estimated: true };
   };
