@@ -37,23 +37,7 @@ export const describeUsageStoreContract = (name: string, open: () => Promise<Usa
         turn(key, "m2", "2026-01-02"),
         turn(fresh("bob"), "m1", "2026-01-01"),
       ]);
-      expect((await store.usage({ key }, PAGE)).data).toEqual([
-        turn(key, "m1", "2026-01-01", {
-          requests: 2,
-          inputTokens: 200,
-          cachedInputTokens: 80,
-          outputTokens: 10,
-          reasoningTokens: 6,
-          toolCalls: 4,
-          errors: 1,
-        }),
-        turn(key, "m2", "2026-01-02"),
-      ]);
-      const list = async (filter: UsageFilter) => (await store.usage(filter, PAGE)).data;
-      expect((await list({ key, route: "m2" })).map((r) => r.day)).toEqual(["2026-01-02"]);
-      expect((await list({ key, from: "2026-01-02" })).map((r) => r.route)).toEqual(["m2"]);
-      expect((await list({ key, to: "2026-01-01" })).map((r) => r.route)).toEqual(["m1"]);
-      expect(await store.usageTotals({ key, route: "m1" })).toEqual({
+      const m1 = {
         requests: 2,
         inputTokens: 200,
         cachedInputTokens: 80,
@@ -61,7 +45,16 @@ export const describeUsageStoreContract = (name: string, open: () => Promise<Usa
         reasoningTokens: 6,
         toolCalls: 4,
         errors: 1,
-      });
+      };
+      expect((await store.usage({ key }, PAGE)).data).toEqual([
+        turn(key, "m1", "2026-01-01", m1),
+        turn(key, "m2", "2026-01-02"),
+      ]);
+      const list = async (filter: UsageFilter) => (await store.usage(filter, PAGE)).data;
+      expect((await list({ key, route: "m2" })).map((r) => r.day)).toEqual(["2026-01-02"]);
+      expect((await list({ key, from: "2026-01-02" })).map((r) => r.route)).toEqual(["m2"]);
+      expect((await list({ key, to: "2026-01-01" })).map((r) => r.route)).toEqual(["m1"]);
+      expect(await store.usageTotals({ key, route: "m1" })).toEqual(m1);
     });
 
     it("lists in pages: each starts after the cursor, in day, key, route order, none twice", async () => {
