@@ -1,3 +1,4 @@
+import { ModelName } from "@proxy/http-surface";
 import * as Schema from "effect/Schema";
 
 /**
@@ -109,7 +110,7 @@ const ResponseFormat = Schema.Union([
 const PositiveInt = Schema.Int.check(Schema.isGreaterThan(0));
 
 export const ChatCompletionRequest = Schema.Struct({
-  model: Schema.String.check(Schema.isMinLength(1)),
+  model: ModelName,
   messages: Schema.Array(ChatMessage).check(Schema.isMinLength(1)),
   stream: optionalNullable(Schema.Boolean),
   stream_options: optionalNullable(Schema.Struct({ include_usage: optionalNullable(Schema.Boolean) })),

@@ -1,5 +1,6 @@
 import { GatewayError } from "@proxy/core";
 import {
+  checkModelName,
   errorResponse,
   openTurnSession,
   type RouteSpec,
@@ -81,7 +82,7 @@ const notFound = (what: string) => new GatewayError("not_found", what, { code: "
 const splitAction = (action: string): { model: string; method: (typeof METHODS)[number] } => {
   const at = action.lastIndexOf(":");
   const method = action.slice(at + 1);
-  const model = action.slice(0, at);
+  const model = checkModelName(action.slice(0, Math.max(0, at)));
   if (at <= 0 || !(METHODS as ReadonlyArray<string>).includes(method))
     throw notFound(
       `Method '${at < 0 ? "" : method}' is not found for 'models/${action}'. Use :generateContent, :streamGenerateContent or :countTokens.`,

@@ -5,6 +5,7 @@ import {
   type ToolPolicy,
   type TurnRequest,
 } from "@proxy/core";
+import { checkModelName } from "@proxy/http-surface";
 import { contentsToItems, systemText } from "./decode-contents.js";
 import { decodeGeminiTools } from "./decode-tools.js";
 import {
@@ -162,6 +163,7 @@ export const decodeGeminiEndpoint = (
   const body = objectAt(json, "body");
   const model = stringAt(body.model, "model");
   if (model === "") throw invalidRequest("'model' may not be empty.", "model");
+  checkModelName(model);
   conversationKey(body);
   if (body.input != null && body.contents != null)
     throw invalidRequest("Give either 'input' or 'contents', not both.", "input");

@@ -1,6 +1,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { UsageWriteRejected } from "@proxy/core";
 import { describeResponseStoreContract, describeUsageStoreContract } from "@proxy/core/testing";
 import { afterAll, describe, expect, it } from "vitest";
 import { MIGRATIONS, migrate, openPostgresStore, openSqliteDriver, openSqliteStore } from "../src/index.js";
@@ -31,6 +32,34 @@ describeUsageStoreContract("SQLite :memory:", () => openSqliteStore(":memory:"))
 describeUsageStoreContract("PostgreSQL 15 (throwaway cluster)", async () => {
   postgres ??= await startPostgresServer();
   return openPostgresStore(await postgres.createDatabase(`usage_${Math.random().toString(36).slice(2, 8)}`));
+});
+
+describe("usage rows PostgreSQL can never hold", () => {
+  it("are UsageWriteRejected (a route over the index's row size, a NUL byte), not a retryable failure", async () => {
+    postgres ??= await startPostgresServer();
+    const store = await openPostgresStore(await postgres.createDatabase("usage_rejected"));
+    const row = (route: string) => ({
+      key: "k",
+      route,
+      day: "2026-05-01",
+      requests: 1,
+      inputTokens: 1,
+      cachedInputTokens: 0,
+      outputTokens: 1,
+      reasoningTokens: 0,
+      toolCalls: 0,
+      errors: 0,
+    });
+    // Random text does not compress: PostgreSQL's btree refuses index rows over ~2.7 KB.
+    const long = Array.from({ length: 3000 }, () =>
+      String.fromCharCode(33 + Math.floor(Math.random() * 90)),
+    ).join("");
+    await expect(store.recordUsage([row(long)])).rejects.toBeInstanceOf(UsageWriteRejected);
+    await expect(store.recordUsage([row("a\u0000b")])).rejects.toBeInstanceOf(UsageWriteRejected);
+    await store.recordUsage([row("fine")]);
+    expect((await store.usage({ key: "k" }, { limit: 10 })).data.map((r) => r.route)).toEqual(["fine"]);
+    await store.close();
+  });
 });
 
 describe("the throwaway PostgreSQL server", () => {

@@ -188,8 +188,12 @@ export {
   type KeyLoad,
   type MinuteTokens,
   type UsageCounts,
+  type UsageCursor,
   type UsageFilter,
+  type UsagePage,
+  type UsagePageQuery,
   type UsageRow,
   type UsageStore,
+  UsageWriteRejected,
   utcDay,
 } from "./ports/usage-store.js";

@@ -2,6 +2,7 @@ export * from "./caller.js";
 export * from "./count-tokens.js";
 export * from "./http-error.js";
 export * from "./json-body.js";
+export * from "./model-name.js";
 export * from "./openai-tools.js";
 export type * from "./request-trace.js";
 export * from "./routes.js";

@@ -1,12 +1,15 @@
 /**
- * Issue 25's load check: 64 connections of normal Chat requests against the real gateway (its own
+ * The abuse load check: 64 connections of normal Chat requests against the real gateway (its own
  * process, scripted backend), once alone and once beside one abusive client per item, which sends
- * its request back to back. Prints the normal clients' p50/p99 and throughput for each run; then
- * the same over the real codex binary, with codex's abusers and the gateway's and codex's RSS.
+ * its request back to back. Prints the normal clients' p50/p99 and throughput for each run. Then the
+ * same against a gateway with tracing (to a collector that never answers), the access log and
+ * per-key usage on, for the abusers of model names and telemetry, with its RSS after each run; then
+ * over the real codex binary, with codex's abusers and the gateway's and codex's RSS.
  * `pnpm --filter @proxy/bench exec tsx --conditions=@proxy/source src/abuse-main.ts [seconds]`
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
+import { readFileSync } from "node:fs";
 import { connect } from "node:net";
 import { fileURLToPath } from "node:url";
 import { noisePng } from "@proxy/adapter-codex-appserver/testing";
@@ -15,10 +18,10 @@ import { descendantsRss, rssOf } from "./proc.js";
 
 const seconds = Number(process.argv[2] ?? "10");
 
-const startChild = async (file: string): Promise<{ child: ChildProcess; url: string }> => {
+const startChild = async (file: string, ...args: string[]): Promise<{ child: ChildProcess; url: string }> => {
   const child = spawn(
     process.execPath,
-    ["--conditions=@proxy/source", "--import", "tsx", fileURLToPath(new URL(file, import.meta.url))],
+    ["--conditions=@proxy/source", "--import", "tsx", fileURLToPath(new URL(file, import.meta.url)), ...args],
     {
       stdio: ["ignore", "pipe", "inherit"],
     },
@@ -39,7 +42,49 @@ const wide = (n: number, tag: string) => {
   return { type: "object", properties, required: Object.keys(properties), additionalProperties: false };
 };
 
-type Abuse = { readonly name: string; readonly path: string; readonly body: () => object };
+type Abuse = {
+  readonly name: string;
+  readonly path: string;
+  readonly body: () => object;
+  /** Sent to the traced gateway (tracing to a collector that never answers, access log, usage in SQLite). */
+  readonly traced?: boolean;
+  readonly headers?: Record<string, string>;
+};
+
+const KEYED = { authorization: "Bearer sk-abuse-0123456789" };
+/** 5,000 tools of the longest name a client may give (64 characters). */
+const manyTools = Array.from({ length: 5000 }, (_, i) => ({
+  type: "function",
+  function: { name: `t${String(i).padStart(5, "0")}_${"n".repeat(57)}`, parameters: { type: "object" } },
+}));
+
+/** Model names, accounting and telemetry: every sink a client-chosen name reaches, with tracing on. */
+const tracedAbusers: Abuse[] = [
+  {
+    name: "model names of 4.5 MB (refused), traced to a silent collector",
+    path: "/v1/chat/completions",
+    traced: true,
+    headers: KEYED,
+    body: () => ({
+      model: `${randomRun(8)}${"q".repeat(4_500_000)}`,
+      messages: [{ role: "user", content: "hi" }],
+    }),
+  },
+  {
+    name: "model names of 256 characters, new each time, traced",
+    path: "/v1/chat/completions",
+    traced: true,
+    headers: KEYED,
+    body: () => ({ model: randomRun(256), messages: [{ role: "user", content: "hi" }] }),
+  },
+  {
+    name: "5,000 tools of 64-character names offered, traced and logged",
+    path: "/v1/chat/completions",
+    traced: true,
+    headers: KEYED,
+    body: () => ({ model: "m", messages: [{ role: "user", content: "hi" }], tools: manyTools }),
+  },
+];
 
 const abusers = (imageUrl: string): Abuse[] => [
   {
@@ -194,13 +239,13 @@ const codexAbusers = (photo: string): CodexAbuse[] => [
   },
 ];
 
-const normalLoad = (url: string, connections = 64) =>
+const normalLoad = (url: string, headers: Record<string, string> = {}, connections = 64) =>
   new Promise<autocannon.Result>((resolve, reject) =>
     autocannon(
       {
         url: `${url}/v1/chat/completions`,
         method: "POST",
-        headers: { "content-type": "application/json" },
+        headers: { "content-type": "application/json", ...headers },
         body: JSON.stringify({ model: "m", messages: [{ role: "user", content: "hello" }] }),
         connections,
         duration: seconds,
@@ -218,7 +263,7 @@ const abuse = (url: string, a: Abuse, stop: { done: boolean }) =>
       const body = JSON.stringify(a.body());
       const res = await fetch(`${url}${a.path}`, {
         method: "POST",
-        headers: { "content-type": "application/json" },
+        headers: { "content-type": "application/json", ...a.headers },
         body,
       });
       const text = await res.text();
@@ -263,6 +308,28 @@ try {
   images.child.kill("SIGTERM");
 }
 
+// The same load against a gateway with tracing (its collector never answers), the access log and
+// per-key usage on: its own baseline, then each abuser beside it, and the gateway's RSS after each.
+const traced = await startChild("./child/abuse-gateway.ts", "traced");
+const rss = () => {
+  const status = readFileSync(`/proc/${traced.child.pid}/status`, "utf8");
+  return `rss ${Math.round(Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024)} MB`;
+};
+try {
+  await normalLoad(traced.url, KEYED); // warm-up
+  line("traced baseline (64 connections, no abuser)", await normalLoad(traced.url, KEYED), rss());
+  for (const a of tracedAbusers) {
+    const stop = { done: false };
+    const abuser = abuse(traced.url, a, stop);
+    const result = await normalLoad(traced.url, KEYED);
+    stop.done = true;
+    line(`with abuser ${a.name}`, result, `${rss()} abuser statuses ${JSON.stringify(await abuser)}`);
+  }
+  line("traced baseline again", await normalLoad(traced.url, KEYED), rss());
+} finally {
+  traced.child.kill("SIGTERM");
+}
+
 // The same check over the real codex binary (scripted model provider): 8 connections of normal
 // clients (a codex turn costs codex tens of ms of CPU) share its app-server with the abuser. After
 // each run: the gateway's RSS and codex's (its descendants).
@@ -275,21 +342,21 @@ const memory = async () => {
 };
 try {
   const photo = `data:image/png;base64,${noisePng(1300).toString("base64")}`;
-  await normalLoad(codex.url, CODEX_CONNECTIONS); // warm-up
+  await normalLoad(codex.url, {}, CODEX_CONNECTIONS); // warm-up
   line(
     "codex baseline (8 connections, no abuser)",
-    await normalLoad(codex.url, CODEX_CONNECTIONS),
+    await normalLoad(codex.url, {}, CODEX_CONNECTIONS),
     await memory(),
   );
   for (const a of codexAbusers(photo)) {
     const stop = { done: false };
     const abuser = abuseCodex(codex.url, a, stop);
-    const result = await normalLoad(codex.url, CODEX_CONNECTIONS);
+    const result = await normalLoad(codex.url, {}, CODEX_CONNECTIONS);
     stop.done = true;
     const statuses = JSON.stringify(await abuser);
     line(`with abuser ${a.name}`, result, `abuser statuses ${statuses}; ${await memory()}`);
   }
-  line("codex baseline again", await normalLoad(codex.url, CODEX_CONNECTIONS), await memory());
+  line("codex baseline again", await normalLoad(codex.url, {}, CODEX_CONNECTIONS), await memory());
 } finally {
   codex.child.kill("SIGTERM");
 }

@@ -46,7 +46,8 @@ const formatter = SchemaIssue.makeFormatterStandardSchemaV1();
 
 /**
  * What the schema cannot say about `apiKeys`: unknown fields (`limit` for `limits`), a named key
- * with neither or both of `key` and `keyEnv`, an unset `keyEnv` variable, a name used twice.
+ * with neither or both of `key` and `keyEnv`, an unset `keyEnv` variable, a name used twice, one
+ * secret under two entries (named by their names, never by the secret).
  */
 export const apiKeysProblem = (
   raw: unknown,
@@ -61,14 +62,22 @@ export const apiKeysProblem = (
     return `apiKeys${path}: ${issue?.message ?? "invalid"}`;
   }
   const names = new Set<string>();
+  // Which entry holds each secret: one secret under two entries would be accounted to the last.
+  const holders = new Map<string, string>();
   for (const [i, entry] of strict.success.entries()) {
-    if (typeof entry === "string") continue;
-    if ((entry.key === undefined) === (entry.keyEnv === undefined))
-      return `apiKeys[${i}]: give exactly one of "key" and "keyEnv"`;
-    if (entry.keyEnv !== undefined && (env[entry.keyEnv] ?? "").length < 8)
-      return `apiKeys[${i}].keyEnv: the environment variable ${entry.keyEnv} is not set (or shorter than 8 characters)`;
-    if (names.has(entry.name)) return `apiKeys[${i}].name: the name '${entry.name}' is already used`;
-    names.add(entry.name);
+    const label = typeof entry === "string" ? `apiKeys[${i}]` : `apiKeys[${i}] ('${entry.name}')`;
+    if (typeof entry !== "string") {
+      if ((entry.key === undefined) === (entry.keyEnv === undefined))
+        return `apiKeys[${i}]: give exactly one of "key" and "keyEnv"`;
+      if (entry.keyEnv !== undefined && (env[entry.keyEnv] ?? "").length < 8)
+        return `apiKeys[${i}].keyEnv: the environment variable ${entry.keyEnv} is not set (or shorter than 8 characters)`;
+      if (names.has(entry.name)) return `apiKeys[${i}].name: the name '${entry.name}' is already used`;
+      names.add(entry.name);
+    }
+    const secret = typeof entry === "string" ? entry : (entry.key ?? env[entry.keyEnv ?? ""] ?? "");
+    const first = holders.get(secret);
+    if (first !== undefined) return `${label} has the same key as ${first}; give each entry its own key`;
+    holders.set(secret, label);
   }
   return undefined;
 };

@@ -76,6 +76,7 @@ export const GatewayConfig = Schema.Struct({
   storeMaxConversationBytes: PositiveInt,
   storeLeaseMs: Schema.Number.check(Schema.isInt(), Schema.isBetween({ minimum: 1000, maximum: 30_000 })),
   conversationsAutocreate: Schema.Boolean,
+  usageRetentionDays: NonNegativeInt,
   otelEndpoint: Schema.String.check(
     Schema.isPattern(/^(|https?:\/\/.+)$/, {
       message: "expected an http:// or https:// URL (or empty: no tracing)",

@@ -352,6 +352,13 @@ export const OPTIONS: ReadonlyArray<OptionSpec> = [
     "`conversation` naming an unknown id creates that conversation instead of answering 404.",
   ),
   opt(
+    "usageRetentionDays",
+    "PROXY_USAGE_RETENTION_DAYS",
+    "int",
+    "400",
+    "Per-key usage rows (`/admin/usage`) of UTC days more than this many days ago are deleted, hourly and at start (0 = kept forever).",
+  ),
+  opt(
     "otelEndpoint",
     "OTEL_EXPORTER_OTLP_ENDPOINT",
     "string",

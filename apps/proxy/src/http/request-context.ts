@@ -4,6 +4,7 @@ import type { Transformer } from "node:stream/web";
 import type { TurnObserver, TurnSummary } from "@proxy/core";
 import type { Context, MiddlewareHandler } from "hono";
 import { routePath } from "hono/route";
+import { logList, logTelemetry, logText, logWarnings } from "../observability/log-fields.js";
 import type { Logger } from "../observability/logger.js";
 import type { Metrics } from "../observability/metrics.js";
 
@@ -101,25 +102,26 @@ export const createRequestContext = (deps: {
       log.info(
         {
           requestId,
-          route,
+          // Client-chosen strings are cut (log-fields.ts): an unmatched path, the model, names.
+          route: logText(route),
           method: c.req.method,
           status: c.res.status,
           durationMs: Math.round(duration),
           ttfbMs: ttfb === undefined ? undefined : Math.round(ttfb),
-          model: s?.model,
+          model: logText(s?.model),
           modelRoute: store.route,
           stream: s?.stream,
           toolCalls: s?.telemetry.callsEmitted,
-          tools: s?.telemetry.calledTools.length ? s.telemetry.calledTools : undefined,
+          tools: s?.telemetry.calledTools.length ? logList(s.telemetry.calledTools) : undefined,
           outputMode: s?.outputMode,
           toolMode: s?.telemetry.toolMode,
           finish: s?.finish,
           error: s?.error?.kind,
           // The turn finished with its complete calls; the backend failed afterwards.
-          failureAfterCalls: s?.telemetry.failureAfterCalls?.message,
+          failureAfterCalls: logText(s?.telemetry.failureAfterCalls?.message),
           turnTtfbMs: s?.ttfbMs === undefined ? undefined : Math.round(s.ttfbMs),
-          // The turn's whole result: tools offered, call ids, parser and gate counts, backend turn id.
-          turn: s?.telemetry,
+          // The turn's result: tools offered, call ids, parser and gate counts, backend turn id.
+          turn: s === undefined ? undefined : logTelemetry(s.telemetry),
         },
         "request",
       );
@@ -130,7 +132,7 @@ export const createRequestContext = (deps: {
             requestId,
             repairs: s.telemetry.repairs,
             schemaWarnings: s.telemetry.schemaWarnings,
-            warnings: s.telemetry.toolWarnings,
+            warnings: logWarnings(s.telemetry.toolWarnings),
           },
           "tool calls accepted with warnings",
         );

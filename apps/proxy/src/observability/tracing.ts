@@ -1,7 +1,26 @@
 import type { GatewayConfig } from "../config/config.js";
 import type { RequestTurnObserver } from "../http/request-context.js";
 import type { Logger } from "./logger.js";
-import { writeTurnSpans } from "./turn-spans.js";
+import { SPAN_TEXT_CHARS, writeTurnSpans } from "./turn-spans.js";
+
+/**
+ * What the export may hold, whatever requests send: spans wait in a queue of at most
+ * `MAX_QUEUED_SPANS` (more are dropped), and each holds a bounded name and at most
+ * `MAX_SPAN_ATTRIBUTES` attributes of at most `SPAN_TEXT_CHARS` characters (an array: each of its
+ * at most 32 strings). A request writes at most 38 spans; the largest, the request's own, carries
+ * under 9 K characters at worst, the others under 1 K, so a collector that never answers keeps at
+ * most 2,048 spans of them (under 20 MB at the very worst, about 1 MB for ordinary requests) plus
+ * the one batch being sent, given up after `EXPORT_TIMEOUT_MS`.
+ */
+export const SPAN_LIMITS = {
+  attributeValueLengthLimit: SPAN_TEXT_CHARS,
+  attributeCountLimit: 32,
+  eventCountLimit: 4,
+  linkCountLimit: 0,
+} as const;
+export const MAX_QUEUED_SPANS = 2048;
+const EXPORT_BATCH_SPANS = 512;
+const EXPORT_TIMEOUT_MS = 10_000;
 
 export interface TurnTracer extends RequestTurnObserver {
   /** Exports what is still buffered and stops the exporter. */
@@ -46,10 +65,19 @@ export const startTracing = async (
   const exporter = new exporters.OTLPTraceExporter({
     url: `${config.otelEndpoint.replace(/\/+$/, "")}/v1/traces`,
     headers: parseOtlpHeaders(config.otelHeaders),
+    timeoutMillis: EXPORT_TIMEOUT_MS,
   });
   const provider = new sdk.TracerProvider({
     resource,
-    spanProcessors: [new sdk.BatchSpanProcessor({ exporter })],
+    spanLimits: SPAN_LIMITS,
+    spanProcessors: [
+      new sdk.BatchSpanProcessor({
+        exporter,
+        maxQueueSize: MAX_QUEUED_SPANS,
+        maxExportBatchSize: EXPORT_BATCH_SPANS,
+        exportTimeoutMillis: EXPORT_TIMEOUT_MS,
+      }),
+    ],
   });
   const tracer = provider.getTracer("codex-tool-gateway");
   const log = logger.child({ component: "tracing" });

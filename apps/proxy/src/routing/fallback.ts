@@ -6,6 +6,7 @@ import {
   isGatewayError,
   toGatewayError,
 } from "@proxy/core";
+import { logText } from "../observability/log-fields.js";
 import type { Logger } from "../observability/logger.js";
 import type { RouteReporter } from "./answering-route.js";
 import type { Route } from "./route.js";
@@ -95,7 +96,7 @@ export async function* withFallbacks(
             route: id,
             fallback: next.route.config.id,
             reason: outcome.error.kind,
-            detail: outcome.error.message,
+            detail: logText(outcome.error.message),
           },
           "model route: falling back before the first byte",
         );

@@ -1,11 +1,11 @@
 import type { UsageCounts } from "@proxy/core";
 import { Counter, type Registry } from "prom-client";
 
-/** Per-key counters; the `key` label is a declared name or a 12-character digest prefix. */
+/** Per-key counters; the `key` label is a declared name, or `key#<n>` for the n-th entry of an unnamed key. */
 export const createKeyMetrics = (registry: Registry) => {
   const requests = new Counter({
     name: "proxy_key_requests_total",
-    help: "Turns per API key (its name, or the first 12 hex characters of its digest).",
+    help: "Turns per API key (its name, or key#<n>: the n-th entry of the key list, unnamed).",
     labelNames: ["key"] as const,
     registers: [registry],
   });

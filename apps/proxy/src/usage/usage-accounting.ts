@@ -1,14 +1,22 @@
-import type { TextBackend, UsageStore } from "@proxy/core";
+import { type TextBackend, type UsageStore, utcDay } from "@proxy/core";
 import type { Registry } from "prom-client";
 import { type ApiKey, apiKeysOf } from "../config/api-keys.js";
 import type { GatewayConfig } from "../config/config.js";
 import type { Logger } from "../observability/logger.js";
+import { DEFAULT_CODEX_ROUTE } from "../routing/answering-route.js";
 import type { AdminDeps } from "./admin-usage.js";
+import { keyLabels } from "./key-account.js";
 import { type LimitedKey, limitedKeys, limitKeys } from "./key-limits.js";
 import { createKeyMetrics } from "./key-metrics.js";
 import { createUsageRecorder, type UsageRecorder } from "./usage-recorder.js";
 
 const MINUTE_MS = 60_000;
+const DAY_MS = 86_400_000;
+/** How often rows older than the retention are deleted (and once at start). */
+const RETENTION_SWEEP_MS = 3_600_000;
+
+/** The route usage is accounted under for a turn whose model names no configured route. */
+export const UNKNOWN_ROUTE = "(unknown)";
 
 export interface UsageAccounting {
   /** The configured keys, names and limits included (what the auth middlewares take). */
@@ -21,6 +29,19 @@ export interface UsageAccounting {
   /** Stops the upkeep and writes the usage still gathered in memory. */
   close(): Promise<void>;
 }
+
+/**
+ * The route a turn that no route took (refused by a limit, say) is accounted under: the route its
+ * model names (an id or alias), else one bucket, so names a client makes up add no rows. Without
+ * `models`, codex serves every model as its one route.
+ */
+const routeNamer = (models: GatewayConfig["models"]): ((model: string) => string) => {
+  if (models.length === 0) return () => DEFAULT_CODEX_ROUTE;
+  const byName = new Map<string, string>();
+  for (const route of models)
+    for (const name of [route.id, ...(route.aliases ?? [])]) byName.set(name, route.id);
+  return (model) => byName.get(model) ?? UNKNOWN_ROUTE;
+};
 
 /** Per-key usage accounting, limits and admin endpoints over the gateway's store. */
 export const openUsageAccounting = (
@@ -43,14 +64,27 @@ export const openUsageAccounting = (
     logger: log,
     tracksMinutes: (account) => perMinute.has(account),
     writesAtOnce: (account) => tokenLimited.has(account),
+    routeOf: routeNamer(config.models),
+    labelOf: keyLabels(keys),
   });
   // Minute buckets older than the current and previous minute are never read again.
-  const purge = () =>
+  const purgeMinutes = () =>
     void store
       .purgeMinutesBefore(Math.floor(Date.now() / MINUTE_MS) - 1)
       .catch((err: unknown) => log.warn({ err }, "minute buckets not purged"));
-  const purger = limited.size > 0 ? setInterval(purge, MINUTE_MS) : undefined;
-  purger?.unref();
+  const retentionDays = config.usageRetentionDays;
+  const purgeDays = () =>
+    store
+      .purgeUsageBefore(utcDay(Date.now() - retentionDays * DAY_MS))
+      .then(() => undefined)
+      .catch((err: unknown) => log.warn({ err }, "old usage rows not purged"));
+  const timers = [
+    limited.size > 0 ? setInterval(purgeMinutes, MINUTE_MS) : undefined,
+    retentionDays > 0 ? setInterval(() => void purgeDays(), RETENTION_SWEEP_MS) : undefined,
+  ];
+  for (const timer of timers) timer?.unref();
+  // The first sweep runs now; admin answers wait for it, so none lists rows past the retention.
+  const swept = retentionDays > 0 ? purgeDays() : Promise.resolve();
   return {
     keys,
     recorder,
@@ -65,9 +99,17 @@ export const openUsageAccounting = (
     admin:
       config.adminKey === ""
         ? undefined
-        : { adminKey: config.adminKey, usage: store, settle: recorder.settle },
+        : {
+            adminKey: config.adminKey,
+            usage: store,
+            settle: async () => {
+              await swept;
+              await recorder.settle();
+            },
+          },
     async close() {
-      if (purger) clearInterval(purger);
+      for (const timer of timers) if (timer) clearInterval(timer);
+      await swept;
       await recorder.close();
     },
   };

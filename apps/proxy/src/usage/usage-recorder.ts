@@ -1,4 +1,5 @@
 import {
+  type Caller,
   type MinuteTokens,
   type TurnSummary,
   type UsageCounts,
@@ -8,8 +9,9 @@ import {
 } from "@proxy/core";
 import type { RequestTurnObserver } from "../http/request-context.js";
 import type { Logger } from "../observability/logger.js";
-import { accountLabel, accountOf } from "./key-account.js";
+import { accountOf } from "./key-account.js";
 import type { KeyMetrics } from "./key-metrics.js";
+import { createUsageWriter } from "./usage-writer.js";
 
 /** How often the counts gathered in memory are written (one transaction per flush). */
 export const USAGE_FLUSH_MS = 1000;
@@ -54,8 +56,9 @@ export interface UsageRecorder extends RequestTurnObserver {
  * a row in memory; every `flushMs` the rows gathered are added to the store in one transaction
  * (atomic increments, so replicas add up), so the store sees one write per second, not one per
  * turn. Keys with a tokens-per-minute limit also gather their tokens per minute, and a turn of a
- * key with token limits is written at once, so the next limit check counts it. A failed write
- * keeps its counts for the next flush and is logged, never the client's problem.
+ * key with token limits is written at once, so the next limit check counts it. A write that
+ * failed is retried with the next flush (usage-writer.ts keeps one bad row from holding up the
+ * others); either way it is logged, never the client's problem.
  */
 export const createUsageRecorder = (deps: {
   readonly store: UsageStore;
@@ -65,6 +68,10 @@ export const createUsageRecorder = (deps: {
   readonly tracksMinutes: (account: string) => boolean;
   /** Accounts with token limits: their turns are written at once, for the next check to see. */
   readonly writesAtOnce: (account: string) => boolean;
+  /** The route a turn no route took is accounted under (from the model asked for; bounded). */
+  readonly routeOf: (model: string) => string;
+  /** The caller's label in metrics (its key's name, or an id that reveals nothing of the key). */
+  readonly labelOf: (caller: Caller | undefined) => string;
   readonly now?: () => number;
   readonly flushMs?: number;
 }): UsageRecorder => {
@@ -95,20 +102,20 @@ export const createUsageRecorder = (deps: {
     if (bucket === undefined) minutes.set(id, { key, minute, tokens });
     else bucket.tokens += tokens;
   };
+  const write = createUsageWriter({
+    store: deps.store,
+    logger: deps.logger,
+    retry: (row) => gather(row.key, row.route, row.day, row),
+    retryMinute: (m) => gatherMinute(m.key, m.minute, m.tokens),
+  });
 
   const flush = (): Promise<void> => {
     if (rows.size === 0 && minutes.size === 0) return writing;
-    const batch = rows;
-    const batchMinutes = minutes;
+    const batch = [...rows.values()];
+    const batchMinutes = [...minutes.values()];
     rows = new Map();
     minutes = new Map();
-    writing = writing.then(() =>
-      deps.store.recordUsage([...batch.values()], [...batchMinutes.values()]).catch((err: unknown) => {
-        deps.logger.warn({ err, rows: batch.size }, "usage not recorded yet; retrying with the next flush");
-        for (const r of batch.values()) gather(r.key, r.route, r.day, r);
-        for (const m of batchMinutes.values()) gatherMinute(m.key, m.minute, m.tokens);
-      }),
-    );
+    writing = writing.then(() => write(batch, batchMinutes));
     return writing;
   };
   const timer = setInterval(() => void flush(), deps.flushMs ?? USAGE_FLUSH_MS);
@@ -119,9 +126,9 @@ export const createUsageRecorder = (deps: {
       const at = now();
       const key = accountOf(summary.caller);
       const counts = turnCounts(summary);
-      deps.metrics.observe(accountLabel(key, summary.caller?.name !== undefined), counts);
-      // The route that answered (after fallbacks); the model asked for when none took the turn.
-      gather(key, route ?? summary.model, dayOf(at), counts);
+      deps.metrics.observe(deps.labelOf(summary.caller), counts);
+      // The route that answered (after fallbacks); for a turn none took, the route its model names.
+      gather(key, route ?? deps.routeOf(summary.model), dayOf(at), counts);
       if (deps.tracksMinutes(key))
         gatherMinute(key, Math.floor(at / 60_000), counts.inputTokens + counts.outputTokens);
       if (deps.writesAtOnce(key)) void flush();

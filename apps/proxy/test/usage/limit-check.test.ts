@@ -10,7 +10,9 @@ const request = { model: "m", instructions: "", history: [], input: [], partitio
 
 const storeWith = (load: { minuteTokens: number; dayTokens: number }, admit = true): UsageStore => ({
   recordUsage: async () => undefined,
-  usage: async () => [],
+  usage: async () => ({ data: [], hasMore: false }),
+  usageTotals: () => Promise.reject(new Error("limit checks read no totals")),
+  purgeUsageBefore: async () => 0,
   admitRequest: async () => admit,
   keyLoad: async () => load,
   purgeMinutesBefore: async () => 0,

@@ -1,3 +1,6 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { type PostgresServer, startPostgresServer } from "@proxy/adapter-store-sql/testing";
 import { createScriptedBackend, type Script } from "@proxy/core/testing";
 import { pino } from "pino";
@@ -29,6 +32,34 @@ export const sharedPostgres = () => {
       return (await server).createDatabase(name);
     },
     stop: async () => (await server)?.stop(),
+  };
+};
+
+/**
+ * `PROXY_STORE` values for a SQLite file (in a temp dir) and a database on this file's throwaway
+ * PostgreSQL, for `describe.each`; `stop` removes both.
+ */
+export const bothStores = (name: string) => {
+  const postgres = sharedPostgres();
+  const dirs: string[] = [];
+  const stores: Array<[string, () => Promise<string>]> = [
+    [
+      "SQLite",
+      async () => {
+        const dir = await mkdtemp(join(tmpdir(), `proxy-${name}-`));
+        dirs.push(dir);
+        return `sqlite:${join(dir, "gateway.sqlite")}`;
+      },
+    ],
+    ["PostgreSQL", () => postgres.database(name.replace(/\W/g, "_"))],
+  ];
+  return {
+    stores,
+    postgres,
+    async stop() {
+      await postgres.stop();
+      for (const dir of dirs) await rm(dir, { recursive: true, force: true });
+    },
   };
 };
 

@@ -1,3 +1,4 @@
+import { ModelName } from "@proxy/http-surface";
 import * as Schema from "effect/Schema";
 
 /**
@@ -155,7 +156,7 @@ const ThinkingParam = Schema.Struct({
 const PositiveInt = Schema.Int.check(Schema.isGreaterThan(0));
 
 const Fields = {
-  model: Schema.String.check(Schema.isMinLength(1)),
+  model: ModelName,
   messages: Schema.Array(MessageParam),
   system: Schema.optional(Schema.Union([Schema.String, Schema.Array(TextBlock)])),
   tools: Schema.optional(Schema.Array(ToolParam)),

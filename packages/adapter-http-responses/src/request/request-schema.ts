@@ -1,3 +1,4 @@
+import { ModelName } from "@proxy/http-surface";
 import * as Schema from "effect/Schema";
 import { RawInput } from "./input-schema.js";
 
@@ -33,7 +34,7 @@ const PositiveInt = Schema.Int.check(Schema.isGreaterThan(0));
  * Fields we accept but cannot honour are typed loosely and ignored (see docs/responses.md).
  */
 export const ResponsesRequest = Schema.Struct({
-  model: Schema.NonEmptyString,
+  model: ModelName,
   input: Schema.optional(RawInput),
   instructions: opt(Schema.String),
   tools: opt(Schema.Array(Schema.Unknown)),
@@ -66,7 +67,7 @@ export type ResponsesRequest = typeof ResponsesRequest.Type;
 
 /** Legacy `POST /v1/responses/compact` (codex before 0.169): non-streaming, one compaction item back. */
 export const CompactRequest = Schema.Struct({
-  model: Schema.NonEmptyString,
+  model: ModelName,
   input: RawInput,
   instructions: opt(Schema.String),
   tools: opt(Schema.Array(Schema.Unknown)),

@@ -1,6 +1,7 @@
 /**
  * Per-key usage accounting and the counters per-key limits read. `key` is the key's declared name,
- * or its digest when unnamed; `route` the model the client asked for; `day` a UTC date
+ * or its digest when unnamed; `route` the route that answered (the gateway names a bucket for turns
+ * no route took); `day` a UTC date
  * `YYYY-MM-DD`; `minute` whole minutes since the epoch. Several gateway processes may share one
  * store: every write is an atomic increment, so counts add up across replicas.
  */
@@ -31,6 +32,34 @@ export interface UsageFilter {
   readonly to?: string | undefined;
 }
 
+/** Where a page of usage rows starts: after this row, in the order rows are listed (day, key, route). */
+export interface UsageCursor {
+  readonly day: string;
+  readonly key: string;
+  readonly route: string;
+}
+
+export interface UsagePageQuery {
+  /** Rows at most (1 or more). */
+  readonly limit: number;
+  readonly after?: UsageCursor | undefined;
+}
+
+export interface UsagePage {
+  readonly data: ReadonlyArray<UsageRow>;
+  /** More rows match after the last one of `data`. */
+  readonly hasMore: boolean;
+}
+
+/**
+ * A write the store can never make, whatever the retries: a value it cannot hold (a key or route
+ * too long for its index, a count that is not a number). A failure of any other kind (the database
+ * unreachable, a lock) may pass, and is thrown as it came.
+ */
+export class UsageWriteRejected extends Error {
+  override readonly name = "UsageWriteRejected";
+}
+
 /** What a key has used in the current minute and UTC day (tokens = input, cached included, + output). */
 export interface KeyLoad {
   readonly minuteTokens: number;
@@ -47,11 +76,16 @@ export interface MinuteTokens {
 export interface UsageStore {
   /**
    * Adds each row's counts to its key/route/day row, and each minute's tokens to that key's minute
-   * bucket (kept only for keys with a tokens-per-minute limit), in one transaction.
+   * bucket (kept only for keys with a tokens-per-minute limit), in one transaction. Rejects with
+   * `UsageWriteRejected` when a row or bucket can never be written (nothing of the batch is then).
    */
   recordUsage(rows: ReadonlyArray<UsageRow>, minutes?: ReadonlyArray<MinuteTokens>): Promise<void>;
-  /** Rows matching the filter, ordered by day, key, route. */
-  usage(filter: UsageFilter): Promise<ReadonlyArray<UsageRow>>;
+  /** One page of the rows matching the filter, ordered by day, key, route. */
+  usage(filter: UsageFilter, page: UsagePageQuery): Promise<UsagePage>;
+  /** The counts of every row matching the filter, added up. */
+  usageTotals(filter: UsageFilter): Promise<UsageCounts>;
+  /** Forgets the usage rows of days before `day` (`YYYY-MM-DD`); how many were removed. */
+  purgeUsageBefore(day: string): Promise<number>;
   /**
    * Counts one request in the key's minute bucket unless it already holds `rpm` of them
    * (atomically, so replicas sharing the store never admit more than `rpm` together).

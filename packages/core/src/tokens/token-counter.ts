@@ -117,3 +117,36 @@ export const tokenPrefix = (encoding: TokenEncoding, text: string, maxTokens: nu
   }
   return "";
 };
+
+/**
+ * `estimateTokens` over several texts read as one (a prompt's instructions, messages and tools):
+ * exact when they are short together, else the density of four windows spread over all of them,
+ * scaled to their length. A bounded cost (8 KiB counted) however many and however long.
+ */
+export const estimateTokensOfTexts = (encoding: TokenEncoding, texts: ReadonlyArray<string>): number => {
+  let total = 0;
+  for (const text of texts) total += text.length;
+  if (total <= EXACT_COUNT_CHARS) {
+    let count = 0;
+    for (const text of texts) count += countTokens(encoding, text);
+    return count;
+  }
+  const width = EXACT_COUNT_CHARS / SAMPLE_WINDOWS;
+  let counted = 0;
+  let sampled = 0;
+  let k = 0;
+  let at = Math.floor((k * (total - width)) / (SAMPLE_WINDOWS - 1));
+  let offset = 0;
+  for (const text of texts) {
+    // Each window starts in one text and is cut at its end (a short last piece only adds less).
+    while (k < SAMPLE_WINDOWS && at < offset + text.length) {
+      const piece = text.slice(at - offset, at - offset + width);
+      counted += countTokens(encoding, piece);
+      sampled += piece.length;
+      k++;
+      at = Math.floor((k * (total - width)) / (SAMPLE_WINDOWS - 1));
+    }
+    offset += text.length;
+  }
+  return sampled === 0 ? 0 : Math.max(1, Math.round((counted * total) / sampled));
+};

@@ -17,6 +17,7 @@ import { type AttemptContext, runAttempt } from "./turn-attempt.js";
 import type { TurnSettings } from "./turn-settings.js";
 import { createTelemetry, type TurnTelemetry } from "./turn-telemetry.js";
 import type { TurnTrace } from "./turn-trace.js";
+import { createUsageMeter } from "./usage-meter.js";
 
 export interface TurnDeps {
   readonly backend: TextBackend;
@@ -70,6 +71,7 @@ export const runTurn = (deps: TurnDeps, input: TurnInput): TurnHandle => {
   const validator = offered.length > 0 ? createArgumentsValidator(offered, deps.schemas) : undefined;
   const gate = createCallGate({ policy: tools, settings, ids: deps.ids, telemetry });
   const deadlineAt = settings.requestTimeoutMs > 0 ? clock.now() + settings.requestTimeoutMs : 0;
+  const meter = createUsageMeter(deps.tokens);
   const attemptContext: AttemptContext = {
     backend: deps.backend,
     clock,
@@ -87,6 +89,7 @@ export const runTurn = (deps: TurnDeps, input: TurnInput): TurnHandle => {
     telemetry,
     started: false,
     trace: input.trace,
+    meter,
   };
 
   async function* batches(): AsyncGenerator<AssistantBatch> {
@@ -110,10 +113,12 @@ export const runTurn = (deps: TurnDeps, input: TurnInput): TurnHandle => {
     let usage: Usage | undefined;
     for (let attemptNo = 0; ; attemptNo++) {
       input.trace?.onBackendRequest(backendRequest, attemptNo);
+      meter.begin(backendRequest);
       const outcome = yield* runAttempt(attemptContext, backendRequest);
+      meter.end(outcome.usage);
       input.trace?.onAttemptEnd(outcome, attemptNo);
       const tail = outcome.tail;
-      if (outcome.usage) telemetry.usage = usage = addUsage(usage, outcome.usage);
+      if (outcome.usage) usage = addUsage(usage, outcome.usage);
       if (outcome.error) {
         // Calls the client already has in full stay usable: the turn ends as a tool-call turn and
         // the failure goes to telemetry. Only a call cut in the middle (or a gone client) fails it.
@@ -154,7 +159,10 @@ export const runTurn = (deps: TurnDeps, input: TurnInput): TurnHandle => {
   return {
     batches: turnBatches,
     events: flattenBatches(turnBatches),
-    telemetry: () => Object.freeze({ ...telemetry, callIds: Object.freeze([...telemetry.callIds]) }),
+    // Usage as accounted: what the backend reported, estimated for attempts it never reported on
+    // (a client gone mid-stream included); the client's own usage events carry the reported part.
+    telemetry: () =>
+      Object.freeze({ ...telemetry, usage: meter.usage(), callIds: Object.freeze([...telemetry.callIds]) }),
   };
 };
 

@@ -17,6 +17,7 @@ import { createEventReader } from "./native-turn.js";
 import type { TurnSettings } from "./turn-settings.js";
 import type { TurnCounters } from "./turn-telemetry.js";
 import type { TurnTrace } from "./turn-trace.js";
+import type { UsageMeter } from "./usage-meter.js";
 import { createWatchdog } from "./watchdog.js";
 
 export type { AttemptOutcome };
@@ -40,6 +41,8 @@ export interface AttemptContext {
   started: boolean;
   /** The request inspector's observer, when one is recording this turn. */
   readonly trace?: TurnTrace | undefined;
+  /** What the attempts used, reported or estimated (accounting). */
+  readonly meter: UsageMeter;
 }
 
 /** Ends the attempt; `drain` asks the stopped backend for its usage first. */
@@ -66,7 +69,7 @@ export async function* runAttempt(
   ctx: AttemptContext,
   backendRequest: BackendRequest,
 ): AsyncGenerator<AssistantEvent[], AttemptOutcome> {
-  const { gate, telemetry, settings, trace } = ctx;
+  const { gate, telemetry, settings, trace, meter } = ctx;
   const controller = new AbortController();
   const abort = () => controller.abort();
   ctx.signal.addEventListener("abort", abort, { once: true });
@@ -123,6 +126,7 @@ export async function* runAttempt(
       trace?.onBackendEvent(event);
       switch (event.type) {
         case "stream-start":
+          meter.accepted();
           if (event.turnId !== undefined) telemetry.backendTurnId = event.turnId;
           if (!ctx.started) {
             ctx.started = true;
@@ -130,10 +134,12 @@ export async function* runAttempt(
           }
           break;
         case "reasoning-delta":
+          meter.output(event.delta);
           out.push(event);
           break;
         case "usage":
           usage = event.usage;
+          meter.reported(event.usage);
           break;
         case "finish":
           finish = event.finish;
@@ -141,6 +147,7 @@ export async function* runAttempt(
         case "error":
           return { stopped: false, error: event.error };
         default: {
+          meter.output(outputOf(event));
           const end = feed(event);
           if (end !== undefined) return end;
         }

@@ -42,7 +42,11 @@ export interface TurnTelemetry {
   readonly toolWarnings: ReadonlyArray<ToolWarning>;
   /** How tools reached the model in this turn. */
   readonly toolMode?: "native" | "prompt" | undefined;
-  /** The backend's usage over all of the turn's attempts (also when the turn failed after one). */
+  /**
+   * The usage of all of the turn's attempts (also when the turn failed after one): as the backend
+   * reported it, or estimated with the gateway's tokenizer (`estimated`) for an attempt the backend
+   * accepted and never reported on (the client left mid-stream, the backend failed).
+   */
   readonly usage?: Usage | undefined;
 }
 
