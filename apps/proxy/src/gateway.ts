@@ -258,11 +258,24 @@ export const main = async (flags: Readonly<Record<string, string>> = {}): Promis
   } catch (error) {
     return fail(error instanceof GatewayStartError ? error.message : `could not start: ${String(error)}`, 1);
   }
+  const stop = (reason: string) => void gateway.shutdown(reason).then(() => process.exit(0));
   // `on`, not `once`: a terminal's Ctrl-C reaches the gateway both directly and forwarded by the
   // processes that started it (npm, the bootstrap, pnpm); a repeat must not cut the drain short.
-  for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"] as const) {
-    process.on(signal, () => {
-      void gateway.shutdown(signal).then(() => process.exit(0));
-    });
-  }
+  for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"] as const) process.on(signal, () => stop(signal));
+  if (process.env.npm_lifecycle_event !== undefined) stopWithParent(stop);
+};
+
+/**
+ * Started by npm (`npx codex-tool-gateway`, an npm script), the gateway runs under the `sh -c` npm
+ * spawns, and a SIGTERM sent to npm's pid kills that shell without reaching the gateway: the
+ * parent going away is a stop too, or the gateway and codex would be left serving on the port.
+ */
+const stopWithParent = (stop: (reason: string) => void) => {
+  const parent = process.ppid;
+  const watch = setInterval(() => {
+    if (process.ppid === parent) return;
+    clearInterval(watch);
+    stop("the npm or npx process that started the gateway is gone");
+  }, 500);
+  watch.unref();
 };
