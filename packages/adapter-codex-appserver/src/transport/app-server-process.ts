@@ -69,6 +69,12 @@ const ANSI = new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, "g");
 
 const isObject = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null;
 
+/**
+ * What codex complains about because it is sealed on purpose: its `PATH` is empty, so it never finds
+ * bubblewrap (and runs no command that would need it). Not an operator's to fix: logged at debug.
+ */
+const SEALED_BY_DESIGN = /could not find bubblewrap on PATH/;
+
 /** Lines of stderr kept for a start failure's reason (each cut to `STDERR_LINE_CHARS`). */
 const STDERR_TAIL_LINES = 16;
 const STDERR_LINE_CHARS = 1000;
@@ -126,7 +132,8 @@ export const startAppServer = async (options: AppServerOptions): Promise<AppServ
         stderrTail.push(line.slice(0, STDERR_LINE_CHARS));
         if (stderrTail.length > STDERR_TAIL_LINES) stderrTail.shift();
       }
-      if (/\b(ERROR|WARN)\b/.test(line)) log.warn({ pid: child.pid, stderr: line }, "app-server stderr");
+      if (/\b(ERROR|WARN)\b/.test(line) && !SEALED_BY_DESIGN.test(line))
+        log.warn({ pid: child.pid, stderr: line }, "app-server stderr");
       else log.debug({ pid: child.pid, stderr: line }, "app-server stderr");
     }
   });
