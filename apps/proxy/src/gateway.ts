@@ -62,10 +62,11 @@ export interface RunningGateway {
  * codex or the store are started. Requests that arrive meanwhile wait for the app.
  */
 const listen = async (config: GatewayConfig) => {
-  let ready: (app: Hono) => void = () => {};
-  const app = new Promise<Hono>((resolve) => {
-    ready = resolve;
+  let settle: { resolve(app: Hono): void; reject(reason: unknown): void } | undefined;
+  const app = new Promise<Hono>((resolve, reject) => {
+    settle = { resolve, reject };
   });
+  app.catch(() => undefined);
   let fetch: Hono["fetch"] = (request, env) => app.then((a) => a.fetch(request, env));
   const server = createAdaptorServer({
     fetch: (request, env) => fetch(request, env),
@@ -86,9 +87,15 @@ const listen = async (config: GatewayConfig) => {
     server,
     serve(a: Hono) {
       fetch = a.fetch;
-      ready(a);
+      settle?.resolve(a);
     },
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    /** A start that failed: requests waiting for it are dropped with their connections. */
+    close: () => {
+      settle?.reject(new Error("the gateway did not start"));
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      (server as Server).closeAllConnections();
+      return closed;
+    },
   };
 };
 

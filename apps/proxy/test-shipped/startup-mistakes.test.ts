@@ -106,7 +106,25 @@ describe.runIf(process.platform === "linux")(
 
     it("a CODEX_HOME that does not exist: codex's own reason, at once", async () => {
       const missing = join(tmpdir(), `no-such-codex-home-${process.pid}`);
-      const run = await mistake({ CODEX_HOME: missing });
+      // The port is taken first: a request sent while codex fails to start waits, and is dropped.
+      const port = await closedPort();
+      const running = mistake({ CODEX_HOME: missing, PORT: String(port) });
+      let done = false;
+      void running.finally(() => {
+        done = true;
+      });
+      const held = (async () => {
+        while (!done) {
+          const answer = await fetch(`http://127.0.0.1:${port}/healthz`).catch((e: Error) => e);
+          const refused =
+            answer instanceof Error && (answer.cause as { code?: string })?.code === "ECONNREFUSED";
+          if (!refused) return answer;
+          await new Promise((r) => setTimeout(r, 10));
+        }
+        return undefined;
+      })();
+      const run = await running;
+      expect(await held).toBeInstanceOf(Error);
       expect(run.code).toBe(1);
       oneLine(
         run,
