@@ -1,4 +1,4 @@
-import { createCodexBackend } from "@proxy/adapter-codex-appserver";
+import { createCodexBackend, resolveCodexCommand } from "@proxy/adapter-codex-appserver";
 import type { TextBackend, TokenEncoding } from "@proxy/core";
 import * as Context from "effect/Context";
 import * as Effect from "effect/Effect";
@@ -35,6 +35,8 @@ const acquireCodex = (
         liveThreadMaxChars: config.codexLiveThreadMaxChars,
         maxInFlight: config.maxInFlight,
         maxQueue: config.maxQueue,
+        // A reader codex's output waits for is judged by the same time without progress as a stream.
+        ...(config.writeTimeoutMs > 0 ? { stalledReaderMs: config.writeTimeoutMs } : {}),
         env,
         passEnv: config.codexPassEnv,
         logger: logger.child({ component: "codex" }),
@@ -51,9 +53,12 @@ const acquireCodex = (
         detail: String(error),
       }));
       if (!auth.authenticated && auth.requiresOpenaiAuth) {
+        // The operator's copy names the exact binary this gateway runs (the client's names both installs).
+        const bin = resolveCodexCommand(config.codexBin, env);
+        const login = /\.[cm]?js$/.test(bin) ? `node ${bin} login` : `${bin} login`;
         logger.warn(
-          { detail: auth.detail },
-          "codex has no usable credentials: requests will fail until you run `codex login` (or set CODEX_HOME to a configured home)",
+          { detail: auth.detail, codexHome: env.CODEX_HOME ?? "~/.codex" },
+          `codex is not logged in: every request is refused until you run \`codex login\` as this user (${login}, same CODEX_HOME), or give codex a model provider in its config.toml`,
         );
       }
       return { codex, guarded: requireBackendAuth(codex, () => codex.checkAuth(), auth) };

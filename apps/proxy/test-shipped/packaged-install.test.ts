@@ -120,6 +120,36 @@ describe("the packed gateway, installed with npm in an empty directory outside t
     expect(help.stdout).toContain("Usage: codex-tool-gateway");
   });
 
+  it("`npx codex login` there (the command the not-logged-in error names) is the pinned codex", async () => {
+    const codexVersion = (
+      JSON.parse(readFileSync(join(dir, "node_modules", "@openai", "codex", "package.json"), "utf8")) as {
+        version: string;
+      }
+    ).version;
+    const empty = await mkdtemp(join(tmpdir(), "codex-login-home-"));
+    try {
+      const run = (...codexArgs: string[]) => {
+        const [file, ...args] = outsideRepo(["npx", "--no-install", "codex", ...codexArgs]);
+        return spawnSync(file as string, args, {
+          cwd: dir,
+          env: { ...env, CODEX_HOME: empty },
+          encoding: "utf8",
+          timeout: 60_000,
+        });
+      };
+      const version = run("--version");
+      expect([version.status, version.stdout.trim()], version.stderr).toEqual([
+        0,
+        `codex-cli ${codexVersion}`,
+      ]);
+      // `login status` is the `login` subcommand without changing anything: nobody is logged in here.
+      const status = run("login", "status");
+      expect(`${status.stdout}${status.stderr}`).toContain("Not logged in");
+    } finally {
+      await rm(empty, { recursive: true, force: true });
+    }
+  });
+
   it("npx codex-tool-gateway serves /healthz, the inspector page and a real turn through its own codex", async () => {
     gateway = await spawnGateway(
       { ...(env as Record<string, string>), PROXY_INSPECTOR: "true" },

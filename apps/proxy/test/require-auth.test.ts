@@ -26,6 +26,34 @@ describe("requireBackendAuth", () => {
     expect(await drain(backend.stream(request, { signal }))).toContain("text-delta");
   });
 
+  it("says the fix once, promises no retry, and reports not ready (re-checking) until codex is logged in", async () => {
+    let clock = 0;
+    let loggedIn = false;
+    let checks = 0;
+    const check = async () => {
+      checks++;
+      return { authenticated: loggedIn, requiresOpenaiAuth: true, detail: "codex is not logged in" };
+    };
+    const inner = createScriptedBackend([{ chunks: ["ok"] }]);
+    const backend = requireBackendAuth(inner, check, await check(), { recheckMs: 1000, now: () => clock });
+    const error = await drain(backend.stream(request, { signal })).catch((e: unknown) => e);
+    expect(error).toMatchObject({ kind: "backend_auth", code: "backend_auth", retryAfterSeconds: undefined });
+    const { message } = error as Error;
+    expect(message.match(/codex login/g)).toHaveLength(2); // once per install: packed, checkout
+    expect(message).toContain("`npx codex login` in the gateway's install directory");
+    expect(message).toContain("`apps/proxy/node_modules/.bin/codex login` in a checkout");
+    expect(backend.readiness()).toMatchObject({ ready: false, detail: message });
+    // Readiness reads re-check too, one account read at a time, at most every recheckMs.
+    loggedIn = true;
+    clock = 1000;
+    const before = checks;
+    backend.readiness();
+    backend.readiness();
+    await new Promise((r) => setTimeout(r, 0));
+    expect(checks).toBe(before + 1);
+    expect(backend.readiness()).toMatchObject({ ready: true });
+  });
+
   it("never gates a provider that needs no OpenAI login", async () => {
     const backend = requireBackendAuth(
       createScriptedBackend([{ chunks: ["ok"] }]),

@@ -22,10 +22,19 @@ export interface CodexBackendOptions {
   /** Whole-turn limit in ms; 0 (default) leaves it to codex's own stream idle timeout. */
   readonly turnTimeoutMs?: number | undefined;
   /**
-   * Bytes of backend events one turn may hold for a client that stopped reading, then it fails
-   * (default 2 MiB: a few MB of memory per paused stream, whatever the size of its deltas).
+   * Bytes of codex's notifications one turn may hold for a client that reads slower than codex
+   * writes (a paused reader holds the answer's text, not one notification per delta); past it,
+   * reading codex's stdout pauses until the turn is down to half (default 2 MiB). Nothing fails
+   * for its size.
    */
   readonly maxPendingNotificationBytes?: number | undefined;
+  /** The same for all turns of one app-server together (default 16 MiB); resumes at three quarters. */
+  readonly maxPendingNotificationBytesPerProcess?: number | undefined;
+  /**
+   * While codex's stdout is paused, a turn holding notifications whose reader took nothing for this
+   * long is stopped (`timeout`): every turn of that app-server is waiting for it (default 30 s).
+   */
+  readonly stalledReaderMs?: number | undefined;
   /** `thread_unload_delay_secs` for the app-server: how soon finished threads are freed (default 5). */
   readonly threadUnloadDelaySecs?: number | undefined;
   /**

@@ -14,6 +14,7 @@ import { createThreadSource, type WarmThreadCounts } from "./pool/warm-threads.j
 import { createPlanLimits } from "./rate-limits.js";
 import { prepareSealedWorkspace } from "./sealing/sealed-workspace.js";
 import { createLiveThreads, type LiveThreadCounts } from "./threads/live-threads.js";
+import { DEFAULT_FLOW_LIMITS, type FlowLimits } from "./transport/stdout-flow.js";
 import { runCodexTurn, type TurnContext } from "./turn/codex-turn.js";
 
 export type { CodexBackendOptions } from "./codex-backend-options.js";
@@ -22,6 +23,8 @@ export type { CodexAuthStatus } from "./codex-control.js";
 export type CodexBackend = TextBackend & {
   /** `item/tool/call` requests of native turns not yet answered (returns to 0 when turns end). */
   pendingToolRequests(): number;
+  /** Bytes of codex notifications held for turns' readers now, over all app-servers (see stdout-flow.ts). */
+  heldNotificationBytes(): number;
   /** Threads started ahead of time: ready, still starting, and how many turns got one. */
   warmThreads(): WarmThreadCounts;
   /** Threads kept alive for their conversation, and how many requests continued one. */
@@ -49,11 +52,17 @@ export const createCodexBackend = (options: CodexBackendOptions = {}): CodexBack
   const workspace = prepareSealedWorkspace({ command, source, passEnv: options.passEnv ?? [], logger });
   const planLimits = createPlanLimits();
   const now = options.now ?? Date.now;
+  const flow: FlowLimits = {
+    perTurnBytes: options.maxPendingNotificationBytes ?? DEFAULT_FLOW_LIMITS.perTurnBytes,
+    perProcessBytes: options.maxPendingNotificationBytesPerProcess ?? DEFAULT_FLOW_LIMITS.perProcessBytes,
+    stalledReaderMs: options.stalledReaderMs ?? DEFAULT_FLOW_LIMITS.stalledReaderMs,
+  };
   const { pool, nativeTools } = createAppServerPool(options, {
     command,
     workspace,
     logger,
     startTimeoutMs,
+    flow,
     onAccountNotification: planLimits.observe,
   });
   const control = createCodexControl(pool, { startTimeoutMs, requestTimeoutMs });
@@ -99,7 +108,7 @@ export const createCodexBackend = (options: CodexBackendOptions = {}): CodexBack
     startWaitMs: startTimeoutMs,
     turnTimeoutMs: options.turnTimeoutMs ?? 0,
     pendingToolRequests,
-    maxPendingNotificationBytes: options.maxPendingNotificationBytes ?? 2 * 1024 * 1024,
+    stalledReaderMs: flow.stalledReaderMs,
   };
 
   return {
@@ -133,6 +142,7 @@ export const createCodexBackend = (options: CodexBackendOptions = {}): CodexBack
       };
     },
     pendingToolRequests: () => pendingToolRequests.count,
+    heldNotificationBytes: () => pool.processes().reduce((sum, p) => sum + p.flow.held(), 0),
     warmThreads: () => threads.counts(),
     liveThreads: liveThreadCounts,
     checkAuth: control.checkAuth,

@@ -61,7 +61,7 @@ export const createCodexControl = (
         ? accountType
           ? `codex is logged in (${accountType})`
           : "the configured model provider needs no OpenAI login"
-        : "codex has no credentials: run `codex login` on the gateway host (same user and CODEX_HOME)";
+        : "codex is not logged in";
       return { authenticated, requiresOpenaiAuth, accountType, detail };
     },
   };

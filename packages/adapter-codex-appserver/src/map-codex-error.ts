@@ -1,4 +1,12 @@
-import { GatewayError, INPUT_TOO_LONG, isGatewayError, withoutUrls as urlsReplaced } from "@proxy/core";
+import {
+  GatewayError,
+  INPUT_TOO_LONG,
+  isGatewayError,
+  modelNotFound,
+  refusesModel,
+  withoutUrls as urlsReplaced,
+} from "@proxy/core";
+import { providerRefusal } from "./provider-refusal.js";
 import {
   ConnectionClosedError,
   JsonRpcError,
@@ -13,8 +21,9 @@ export interface CodexTurnError {
   readonly additionalDetails?: unknown;
 }
 
-const LOGIN_HINT =
-  "The codex backend has no usable credentials: run `codex login` on the gateway host (same user and CODEX_HOME).";
+/** The one fix for codex credentials the provider refused or that expired. */
+const LOGIN_FIX =
+  "Run `codex login` again as the gateway's user (same CODEX_HOME), or fix the API key codex's config.toml gives its model provider.";
 
 /** `codexErrorInfo` is either a bare string (`"contextWindowExceeded"`) or `{variant: {httpStatusCode}}`. */
 const variantOf = (info: unknown): { name: string; status: number | undefined } => {
@@ -38,33 +47,56 @@ const withoutUrls = (message: string): string => urlsReplaced(message.replace(/,
  * Codex names a provider key it could not find ("Missing environment variable: `X`."). The child
  * sees an allow-list of the gateway's environment, so say where the variable must be set.
  */
-const withEnvHint = (message: string): string => {
+const missingEnvHint = (message: string): string | undefined => {
   const name = /Missing environment variable:\s*`?([A-Za-z_][A-Za-z0-9_]*)`?/.exec(message)?.[1];
-  if (name === undefined) return message;
+  if (name === undefined) return undefined;
   return `${message} Set ${name} in the gateway's environment: it reaches codex when codex's config.toml names it as the env_key of the active provider (or of a profile's); otherwise add it to PROXY_CODEX_PASS_ENV (--codex-pass-env).`;
 };
 
-/** A failed turn (its `turn.error`, or the last non-retrying `error` notification) as a GatewayError. */
+const isClientStatus = (status: number | undefined): status is number =>
+  status !== undefined && status >= 400 && status < 500 && status !== 408 && status !== 409;
+
+/**
+ * A failed turn (its `turn.error`, or the last non-retrying `error` notification) as a GatewayError.
+ * The provider's refusals keep their meaning: credentials it refused are the operator's to fix, a
+ * model it does not serve is a 404, any other 4xx is the client's bad request in the provider's words.
+ */
 export const mapCodexTurnError = (error: CodexTurnError | undefined): GatewayError => {
-  const message =
+  const raw =
     typeof error?.message === "string" && error.message !== ""
-      ? withEnvHint(withoutUrls(error.message))
+      ? withoutUrls(error.message)
       : "codex turn failed";
-  const { name, status } = variantOf(error?.codexErrorInfo);
+  const { name, status: infoStatus } = variantOf(error?.codexErrorInfo);
   const cause = error;
   if (name === "contextWindowExceeded")
-    return new GatewayError("context_length_exceeded", message, { code: "context_length_exceeded", cause });
-  if (name === "unauthorized" || status === 401 || status === 403)
-    return new GatewayError("backend_auth", `${LOGIN_HINT} (${message})`, { cause });
+    return new GatewayError("context_length_exceeded", raw, { code: "context_length_exceeded", cause });
+  const refusal = providerRefusal(name, infoStatus, raw);
+  const { status, text } = refusal;
+  if (name === "unauthorized" || status === 401 || status === 403) {
+    const why = status === undefined ? text : `HTTP ${status}: ${text}`;
+    return new GatewayError(
+      "backend_auth",
+      `The model provider refused codex's credentials (${why}). ${LOGIN_FIX}`,
+      {
+        cause,
+      },
+    );
+  }
   if (name === "usageLimitExceeded")
-    return new GatewayError("rate_limited", message, { code: "insufficient_quota", cause });
+    return new GatewayError("rate_limited", raw, { code: "insufficient_quota", cause });
   if (status === 429 || name === "rateLimitExceeded")
-    return new GatewayError("rate_limited", message, {
+    return new GatewayError("rate_limited", raw, {
       code: "rate_limit_exceeded",
       retryAfterSeconds: 5,
       cause,
     });
-  return new GatewayError("backend_error", message, {
+  const missingEnv = missingEnvHint(raw);
+  if (missingEnv !== undefined) return new GatewayError("backend_auth", missingEnv, { cause });
+  if (name === "modelNotFound" || (isClientStatus(status) && (status === 404 || refusesModel(text))))
+    return modelNotFound(text, cause);
+  if (isClientStatus(status) || name === "badRequest")
+    return new GatewayError("invalid_request", text, { code: refusal.code ?? "upstream_rejected", cause });
+  return new GatewayError("backend_error", raw, {
     code: name === "other" ? "backend_error" : name,
     cause,
   });

@@ -164,7 +164,7 @@ describe("codex backend over the real app-server", () => {
       )) as GatewayError;
       expect(isGatewayError(error)).toBe(true);
       expect(error).toMatchObject({ kind, code });
-      if (kind === "backend_auth") expect(error.message).toContain("codex login");
+      if (kind === "backend_auth") expect(error.message).toContain("`codex login`");
     },
   );
 

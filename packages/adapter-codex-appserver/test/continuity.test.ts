@@ -244,3 +244,44 @@ describe("continuity bounds (real binary)", { timeout: 90_000 }, () => {
     expect(cacheKey(h.provider.requests.at(-1))).not.toBe(cacheKey(sent[2]));
   });
 });
+
+describe("continuity bounds count a native thread's tool list (real binary)", { timeout: 90_000 }, () => {
+  let h: RealHarness;
+  beforeAll(async () => {
+    h = await startRealHarness({ warmThreads: 0, liveThreads: 32, liveThreadMaxChars: 1_000_000 });
+  }, 60_000);
+  afterAll(() => h?.close());
+
+  /** 60 tools of about 5,000 characters each: a 300 KB tool list, which codex keeps for the thread. */
+  const tools = (tag: string): ToolSpec[] =>
+    Array.from({ length: 60 }, (_, i) => ({
+      name: `${tag}_tool_${i}`,
+      description: `${tag} ${"what this tool does, at length. ".repeat(150)}`,
+      parameters: { type: "object", properties: { input: { type: "string" } } },
+      strict: false,
+    }));
+  const ask = (tag: string, history: PromptMessage[] = [], text = "go") =>
+    request({
+      tools: { tools: tools(tag), choice: { type: "auto" }, parallel: true },
+      history,
+      input: [{ type: "text", text }],
+      partition: tag,
+    });
+
+  it("threads whose tool lists pass liveThreadMaxChars together are let go, the least recent first", async () => {
+    h.provider.script(() => ({ text: "ok" }));
+    const chars = JSON.stringify(tools("a")).length;
+    expect(chars).toBeGreaterThan(290_000);
+    for (const tag of ["a", "b", "c", "d", "e"]) await run(h, ask(tag));
+    // The conversations are a few characters each: before, all five threads (1.5 MB of tools) were kept.
+    expect(h.backend.liveThreads().live).toBe(Math.floor(1_000_000 / chars));
+    // The latest conversation continues its thread; the first one's was let go.
+    const keyOf = (tag: string) =>
+      cacheKey(h.provider.requests.findLast((r) => JSON.stringify(r.body.tools).includes(`${tag}_tool_0`)));
+    const before = { a: keyOf("a"), e: keyOf("e") };
+    await run(h, ask("e", [user("go"), assistant("ok")], "again"));
+    await run(h, ask("a", [user("go"), assistant("ok")], "again"));
+    expect(keyOf("e")).toBe(before.e);
+    expect(keyOf("a")).not.toBe(before.a);
+  });
+});

@@ -43,26 +43,64 @@ const run = (backend: CodexBackend, text: string, signal = new AbortController()
   collect(backend.stream(say(text), { signal }));
 
 describe("supervision and faults (fake app-server via CODEX_BIN)", () => {
-  it("a consumer that stops reading holds a bounded number of bytes of events, then the turn fails", async () => {
-    const { backend } = fakeBackend({ maxPendingNotificationBytes: 50 * 256 });
-    const read = async (text: string) => {
-      const iterator = backend
-        .stream(say(text), { signal: new AbortController().signal })
-        [Symbol.asyncIterator]();
-      const first = await iterator.next();
-      await new Promise((r) => setTimeout(r, 300)); // codex streams everything while nobody reads
-      const rest: BackendEvent[] = [];
-      for (let next = await iterator.next(); !next.done; next = await iterator.next()) rest.push(next.value);
-      return { first: first.value as BackendEvent, rest };
-    };
-    const flooded = await read("flood 500");
-    expect(flooded.first.type).toBe("stream-start");
-    expect(flooded.rest.filter((e) => e.type === "text-delta").length).toBeLessThanOrEqual(50);
-    expect(flooded.rest.at(-1)).toMatchObject({ type: "error", error: { kind: "timeout" } });
-    // Under the bound nothing changes, and the process serves the next turn.
-    const calm = await read("flood 20");
-    expect(calm.rest.filter((e) => e.type === "text-delta")).toHaveLength(20);
-    expect(calm.rest.at(-1)).toMatchObject({ type: "finish" });
+  it("a consumer that stops reading pauses codex's output: a bounded number of bytes held, nothing lost or failed", async () => {
+    const bound = 16 * 1024;
+    const { backend } = fakeBackend({ maxPendingNotificationBytes: bound, stalledReaderMs: 60_000 });
+    const iterator = backend
+      .stream(say("flood 20000"), { signal: new AbortController().signal })
+      [Symbol.asyncIterator]();
+    expect((await iterator.next()).value).toMatchObject({ type: "stream-start" });
+    await new Promise((r) => setTimeout(r, 500)); // the fake writes 20,000 lines (2 MB) while nobody reads
+    // Held: the bound plus what one read of the pipe delivered after it was crossed.
+    expect(backend.heldNotificationBytes()).toBeGreaterThan(bound);
+    expect(backend.heldNotificationBytes()).toBeLessThan(bound + 64 * 1024 * 3);
+    const rest: BackendEvent[] = [];
+    for (let next = await iterator.next(); !next.done; next = await iterator.next()) rest.push(next.value);
+    expect(textOf(rest)).toBe(Array.from({ length: 20_000 }, (_, i) => `${i} `).join(""));
+    expect(rest.at(-1)).toMatchObject({ type: "finish" });
+    expect(backend.heldNotificationBytes()).toBe(0);
+  });
+
+  it("a paused reader's deltas are held as their text: 20,000 deltas, 2.5 MB as notifications, hold under 256 KiB", async () => {
+    const { backend } = fakeBackend();
+    const iterator = backend
+      .stream(say("flood 20000"), { signal: new AbortController().signal })
+      [Symbol.asyncIterator]();
+    await iterator.next();
+    // Until the fake has written everything and the gateway has queued it: what is held stops growing.
+    for (let last = -1; backend.heldNotificationBytes() !== last; ) {
+      last = backend.heldNotificationBytes();
+      await new Promise((r) => setTimeout(r, 300));
+    }
+    expect(backend.heldNotificationBytes()).toBeGreaterThan(64 * 1024);
+    expect(backend.heldNotificationBytes()).toBeLessThan(256 * 1024);
+    const rest: BackendEvent[] = [];
+    for (let next = await iterator.next(); !next.done; next = await iterator.next()) rest.push(next.value);
+    expect(textOf(rest)).toBe(Array.from({ length: 20_000 }, (_, i) => `${i} `).join(""));
+    // The runs arrive as a few long deltas instead of 20,000 short ones.
+    expect(rest.filter((e) => e.type === "text-delta").length).toBeLessThan(1_000);
+  });
+
+  it("while codex's output waits for a reader that takes nothing for stalledReaderMs, that turn is stopped and the others go on", async () => {
+    const { backend } = fakeBackend({ maxPendingNotificationBytes: 16 * 1024, stalledReaderMs: 300 });
+    const iterator = backend
+      .stream(say("flood 20000"), { signal: new AbortController().signal })
+      [Symbol.asyncIterator]();
+    await iterator.next();
+    await new Promise((r) => setTimeout(r, 50));
+    // Another turn on the same app-server waits behind the paused output, then is served.
+    const other = run(backend, "hello other");
+    expect(textOf(await other)).toBe("echo:hello other");
+    const rest: BackendEvent[] = [];
+    for (let next = await iterator.next(); !next.done; next = await iterator.next()) rest.push(next.value);
+    expect(rest.at(-1)).toMatchObject({
+      type: "error",
+      error: {
+        kind: "timeout",
+        message: "the client stopped reading: it took nothing for 300 ms while codex's output waited for it",
+      },
+    });
+    expect(backend.heldNotificationBytes()).toBe(0);
   });
 
   it("a crash mid-turn ends that turn with backend_unavailable; the next turn is served after a restart", async () => {

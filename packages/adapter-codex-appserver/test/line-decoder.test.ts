@@ -1,8 +1,26 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { createLineDecoder, type DroppedLine } from "../src/transport/line-decoder.js";
+import {
+  createLineDecoder,
+  type DroppedLine,
+  LINE_HEAD,
+  type LineDecoder,
+} from "../src/transport/line-decoder.js";
 
 const bytes = (s: string) => new TextEncoder().encode(s);
+
+/** Feeds `data` to `d` in pieces cut at `cuts` (taken modulo its length), then flushes: every line out. */
+const feed = (d: LineDecoder, data: Uint8Array, cuts: ReadonlyArray<number>): string[] => {
+  const points = [...new Set(cuts.map((c) => c % (data.length + 1)))].sort((a, b) => a - b);
+  const out: string[] = [];
+  let from = 0;
+  for (const p of [...points, data.length]) {
+    out.push(...d.push(data.slice(from, p)));
+    from = p;
+  }
+  out.push(...d.flush());
+  return out;
+};
 
 describe("line decoder", () => {
   it("splits on \\n and \\r\\n, skips blank lines, keeps the unterminated tail for flush", () => {
@@ -39,15 +57,8 @@ describe("line decoder", () => {
         fc.array(fc.nat(), { maxLength: 8 }),
         (lines, cuts) => {
           const data = bytes(lines.map((l) => `${l}\n`).join(""));
-          const points = [...new Set(cuts.map((c) => c % (data.length + 1)))].sort((a, b) => a - b);
           const d = createLineDecoder({ maxLineLength: 1_000 });
-          const out: string[] = [];
-          let from = 0;
-          for (const p of [...points, data.length]) {
-            out.push(...d.push(data.slice(from, p)));
-            from = p;
-          }
-          out.push(...d.flush());
+          const out = feed(d, data, cuts);
           expect(out).toEqual(lines);
         },
       ),
@@ -68,16 +79,63 @@ describe("line decoder", () => {
           allowLarge: (head) => head.startsWith('{"method":"turn/completed"'),
           onDrop: (x) => dropped.push(x.length),
         });
-        const points = [...new Set(cuts.map((c) => c % (data.length + 1)))].sort((a, b) => a - b);
-        const out: string[] = [];
-        let from = 0;
-        for (const p of [...points, data.length]) {
-          out.push(...d.push(data.slice(from, p)));
-          from = p;
-        }
-        out.push(...d.flush());
+        const out = feed(d, data, cuts);
         expect(out).toEqual([big, "ok"]);
         expect(dropped).toEqual([garbage.length, huge.length]);
+      }),
+    );
+  });
+
+  it("skips a line whose head is unread while it streams, whatever its length and chunking (property)", () => {
+    const echo = `{"method":"echo","image":"${"A".repeat(5_000)}"}`;
+    const shortEcho = '{"method":"echo"}';
+    const kept = `{"method":"keep","text":"${"y".repeat(300)}"}`;
+    const data = bytes(`${echo}\n${kept}\n${shortEcho}\nok\n${echo}`);
+    fc.assert(
+      fc.property(fc.array(fc.nat(), { maxLength: 12 }), (cuts) => {
+        const dropped: number[] = [];
+        const heads: string[] = [];
+        const d = createLineDecoder({
+          maxLineLength: 1_000,
+          skip: (head) => {
+            heads.push(head);
+            return head.startsWith('{"method":"echo"');
+          },
+          onDrop: (x) => dropped.push(x.length),
+        });
+        const out = feed(d, data, cuts);
+        // Longer than the line limit, yet neither held nor reported: skipped, not oversized.
+        expect(out).toEqual([kept, "ok"]);
+        expect(dropped).toEqual([]);
+        // Asked once per line, with its first LINE_HEAD characters (or the whole line if shorter).
+        expect(heads).toEqual([
+          echo.slice(0, LINE_HEAD),
+          kept.slice(0, LINE_HEAD),
+          shortEcho,
+          "ok",
+          echo.slice(0, LINE_HEAD),
+        ]);
+      }),
+    );
+  });
+
+  it("cuts a named member's value out of a line while it streams, whatever the chunking (property)", () => {
+    const answer = "z".repeat(3_000);
+    const turn = (items: unknown) =>
+      JSON.stringify({ method: "turn/completed", params: { turn: { id: "t", items, status: "completed" } } });
+    const data = bytes(`${turn([{ text: answer }])}\n{"method":"other","items":[1]}\n`);
+    fc.assert(
+      fc.property(fc.array(fc.nat(), { maxLength: 12 }), (cuts) => {
+        const dropped: number[] = [];
+        const d = createLineDecoder({
+          maxLineLength: 1_000,
+          elide: (head) => (head.startsWith('{"method":"turn/completed"') ? "items" : undefined),
+          onDrop: (x) => dropped.push(x.length),
+        });
+        const out = feed(d, data, cuts);
+        // 3 KB on the wire, a hundred characters held: within the line limit.
+        expect(out).toEqual([turn(null), '{"method":"other","items":[1]}']);
+        expect(dropped).toEqual([]);
       }),
     );
   });

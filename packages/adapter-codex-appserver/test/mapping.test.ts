@@ -18,7 +18,76 @@ describe("codex → gateway mappings", () => {
   ])("codexErrorInfo %j → %s", (codexErrorInfo, kind, code) => {
     const error = mapCodexTurnError({ message: "upstream said no", codexErrorInfo });
     expect(error).toMatchObject({ kind, code });
-    if (kind === "backend_auth") expect(error.message).toMatch(/run `codex login`/);
+    if (kind === "backend_auth") expect(error.message).toMatch(/Run `codex login` again/);
+  });
+
+  // What codex 0.169 reports for a provider's HTTP refusals (recorded against the scripted provider).
+  it.each([
+    [
+      "a 400 quoted whole (an account that cannot use the model)",
+      {
+        message: '{"detail":"The \'gpt-9\' model is not supported when using Codex with a ChatGPT account."}',
+        codexErrorInfo: "other",
+      },
+      { kind: "not_found", code: "model_not_found", param: "model" },
+      "The 'gpt-9' model is not supported when using Codex with a ChatGPT account.",
+    ],
+    [
+      "a 400 with OpenAI's error object",
+      {
+        message:
+          '{"error":{"message":"Unsupported parameter: \'foo\'.","type":"invalid_request_error","param":"foo","code":"unsupported_parameter"}}',
+        codexErrorInfo: "other",
+      },
+      { kind: "invalid_request", code: "unsupported_parameter" },
+      "Unsupported parameter: 'foo'.",
+    ],
+    [
+      "a 404 codex recognised",
+      { message: "The model `gpt-9` does not exist.", codexErrorInfo: "modelNotFound" },
+      { kind: "not_found", code: "model_not_found" },
+      "The model `gpt-9` does not exist.",
+    ],
+    [
+      "a 404 quoted after its status",
+      {
+        message: 'unexpected status 404 Not Found: {"detail":"Not Found"}, url: http://10.0.0.7/v1/responses',
+        codexErrorInfo: { httpConnectionFailed: { httpStatusCode: 404 } },
+      },
+      { kind: "not_found", code: "model_not_found" },
+      "Not Found",
+    ],
+    [
+      "a 422 quoted after its status",
+      {
+        message: 'unexpected status 422 Unprocessable Entity: {"detail":"unprocessable"}',
+        codexErrorInfo: { httpConnectionFailed: { httpStatusCode: 422 } },
+      },
+      { kind: "invalid_request", code: "upstream_rejected" },
+      "unprocessable",
+    ],
+  ])("%s keeps its meaning, in the provider's own words", (_, error, expected, message) => {
+    const mapped = mapCodexTurnError(error);
+    expect(mapped).toMatchObject({ ...expected, message });
+    expect(mapped.retryable).toBe(false);
+  });
+
+  it("a 5xx, a broken stream or a 408 stays retryable; a missing provider key is the operator's to fix", () => {
+    const retried = [
+      { message: "stream disconnected before completion: boom", codexErrorInfo: "other" },
+      {
+        message: "unexpected status 408 Request Timeout: timeout",
+        codexErrorInfo: { httpConnectionFailed: { httpStatusCode: 408 } },
+      },
+      { message: "We're currently experiencing high demand", codexErrorInfo: "internalServerError" },
+    ];
+    for (const error of retried) expect(mapCodexTurnError(error).retryable).toBe(true);
+    const missing = mapCodexTurnError({
+      message: "Missing environment variable: `PROXY_KEY`.",
+      codexErrorInfo: "other",
+    });
+    expect(missing).toMatchObject({ kind: "backend_auth" });
+    expect(missing.message).toContain("Set PROXY_KEY in the gateway's environment");
   });
 
   it.each([
@@ -36,7 +105,7 @@ describe("codex → gateway mappings", () => {
     const message =
       "unexpected status 401 Unauthorized: bad key, url: http://10.0.0.7:8080/v1/responses, see https://example.internal/help";
     const error = mapCodexTurnError({ message, codexErrorInfo: "unauthorized" });
-    expect(error.message).toContain("unexpected status 401 Unauthorized: bad key, see <url>");
+    expect(error.message).toContain("(HTTP 401: bad key, see <url>)");
     expect(error.message).not.toMatch(/10\.0\.0\.7|example\.internal|https?:/);
     expect(error.cause).toMatchObject({ message });
     expect(mapRpcError(new JsonRpcError(-32603, "fetch https://a.b/c failed"), "thread/start").message).toBe(

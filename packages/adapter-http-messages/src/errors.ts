@@ -16,7 +16,7 @@ const ANTHROPIC_TYPE: Record<GatewayErrorKind, string> = {
   cancelled: "api_error",
   tool_call_validation_failed: "api_error",
   tool_choice_not_satisfied: "api_error",
-  backend_auth: "api_error",
+  backend_auth: "permission_error",
   backend_error: "api_error",
 };
 

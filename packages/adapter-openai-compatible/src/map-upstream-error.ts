@@ -1,4 +1,4 @@
-import { GatewayError, withoutUrls } from "@proxy/core";
+import { GatewayError, modelNotFound, refusesModel, withoutUrls } from "@proxy/core";
 
 /** Upstream messages may name hosts, paths or keys of the deployment: never pass a URL on. */
 const redact = (message: string): string => withoutUrls(message).replace(/\s+/g, " ").trim().slice(0, 300);
@@ -17,7 +17,11 @@ const retryAfter = (header: string | undefined): number | undefined => {
 const CONTEXT_LENGTH =
   /context (length|window|size)|maximum context|too many tokens|exceeds the (available )?context/i;
 
-/** A non-2xx upstream answer as the gateway's error kind, naming the route (never the URL). */
+/**
+ * A non-2xx upstream answer as the gateway's error kind, naming the route (never the URL). A refusal
+ * keeps its meaning: credentials are the operator's to fix, an unknown model is a 404, any other 4xx
+ * is the client's bad request in the upstream's own words; only 408, 429 and 5xx may be retried.
+ */
 export const mapUpstreamStatus = (
   route: string,
   status: number,
@@ -38,12 +42,11 @@ export const mapUpstreamStatus = (
       retryAfterSeconds: retryAfter(retryAfterHeader) ?? 1,
       cause,
     });
-  if (status === 404)
-    return new GatewayError(
-      "backend_error",
-      `${where}: it does not serve this route's upstreamModel${detail(message)}`,
-      { code: "upstream_model_not_found", cause },
-    );
+  // A model the upstream does not serve (a 404, or a 400 saying so): the client may pick another.
+  if (status === 404 || ((status === 400 || status === 422) && message && refusesModel(message)))
+    return modelNotFound(`${where}: it does not serve this route's upstreamModel${detail(message)}`, cause);
+  if (status === 408)
+    return new GatewayError("timeout", `${where} (request timeout)${detail(message)}`, { cause });
   if (status >= 400 && status < 500) {
     if (message && CONTEXT_LENGTH.test(message))
       return new GatewayError("context_length_exceeded", `${where}${detail(message)}`, {

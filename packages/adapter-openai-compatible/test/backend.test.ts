@@ -213,7 +213,8 @@ describe("openai-compatible backend: upstream failures name the route and never 
   it.each([
     [401, "backend_auth", false],
     [403, "backend_auth", false],
-    [404, "backend_error", true],
+    [404, "not_found", false],
+    [408, "timeout", true],
     [500, "backend_error", true],
     [503, "backend_unavailable", true],
   ] as const)("HTTP %i → %s before the stream starts (retryable: %s)", async (status, kind, retryable) => {
@@ -229,6 +230,18 @@ describe("openai-compatible backend: upstream failures name the route and never 
   it("429 → rate_limited with the upstream's Retry-After", async () => {
     const { error } = await failure({ status: 429, retryAfter: "7" });
     expect(error).toMatchObject({ kind: "rate_limited", retryAfterSeconds: 7 });
+  });
+
+  it("a refusal keeps its meaning: an unknown model is model_not_found, a bad request invalid_request, in the upstream's words", async () => {
+    const unknown = await failure({
+      status: 400,
+      errorMessage: 'model "qwen9" not found, try pulling it first',
+    });
+    expect(unknown.error).toMatchObject({ kind: "not_found", code: "model_not_found", param: "model" });
+    expect(unknown.error.message).toContain('model "qwen9" not found, try pulling it first');
+    const bad = await failure({ status: 422, errorMessage: "temperature must be at most 2" });
+    expect(bad.error).toMatchObject({ kind: "invalid_request", code: "upstream_rejected", retryable: false });
+    expect(bad.error.message).toMatch(/HTTP 422: temperature must be at most 2$/);
   });
 
   it("400 about the context → context_length_exceeded", async () => {

@@ -68,6 +68,9 @@ export {
   invalidRequest,
   INPUT_TOO_LONG,
   isGatewayError,
+  MODEL_NOT_FOUND,
+  modelNotFound,
+  refusesModel,
   toGatewayError,
 } from "./errors/gateway-error.js";
 export { formatParamPath, issueToGatewayError } from "./errors/schema-issue.js";

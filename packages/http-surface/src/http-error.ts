@@ -15,7 +15,8 @@ const STATUS: Record<GatewayErrorKind, ContentfulStatusCode> = {
   rate_limited: 429,
   cancelled: 499 as ContentfulStatusCode,
   backend_error: 502,
-  backend_auth: 503,
+  // Only the operator can fix it (log codex in, set a key): a status clients do not retry.
+  backend_auth: 403,
   backend_unavailable: 503,
   timeout: 504,
 };

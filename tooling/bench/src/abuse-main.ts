@@ -1,13 +1,17 @@
 /**
  * Issue 25's load check: 64 connections of normal Chat requests against the real gateway (its own
  * process, scripted backend), once alone and once beside one abusive client per item, which sends
- * its request back to back. Prints the normal clients' p50/p99 and throughput for each run.
+ * its request back to back. Prints the normal clients' p50/p99 and throughput for each run; then
+ * the same over the real codex binary, with codex's abusers and the gateway's and codex's RSS.
  * `pnpm --filter @proxy/bench exec tsx --conditions=@proxy/source src/abuse-main.ts [seconds]`
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
+import { connect } from "node:net";
 import { fileURLToPath } from "node:url";
+import { noisePng } from "@proxy/adapter-codex-appserver/testing";
 import autocannon from "autocannon";
+import { descendantsRss, rssOf } from "./proc.js";
 
 const seconds = Number(process.argv[2] ?? "10");
 
@@ -104,7 +108,93 @@ const abusers = (imageUrl: string): Abuse[] => [
   },
 ];
 
-const normalLoad = (url: string) =>
+/** One request of a codex abuser, answered with what to count it as (a status, or what happened). */
+type CodexAbuse = { readonly name: string; readonly send: (url: string) => Promise<string> };
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Sends `body` and never reads the answer: holds the connection `holdMs`, then drops it. */
+const neverRead = async (url: string, body: object, holdMs: number): Promise<string> => {
+  const { hostname, port } = new URL(url);
+  const socket = connect({ host: hostname, port: Number(port) });
+  socket.on("error", () => {});
+  const payload = JSON.stringify(body);
+  socket.write(
+    `POST /v1/chat/completions HTTP/1.1\r\nhost: ${hostname}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(payload)}\r\n\r\n${payload}`,
+  );
+  socket.pause();
+  await sleep(holdMs);
+  socket.destroy();
+  return "dropped unread";
+};
+
+const post = async (url: string, body: object): Promise<string> => {
+  const res = await fetch(`${url}/v1/chat/completions`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+  const text = await res.text();
+  return res.status < 300 ? String(res.status) : `${res.status} ${text.slice(0, 120)}`;
+};
+
+const photoMessage = (photo: string, stream: boolean) => ({
+  model: "m",
+  stream,
+  messages: [
+    {
+      role: "user",
+      content: [
+        { type: "text", text: "What is in this photo?" },
+        { type: "image_url", image_url: { url: photo } },
+      ],
+    },
+  ],
+});
+
+/** 1,000 tools of about 1,100 characters: a 1.1 MB tool list, new names each time. */
+const bigToolList = () => {
+  const tag = randomRun(6);
+  return Array.from({ length: 1_000 }, (_, i) => ({
+    type: "function",
+    function: {
+      name: `${tag}_${i}`,
+      description: "d".repeat(1_000),
+      parameters: { type: "object", properties: { q: { type: "string" } } },
+    },
+  }));
+};
+
+const codexAbusers = (photo: string): CodexAbuse[] => [
+  {
+    name: "codex 1: a 5 MB photo, streamed to a client that never reads (dropped after 2 s)",
+    send: (url) => neverRead(url, photoMessage(photo, true), 2_000),
+  },
+  {
+    name: "codex 1: a 5 MB photo, read in full",
+    send: (url) => post(url, photoMessage(photo, false)),
+  },
+  {
+    name: "codex 1: a 1 MB answer to a client that never reads (dropped after 2 s)",
+    send: (url) =>
+      neverRead(
+        url,
+        { model: "m", stream: true, messages: [{ role: "user", content: "write a lot" }] },
+        2_000,
+      ),
+  },
+  {
+    name: "codex 13: a new conversation with a 1.1 MB native tool list each time",
+    send: (url) =>
+      post(url, {
+        model: "m",
+        messages: [{ role: "user", content: `hello ${randomRun(8)}` }],
+        tools: bigToolList(),
+      }),
+  },
+];
+
+const normalLoad = (url: string, connections = 64) =>
   new Promise<autocannon.Result>((resolve, reject) =>
     autocannon(
       {
@@ -112,7 +202,7 @@ const normalLoad = (url: string) =>
         method: "POST",
         headers: { "content-type": "application/json" },
         body: JSON.stringify({ model: "m", messages: [{ role: "user", content: "hello" }] }),
-        connections: 64,
+        connections,
         duration: seconds,
         timeout: 30,
       },
@@ -139,6 +229,17 @@ const abuse = (url: string, a: Abuse, stop: { done: boolean }) =>
     return statuses;
   })();
 
+/** One codex abuser: its requests back to back, until stopped. */
+const abuseCodex = (url: string, a: CodexAbuse, stop: { done: boolean }) =>
+  (async () => {
+    const statuses: Record<string, number> = {};
+    while (!stop.done) {
+      const key = await a.send(url);
+      statuses[key] = (statuses[key] ?? 0) + 1;
+    }
+    return statuses;
+  })();
+
 const line = (name: string, r: autocannon.Result, extra = "") =>
   console.log(
     `${name.padEnd(78)} rps ${r.requests.average.toFixed(0).padStart(5)}  p50 ${String(r.latency.p50).padStart(4)} ms  p99 ${String(r.latency.p99).padStart(5)} ms  non2xx ${r.non2xx} ${extra}`,
@@ -160,4 +261,35 @@ try {
 } finally {
   gateway.child.kill("SIGTERM");
   images.child.kill("SIGTERM");
+}
+
+// The same check over the real codex binary (scripted model provider): 8 connections of normal
+// clients (a codex turn costs codex tens of ms of CPU) share its app-server with the abuser. After
+// each run: the gateway's RSS and codex's (its descendants).
+const CODEX_CONNECTIONS = 8;
+const codex = await startChild("./child/abuse-codex-gateway.ts");
+const mib = (n: number) => `${(n / 2 ** 20).toFixed(0)} MiB`;
+const memory = async () => {
+  const pid = codex.child.pid as number;
+  return `gateway RSS ${mib(await rssOf(pid))}, codex RSS ${mib(await descendantsRss(pid))}`;
+};
+try {
+  const photo = `data:image/png;base64,${noisePng(1300).toString("base64")}`;
+  await normalLoad(codex.url, CODEX_CONNECTIONS); // warm-up
+  line(
+    "codex baseline (8 connections, no abuser)",
+    await normalLoad(codex.url, CODEX_CONNECTIONS),
+    await memory(),
+  );
+  for (const a of codexAbusers(photo)) {
+    const stop = { done: false };
+    const abuser = abuseCodex(codex.url, a, stop);
+    const result = await normalLoad(codex.url, CODEX_CONNECTIONS);
+    stop.done = true;
+    const statuses = JSON.stringify(await abuser);
+    line(`with abuser ${a.name}`, result, `abuser statuses ${statuses}; ${await memory()}`);
+  }
+  line("codex baseline again", await normalLoad(codex.url, CODEX_CONNECTIONS), await memory());
+} finally {
+  codex.child.kill("SIGTERM");
 }

@@ -140,7 +140,7 @@ export const OPTIONS: ReadonlyArray<OptionSpec> = [
     "PROXY_CODEX_LIVE_THREAD_MAX_CHARS",
     "int",
     "16000000",
-    "Conversation characters kept alive per app-server over all its live threads (what codex holds in memory for them); the least recently used threads are let go beyond it.",
+    "Characters kept alive per app-server over all its live threads, each counting its conversation and, in native tool mode, its tool list (what codex holds in memory for them); the least recently used threads are let go beyond it.",
   ),
   opt("maxInFlight", "PROXY_MAX_IN_FLIGHT", "int", "16", "Backend turns running at once."),
   opt(
@@ -177,7 +177,7 @@ export const OPTIONS: ReadonlyArray<OptionSpec> = [
     "PROXY_WRITE_TIMEOUT_MS",
     "int",
     "30000",
-    "A streaming client that reads nothing for this long is dropped and its turn stopped (0 = never).",
+    "A streaming client that reads nothing for this long is dropped and its turn stopped (0 = never); so is a codex turn whose client takes nothing for this long while codex's output waits for it (30 s when 0).",
   ),
   opt(
     "maxAnswerChars",

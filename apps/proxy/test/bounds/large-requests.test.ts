@@ -5,8 +5,14 @@ import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resolveConfig } from "../../src/config/config.js";
 import { startGateway } from "../../src/gateway.js";
-import { gatewayOver, type ReliabilityGateway } from "../reliability/support.js";
-import { calmestStall, postJson } from "./support.js";
+import {
+  type CodexGateway,
+  gatewayOver,
+  gatewayOverCodex,
+  type ReliabilityGateway,
+} from "../reliability/support.js";
+import { PHOTO } from "../support/image-server.js";
+import { calmestStall, postJson, randomRun } from "./support.js";
 
 const BOUND_MS = 250;
 const conversation = (n: number) =>
@@ -142,5 +148,88 @@ describe("large bodies and huge upstream deltas (real gateway, in-process loop m
       await gateway.shutdown("test done");
       await upstream.close();
     }
+  });
+});
+
+describe("large ordinary inputs over the real codex binary (real gateway, in-process loop monitor)", {
+  timeout: 120_000,
+}, () => {
+  let g: CodexGateway;
+  beforeAll(async () => {
+    g = await gatewayOverCodex(() => ({ text: "I see it." }));
+  });
+  afterAll(() => g?.close());
+
+  type Answer = {
+    readonly choices?: ReadonlyArray<{ readonly message: { readonly content: string } }>;
+    readonly content?: ReadonlyArray<{ readonly text: string }>;
+  };
+  /** What codex sent the model provider in its last request. */
+  const upstream = () => JSON.stringify(g.provider.requests.at(-1)?.body.input ?? []);
+
+  it("a 5 MB photo inline is answered on Chat and Messages, and the model receives it whole", async () => {
+    const data = PHOTO().toString("base64");
+    const chat = JSON.stringify({
+      model: "m",
+      messages: [
+        {
+          role: "user",
+          content: [
+            { type: "text", text: "What is in this photo?" },
+            { type: "image_url", image_url: { url: `data:image/png;base64,${data}` } },
+          ],
+        },
+      ],
+    });
+    const messages = JSON.stringify({
+      model: "m",
+      max_tokens: 100,
+      messages: [
+        {
+          role: "user",
+          content: [
+            { type: "image", source: { type: "base64", media_type: "image/png", data } },
+            { type: "text", text: "What is in this photo?" },
+          ],
+        },
+      ],
+    });
+    for (const [path, body, answer] of [
+      ["/v1/chat/completions", chat, (j: Answer) => j.choices?.[0]?.message.content],
+      ["/v1/messages", messages, (j: Answer) => j.content?.[0]?.text],
+    ] as const) {
+      const { worst, result } = await calmestStall(async () => {
+        const res = await postJson(`${g.url}${path}`, body);
+        return { status: res.status, json: (await res.json()) as Answer };
+      }, BOUND_MS);
+      // Before: 504 "the client stopped reading: more than 2097152 bytes of backend events were waiting".
+      expect([path, result.status, answer(result.json)]).toEqual([path, 200, "I see it."]);
+      expect(upstream()).toContain(`data:image/png;base64,${data}`);
+      expect(worst).toBeLessThan(BOUND_MS);
+    }
+  });
+
+  it("a conversation of 3 MiB of text is answered (codex compacts what exceeds the model's context itself)", async () => {
+    const turns = Array.from({ length: 24 }, (_, i) => ({
+      role: i % 2 ? "assistant" : "user",
+      content: `${i}:${randomRun(128 * 1024)}`,
+    }));
+    const body = JSON.stringify({
+      model: "m",
+      stream: true,
+      messages: [...turns, { role: "user", content: "and now?" }],
+    });
+    const { worst, result } = await calmestStall(async () => {
+      const res = await postJson(`${g.url}/v1/chat/completions`, body);
+      return { status: res.status, text: await res.text() };
+    }, BOUND_MS);
+    // Before: an error event, "the client stopped reading: more than 2097152 bytes of backend events were waiting".
+    expect(result.status).toBe(200);
+    expect(result.text).toContain('"content":"I see it."');
+    expect(result.text).toContain('"finish_reason":"stop"');
+    expect(result.text).not.toContain("stopped reading");
+    expect(result.text).toContain("data: [DONE]");
+    expect(upstream()).toContain("and now?");
+    expect(worst).toBeLessThan(BOUND_MS);
   });
 });

@@ -1,19 +1,11 @@
-import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, readFile, rm } from "node:fs/promises";
-import { createRequire } from "node:module";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runClaudeCode } from "./cli-clients.js";
 import { lastUserText, type RecordedRequest, startE2E, toolCallText, transcriptOf } from "./e2e-gateway.js";
 import { askOf, fn, toolsOf, trailingOutputs } from "./native-support.js";
-
-/** The native Claude Code binary the npm package ships (`node_modules/.bin/claude`). */
-const CLAUDE = join(
-  dirname(createRequire(import.meta.url).resolve("@anthropic-ai/claude-code/package.json")),
-  "bin",
-  "claude.exe",
-);
 
 /**
  * The scripted model behind codex: asked to create a marker file it calls Claude Code's Bash tool;
@@ -49,30 +41,9 @@ const runClaude = async (
   extraArgs: string[],
   prompt = "Create marker.txt containing hi",
 ) => {
-  const home = join(work, "home");
-  const project = join(work, "proj");
-  await mkdir(home, { recursive: true });
-  await mkdir(project, { recursive: true });
-  const env = {
-    PATH: process.env.PATH ?? "/usr/bin:/bin",
-    HOME: home,
-    TERM: "dumb",
-    LANG: "C.UTF-8",
-    ANTHROPIC_BASE_URL: url,
-    ANTHROPIC_API_KEY: "test",
-    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
-    DISABLE_TELEMETRY: "1",
-    DISABLE_AUTOUPDATER: "1",
-    DISABLE_ERROR_REPORTING: "1",
-    CLAUDE_CODE_MAX_RETRIES: "0",
-  };
-  const args = ["-p", prompt, "--output-format", "json", "--allowedTools", "Bash"];
-  const stdout = await new Promise<string>((resolve, reject) => {
-    execFile(CLAUDE, [...args, ...extraArgs], { cwd: project, env, timeout: 90_000 }, (error, out, err) =>
-      error ? reject(new Error(`claude failed: ${error.message}\n${out}\n${err}`)) : resolve(out),
-    );
-  });
-  return { project, result: JSON.parse(stdout) as ClaudeResult };
+  const run = await runClaudeCode(url, work, { args: extraArgs, prompt });
+  if (run.code !== 0) throw new Error(`claude failed (${run.code})\n${run.stdout}\n${run.stderr}`);
+  return { project: run.project, result: JSON.parse(run.stdout) as ClaudeResult };
 };
 
 describe("end to end: Claude Code → /v1/messages → real codex app-server → scripted model", {

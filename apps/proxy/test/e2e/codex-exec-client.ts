@@ -1,16 +1,12 @@
-import { execFile } from "node:child_process";
 import { mkdtemp, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { type CliRun, runCli } from "./cli-clients.js";
 
 const CODEX_JS = createRequire(import.meta.url).resolve("@openai/codex/bin/codex.js");
 
-export interface CodexExecRun {
-  readonly code: number;
-  readonly stdout: string;
-  readonly stderr: string;
-}
+export type CodexExecRun = CliRun;
 
 /**
  * Runs the real `codex exec` in `work` against the gateway at `url` (a custom provider, Responses
@@ -21,7 +17,12 @@ export const runCodexExec = async (
   url: string,
   work: string,
   dirs: string[],
-  options: { readonly model?: string; readonly prompt?: string } = {},
+  options: {
+    readonly model?: string;
+    readonly prompt?: string;
+    /** `"default"`: codex's own request and stream retries (`"none"`, the default here, turns both off). */
+    readonly retries?: "none" | "default";
+  } = {},
 ): Promise<CodexExecRun> => {
   const home = await mkdtemp(join(tmpdir(), "exec-home-"));
   dirs.push(home);
@@ -33,29 +34,16 @@ export const runCodexExec = async (
     `base_url = "${url}/v1"`,
     'wire_api = "responses"',
     'env_key = "PROXY_KEY"',
-    "request_max_retries = 0",
-    "stream_max_retries = 0",
+    ...(options.retries === "default" ? [] : ["request_max_retries = 0", "stream_max_retries = 0"]),
   ];
   await writeFile(join(home, "config.toml"), `${config.join("\n")}\n`);
-  return new Promise<CodexExecRun>((resolve) => {
-    const child = execFile(
-      process.execPath,
-      [
-        CODEX_JS,
-        "exec",
-        "--skip-git-repo-check",
-        "--ephemeral",
-        "-s",
-        "workspace-write",
-        options.prompt ?? "create the marker file",
-      ],
-      {
-        cwd: work,
-        env: { PATH: process.env.PATH ?? "", HOME: home, CODEX_HOME: home, PROXY_KEY: "sk-exec" },
-        timeout: 150_000,
-      },
-      (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
-    );
-    child.stdin?.end();
-  });
+  const env = { PATH: process.env.PATH ?? "", HOME: home, CODEX_HOME: home, PROXY_KEY: "sk-exec" };
+  const args = ["exec", "--skip-git-repo-check", "--ephemeral", "-s", "workspace-write"];
+  return runCli(
+    process.execPath,
+    [CODEX_JS, ...args, options.prompt ?? "create the marker file"],
+    work,
+    env,
+    150_000,
+  );
 };

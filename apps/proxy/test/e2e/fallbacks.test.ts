@@ -3,12 +3,13 @@ import { usageLimitReached } from "@proxy/adapter-codex-appserver/testing";
 import { startScriptedUpstream } from "@proxy/adapter-openai-compatible/testing";
 import OpenAI, { APIError } from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { PHOTO } from "../support/image-server.js";
 import { type RecordedRequest, type ScriptedResponse, startE2E } from "./e2e-gateway.js";
 
 const inAnHour = () => Math.floor(Date.now() / 1000) + 3600;
 
 /** What the codex route's model does now (set per test), and a gate holding slow answers. */
-let codexMode: "answer" | "limit" | "partial-then-throttled" = "answer";
+let codexMode: "answer" | "limit" | "partial-then-throttled" | "refuse-model" | "bad-request" = "answer";
 let release: () => void = () => {};
 let held = new Promise<void>((r) => {
   release = r;
@@ -17,6 +18,15 @@ const codexModel = (request: RecordedRequest): ScriptedResponse => {
   const model = String(request.body.model);
   if (model === "slow-model" || model === "tight-model") return { text: `late from ${model}`, gate: held };
   if (codexMode === "limit") return usageLimitReached({ resetsAt: inAnHour() });
+  if (codexMode === "refuse-model")
+    return { fail: { status: 400, body: { detail: "The 'e2e-model' model is not supported here." } } };
+  if (codexMode === "bad-request")
+    return {
+      fail: {
+        status: 400,
+        body: { error: { message: "Unsupported value: 'x'.", code: "unsupported_value" } },
+      },
+    };
   if (codexMode === "partial-then-throttled")
     return {
       chunks: ["partial answer from codex "],
@@ -68,6 +78,32 @@ describe("fallbacks before the first byte: a codex route falls over to an OpenAI
     expect(upstream.requests.length).toBe(before);
   });
 
+  it("a 5 MB photo is answered by the primary: a big input is no reason to fall back", async () => {
+    codexMode = "answer";
+    const before = upstream.requests.length;
+    const photo = `data:image/png;base64,${PHOTO().toString("base64")}`;
+    const { data, response } = await client.chat.completions
+      .create({
+        model: "e2e-model",
+        messages: [
+          {
+            role: "user",
+            content: [
+              { type: "text", text: "What is in this photo?" },
+              { type: "image_url", image_url: { url: photo } },
+            ],
+          },
+        ],
+      })
+      .withResponse();
+    // Before: codex's echo of the photo failed the turn as a `timeout`, a fallback reason: "answer from local".
+    expect(data.choices[0]?.message.content).toBe("answer from codex");
+    expect(response.headers.get("x-proxy-route")).toBe("e2e-model");
+    expect(upstream.requests.length).toBe(before);
+    expect(JSON.stringify(e2e.provider.requests.at(-1)?.body.input)).toContain(photo);
+    expect(e2e.logs.some((l) => l.msg === "model route: falling back before the first byte")).toBe(false);
+  });
+
   it("the plan's limit reached: the request runs on the fallback, streamed or not, on OpenAI and Anthropic clients", async () => {
     codexMode = "limit";
     const { data, response } = await ask("e2e-model");
@@ -93,6 +129,24 @@ describe("fallbacks before the first byte: a codex route falls over to an OpenAI
     expect(await messages.finalText()).toBe("answer from local");
     const log = e2e.logs.find((l) => l.msg === "model route: falling back before the first byte");
     expect(log).toMatchObject({ route: "e2e-model", fallback: "local", reason: "rate_limited" });
+  });
+
+  it("a client error is the answer: a model or request the provider refuses does not move to the fallback", async () => {
+    for (const [mode, status, code, message] of [
+      ["refuse-model", 404, "model_not_found", "The 'e2e-model' model is not supported here."],
+      ["bad-request", 400, "unsupported_value", "Unsupported value: 'x'."],
+    ] as const) {
+      codexMode = mode;
+      const before = upstream.requests.length;
+      const error = await ask("e2e-model").then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(error).toBeInstanceOf(APIError);
+      expect(error).toMatchObject({ status, code, message: `${status} ${message}` });
+      expect((error as APIError).headers?.get("x-proxy-route")).toBe("e2e-model");
+      expect(upstream.requests.length).toBe(before);
+    }
   });
 
   it("after the first byte there is no retry: the client gets the partial answer and the error", async () => {

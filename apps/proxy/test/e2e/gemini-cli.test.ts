@@ -1,9 +1,8 @@
-import { execFile } from "node:child_process";
-import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { createRequire } from "node:module";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { runGeminiCli } from "./cli-clients.js";
 import {
   lastUserText,
   type RecordedRequest,
@@ -13,63 +12,13 @@ import {
 } from "./e2e-gateway.js";
 import { fn, trailingOutputs } from "./native-support.js";
 
-const GEMINI_JS = join(
-  dirname(createRequire(import.meta.url).resolve("@google/gemini-cli/package.json")),
-  "bundle",
-  "gemini.js",
-);
 const KEY = "gemini-cli-key";
 
-/** A throwaway HOME (settings per the reference recipe) and an empty project directory. */
+/** A throwaway directory for the CLI's HOME and project (the run creates what it needs under it). */
 const makeWorkspace = async () => {
   const work = await mkdtemp(join(tmpdir(), "gemini-cli-e2e-"));
-  await mkdir(join(work, "home", ".gemini"), { recursive: true });
-  await mkdir(join(work, "proj"));
-  await mkdir(join(work, "tmp"));
-  await writeFile(
-    join(work, "home", ".gemini", "settings.json"),
-    JSON.stringify({
-      security: { auth: { selectedType: "gemini-api-key" } },
-      privacy: { usageStatisticsEnabled: false },
-      telemetry: { enabled: false },
-      general: { disableAutoUpdate: true, disableUpdateNag: true, maxAttempts: 1 },
-    }),
-  );
   return { work, marker: join(work, "proj", "marker.txt") };
 };
-
-/** `gemini -p … --yolo [-m gemini-2.5-pro] --output-format json`, offline, against the gateway. */
-const runGemini = (work: string, baseUrl: string, pinModel: boolean) =>
-  new Promise<{ stdout: string; stderr: string; code: number }>((resolve) => {
-    const args = [
-      "-p",
-      "Create marker.txt containing hi",
-      "--yolo",
-      ...(pinModel ? ["-m", "gemini-2.5-pro"] : []),
-      "--output-format",
-      "json",
-    ];
-    const child = execFile(
-      process.execPath,
-      [GEMINI_JS, ...args],
-      {
-        cwd: join(work, "proj"),
-        env: {
-          PATH: process.env.PATH ?? "",
-          HOME: join(work, "home"),
-          TERM: "dumb",
-          LANG: "C.UTF-8",
-          TMPDIR: join(work, "tmp"),
-          GEMINI_API_KEY: KEY,
-          GOOGLE_GEMINI_BASE_URL: baseUrl,
-          GEMINI_CLI_TRUST_WORKSPACE: "true",
-        },
-        timeout: 90_000,
-      },
-      (error, stdout, stderr) => resolve({ stdout, stderr, code: error ? Number(error.code ?? 1) : 0 }),
-    );
-    child.stdin?.end();
-  });
 
 /** The CLI's routing question (no `-m`): structured output with its complexity schema. */
 const isRouterRequest = (r: RecordedRequest) =>
@@ -100,7 +49,7 @@ describe("end to end: Gemini CLI → gateway → real codex app-server → scrip
       () => e2e.close(),
       () => rm(work, { recursive: true, force: true }),
     );
-    const { stdout, stderr, code } = await runGemini(work, e2e.url, pinModel);
+    const { stdout, stderr, code } = await runGeminiCli(work, e2e.url, { key: KEY, pinModel });
     expect({ code, stderr: code === 0 ? "" : stderr }).toEqual({ code: 0, stderr: "" });
     expect(await readFile(marker, "utf8")).toBe("hi\n");
     expect((JSON.parse(stdout) as { response: string }).response).toBe("Done: marker.txt holds hi.");

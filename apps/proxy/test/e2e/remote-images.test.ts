@@ -1,6 +1,6 @@
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { PNG, startImageServer } from "../support/image-server.js";
+import { PHOTO, PNG, startImageServer } from "../support/image-server.js";
 import { startE2E } from "./e2e-gateway.js";
 
 const DATA_URL = `data:image/png;base64,${PNG.toString("base64")}`;
@@ -41,6 +41,46 @@ describe("remote images are fetched by the gateway (real codex app-server)", { t
     });
     expect(answer.choices[0]?.message.content).toBe("A cat.");
     expect(upstreamImages()).toEqual([DATA_URL]);
+  });
+
+  it("a fetched 5 MB photo reaches the model whole, streamed or not, on Chat and Messages", async () => {
+    const photo = `data:image/png;base64,${PHOTO().toString("base64")}`;
+    const answer = await client.chat.completions.create({
+      model: "m",
+      messages: [
+        {
+          role: "user",
+          content: [
+            { type: "text", text: "What is this?" },
+            { type: "image_url", image_url: { url: images.url("/photo.png") } },
+          ],
+        },
+      ],
+    });
+    expect(answer.choices[0]?.message.content).toBe("A cat.");
+    expect(upstreamImages()).toEqual([photo]);
+    const stream = await fetch(`${e2e.url}/v1/messages`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "anthropic-version": "2023-06-01" },
+      body: JSON.stringify({
+        model: "m",
+        max_tokens: 100,
+        stream: true,
+        messages: [
+          {
+            role: "user",
+            content: [
+              { type: "text", text: "What is this?" },
+              { type: "image", source: { type: "url", url: images.url("/photo.png") } },
+            ],
+          },
+        ],
+      }),
+    });
+    const events = await stream.text();
+    expect(events).toContain('"text":"A cat."');
+    expect(events).toContain("event: message_stop");
+    expect(upstreamImages()).toEqual([photo]);
   });
 
   it("Gemini fileData with an http(s) fileUri reaches the model inline; a refused one names its field", async () => {

@@ -407,7 +407,7 @@ describe("model routes: real clients → gateway → text-only OpenAI-compatible
     expect(again.choices[0]?.message.content).toBe("Hello from the local model.");
   });
 
-  it("upstream 429 → 429 with the upstream's Retry-After; 401 → 503 backend_auth naming the route", async () => {
+  it("upstream 429 → 429 with the upstream's Retry-After; 401 → 403 backend_auth naming the route", async () => {
     const post = (content: string) =>
       fetch(`${e2e.url}/v1/chat/completions`, {
         method: "POST",
@@ -419,7 +419,7 @@ describe("model routes: real clients → gateway → text-only OpenAI-compatible
     expect(throttled.headers.get("retry-after")).toBe("7");
     expect(((await throttled.json()) as { error: { type: string } }).error.type).toBe("rate_limit_error");
     const refused = await post("bad key");
-    expect(refused.status).toBe(503);
+    expect(refused.status).toBe(403);
     const body = (await refused.json()) as { error: { type: string; message: string } };
     expect(body.error.type).toBe("authentication_error");
     expect(body.error.message).toContain("route 'qwen3-local'");

@@ -2,14 +2,15 @@ import { makeCodexHome, startScriptedModelProvider } from "@proxy/adapter-codex-
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort, openInspector, openSlowClient, readBytes, rssBytes } from "../support/process-probes.js";
 import { type SpawnedGateway, spawnGateway } from "../support/spawn-gateway.js";
+import { chatStreamText } from "./support.js";
 
-// A 3 MB answer in 32-character deltas: about 98,000 codex notifications (issue 25, item 15).
-// Retained memory is sampled through the inspector, whose commands run between any two JS statements:
-// a sample taken while the gateway parses codex's end-of-turn lines (each repeats the whole answer)
-// counts up to three copies of it (+9 MiB, for a reading client too), so the test holds the end of
-// the answer back while it samples the delta stream, and measures again once codex's turn is read.
+// A 3 MB answer in 32-character deltas: about 98,000 codex notifications of about 240 bytes, 23 MB
+// of codex output, more than the 2 MiB a turn may hold for its client. Retained memory is sampled
+// through the inspector, whose commands run between any two JS statements.
 const DELTA = "0123456789abcdefghijklmnopqrstu ";
 const DELTAS = 98_304;
+const ANSWER_LINES = DELTAS * 240;
+const MiB = 2 ** 20;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -19,14 +20,10 @@ describe("a paused reader of a long codex answer (real gateway process, real cod
   let gateway: SpawnedGateway;
   let inspector: Awaited<ReturnType<typeof openInspector>>;
   let cleanup: () => Promise<void> = async () => undefined;
-  let completeAnswer: () => void = () => undefined;
-  const answerCompleted = new Promise<void>((resolve) => {
-    completeAnswer = resolve;
-  });
   beforeAll(async () => {
     const provider = await startScriptedModelProvider((request) =>
       JSON.stringify(request.body).includes("a lot")
-        ? { chunks: Array.from({ length: DELTAS }, () => DELTA), completeAfter: answerCompleted }
+        ? { chunks: Array.from({ length: DELTAS }, () => DELTA) }
         : { text: "warm" },
     );
     const home = await makeCodexHome(provider.url);
@@ -41,7 +38,6 @@ describe("a paused reader of a long codex answer (real gateway process, real cod
     });
     inspector = await openInspector(inspectorPort);
     cleanup = async () => {
-      completeAnswer();
       inspector?.close();
       gateway?.child.kill("SIGKILL");
       await provider.close();
@@ -50,7 +46,7 @@ describe("a paused reader of a long codex answer (real gateway process, real cod
   }, 120_000);
   afterAll(() => cleanup());
 
-  it("the gateway holds a few MB for the stream, not the answer", async () => {
+  it("codex's output waits for the client: a few MB held while it reads nothing, then the whole answer", async () => {
     const pid = gateway.child.pid as number;
     for (let i = 0; i < 2; i++) {
       const warm = await fetch(`${gateway.url}/v1/chat/completions`, {
@@ -62,42 +58,48 @@ describe("a paused reader of a long codex answer (real gateway process, real cod
     }
     const baseline = await inspector.retainedBytes();
     const baselineRss = rssBytes(pid);
+    const from = readBytes(pid);
     const client = openSlowClient(gateway.url, {
       model: "m",
       stream: true,
       messages: [{ role: "user", content: "write a lot" }],
     });
-    const mib = (n: number) => (n / 2 ** 20).toFixed(1);
+    const mib = (n: number) => (n / MiB).toFixed(1);
+    // The client reads nothing. The gateway reads codex until the turn holds its share, then stops.
+    let peak = 0;
     let peakRss = 0;
-    /** Samples while the gateway reads from codex, until it has read `atLeast` more bytes and then nothing for a while. */
-    const sampleUntilRead = async (atLeast: number) => {
-      const from = readBytes(pid);
-      let peak = 0;
-      let last = from;
-      for (const deadline = Date.now() + 120_000; Date.now() < deadline; ) {
-        await sleep(500);
-        peak = Math.max(peak, (await inspector.retainedBytes()) - baseline);
-        peakRss = Math.max(peakRss, rssBytes(pid) - baselineRss);
-        const read = readBytes(pid);
-        if (read - from >= atLeast && read - last < 64 * 1024) return peak;
-        last = read;
-      }
-      throw new Error(`the gateway read only ${mib(readBytes(pid) - from)} MiB from codex`);
-    };
-    // The client reads nothing. First every delta: each codex line carries one (about 240 bytes).
-    const streamingPeak = await sampleUntilRead(DELTAS * DELTA.length * 4);
-    // Then codex's end of turn: three lines that each repeat the whole 3 MB answer. Parsing them is
-    // the same transient for any client, so the paused reader's share is measured once they are read.
-    completeAnswer();
-    await sampleUntilRead(DELTAS * DELTA.length);
-    const afterTurn = (await inspector.retainedBytes()) - baseline;
-    client.take(Number.POSITIVE_INFINITY);
+    let last = from;
+    const pausedAt = Date.now();
+    for (const deadline = Date.now() + 60_000; ; ) {
+      await sleep(500);
+      peak = Math.max(peak, (await inspector.retainedBytes()) - baseline);
+      peakRss = Math.max(peakRss, rssBytes(pid) - baselineRss);
+      const read = readBytes(pid);
+      if (read - from > 4 * MiB && read - last < 64 * 1024) break;
+      if (Date.now() > deadline) throw new Error(`the gateway kept reading: ${mib(read - from)} MiB`);
+      last = read;
+    }
+    const readWhilePaused = readBytes(pid) - from;
+    await sleep(2_000); // still paused: nothing more is read
+    expect(readBytes(pid) - from - readWhilePaused).toBeLessThan(256 * 1024);
+    const pausedMs = Date.now() - pausedAt;
+    // Now the client reads everything.
+    for (const deadline = Date.now() + 60_000; !client.ended(); ) {
+      client.take(Number.POSITIVE_INFINITY);
+      if (Date.now() > deadline) throw new Error("the answer did not end");
+      await sleep(5);
+    }
+    const { text, finish } = chatStreamText(client.body());
     client.destroy();
     console.info(
-      `paused codex reader: retained +${mib(streamingPeak)} MiB at most while codex streamed, +${mib(afterTurn)} MiB after its turn; RSS +${mib(peakRss)} MiB`,
+      `paused codex reader: codex output read while paused ${mib(readWhilePaused)} of ${mib(ANSWER_LINES)} MiB, retained +${mib(peak)} MiB at most, RSS +${mib(peakRss)} MiB; paused ${pausedMs} ms`,
     );
-    // Before the bound was by bytes: +8.4 MiB retained (20,000 queued notifications), RSS +10–19 MiB.
-    expect(streamingPeak).toBeLessThan(6 * 2 ** 20);
-    expect(afterTurn).toBeLessThan(6 * 2 ** 20);
+    // Backpressure: the gateway stopped reading codex before even the answer's deltas were read.
+    expect(readWhilePaused).toBeLessThan(ANSWER_LINES);
+    expect(peak).toBeLessThan(6 * MiB);
+    // Before: the turn failed once 2 MiB of notifications waited ("the client stopped reading").
+    expect(client.body()).not.toContain("stopped reading");
+    expect(text === DELTA.repeat(DELTAS)).toBe(true);
+    expect(finish).toBe("stop");
   });
 });

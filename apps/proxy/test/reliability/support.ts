@@ -98,3 +98,18 @@ export const chat = (url: string, content: string, init: { headers?: Record<stri
     headers: { "content-type": "application/json", ...init.headers },
     body: JSON.stringify({ model: "m", messages: [{ role: "user", content }] }),
   });
+
+/** A Chat Completions SSE answer's content deltas joined, and its finish reason. */
+export const chatStreamText = (sse: string): { readonly text: string; readonly finish: unknown } => {
+  let text = "";
+  let finish: unknown;
+  for (const line of sse.split("\n")) {
+    if (!line.startsWith("data: {")) continue;
+    const chunk = JSON.parse(line.slice(6)) as {
+      choices: Array<{ delta: { content?: string }; finish_reason: unknown }>;
+    };
+    text += chunk.choices[0]?.delta.content ?? "";
+    finish = chunk.choices[0]?.finish_reason ?? finish;
+  }
+  return { text, finish };
+};

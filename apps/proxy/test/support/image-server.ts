@@ -1,11 +1,19 @@
 import { createServer, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { noisePng } from "@proxy/adapter-codex-appserver/testing";
 
 /** A 1×1 PNG. */
 export const PNG = Buffer.from(
   "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==",
   "base64",
 );
+
+/** A 5 MB photo (see `noisePng`), made once. */
+let photo: Buffer | undefined;
+export const PHOTO = (): Buffer => {
+  photo ??= noisePng(1300);
+  return photo;
+};
 
 /** A real HTTP server on loopback with the routes an image fetch can meet. */
 export const startImageServer = async () => {
@@ -14,6 +22,7 @@ export const startImageServer = async () => {
     "/cat.png": (res) => res.writeHead(200, { "content-type": "image/png" }).end(PNG),
     "/page.html": (res) => res.writeHead(200, { "content-type": "text/html" }).end("<html></html>"),
     "/big.png": (res) => res.writeHead(200, { "content-type": "image/png" }).end(Buffer.alloc(4096)),
+    "/photo.png": (res) => res.writeHead(200, { "content-type": "image/png" }).end(PHOTO()),
     "/missing.png": (res) => res.writeHead(404).end(),
     "/to-cat": (res) => res.writeHead(302, { location: "/cat.png" }).end(),
     "/to-private": (res) => res.writeHead(302, { location: "http://10.1.2.3/cat.png" }).end(),

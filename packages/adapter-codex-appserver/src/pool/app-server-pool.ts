@@ -7,6 +7,8 @@ import {
   startAppServer,
   type ThreadListener,
 } from "../transport/app-server-process.js";
+import type { FlowLimits } from "../transport/stdout-flow.js";
+import { isUnreadLine, OPTED_OUT_NOTIFICATIONS, unreadMember } from "../turn/kept-notifications.js";
 import { createProcessPool, type ProcessPool } from "./process-pool.js";
 
 export interface AppServerPool {
@@ -27,6 +29,7 @@ export const createAppServerPool = (
     readonly workspace: SealedWorkspace;
     readonly logger: Logger;
     readonly startTimeoutMs: number;
+    readonly flow: FlowLimits;
     /** Told every `account/*` notification (the plan's rate limits). */
     readonly onAccountNotification: ThreadListener;
   },
@@ -53,6 +56,10 @@ export const createAppServerPool = (
       experimentalApi: nativeTools,
       startTimeoutMs: deps.startTimeoutMs,
       maxLineLength: options.maxLineLength,
+      optOutNotifications: OPTED_OUT_NOTIFICATIONS,
+      skipLine: isUnreadLine,
+      elideMember: unreadMember,
+      flow: deps.flow,
       onRpcResult: options.onRpcResult,
       onAccountNotification: deps.onAccountNotification,
       stdinGraceMs: options.shutdownGraceMs?.stdin,

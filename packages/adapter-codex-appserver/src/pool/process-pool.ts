@@ -16,6 +16,8 @@ export interface ProcessPool {
   readySlots(): number;
   /** Resolves once a process is ready; rejects with the reason when every slot's first start failed. */
   firstStart(): Promise<void>;
+  /** The processes serving now. */
+  processes(): ReadonlyArray<AppServerProcess>;
   restarts(): number;
   /** Shutdown has begun: a process that exits from now on is not restarted. */
   drain(): void;
@@ -130,10 +132,16 @@ export const createProcessPool = (options: ProcessPoolOptions): ProcessPool => {
   };
   const loops = slots.map((slot, i) => supervise(slot, i));
 
+  /** `a` is a worse pick than `b`: paused for a slow reader (its turns wait), else more leases. */
+  const busier = (a: Slot, b: Slot) => {
+    const pausedA = a.process?.flow.paused() === true;
+    const pausedB = b.process?.flow.paused() === true;
+    return pausedA !== pausedB ? pausedA : b.leases < a.leases;
+  };
   const pick = (): Slot | undefined => {
     let best: Slot | undefined;
     for (const s of slots) {
-      if (s.process?.isAlive() && (best === undefined || s.leases < best.leases)) best = s;
+      if (s.process?.isAlive() && (best === undefined || busier(best, s))) best = s;
     }
     return best;
   };
@@ -192,6 +200,7 @@ export const createProcessPool = (options: ProcessPoolOptions): ProcessPool => {
     },
     readySlots: () => slots.filter((s) => s.process?.isAlive()).length,
     firstStart: () => firstStart,
+    processes: () => slots.flatMap((s) => (s.process?.isAlive() ? [s.process] : [])),
     restarts: () => restarts,
     drain() {
       draining = true;

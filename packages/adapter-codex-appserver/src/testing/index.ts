@@ -8,6 +8,7 @@ export {
   watchProcessTree,
 } from "./host-activity.js";
 export { type CodexHome, makeCodexHome } from "./make-codex-home.js";
+export { noisePng } from "./noise-png.js";
 export {
   type PlanWindow,
   type ProviderScript,

@@ -12,8 +12,10 @@ export interface LiveThread {
   readonly openTurnId: string | undefined;
   /** The thread's usage total so far, to report the next turn's own usage. */
   readonly usageTotal: Usage | undefined;
-  /** The conversation's size in chars (what codex holds for it), for the memory bound. */
+  /** The conversation's size in chars, its tool list included (what codex holds for it), for the memory bound. */
   readonly size: number;
+  /** The characters of its native tool list (dynamic tools), which codex keeps for the thread; 0 in prompt mode. */
+  readonly toolChars: number;
 }
 
 export interface LiveThreadLimits {
@@ -21,7 +23,7 @@ export interface LiveThreadLimits {
   readonly maxPerProcess: number;
   /** A thread no request continued for this long is let go. */
   readonly idleMs: number;
-  /** Conversation chars kept alive per app-server, over all its live threads. */
+  /** Conversation chars (tool lists included) kept alive per app-server, over all its live threads. */
   readonly maxCharsPerProcess: number;
 }
 

@@ -9,6 +9,7 @@ import {
 import { createLineDecoder } from "./line-decoder.js";
 import { AppServerStartError, ConnectionClosedError, JsonRpcError } from "./rpc-errors.js";
 import { answerServerRequest } from "./server-requests.js";
+import { createStdoutFlow, DEFAULT_FLOW_LIMITS, type FlowLimits, type StdoutFlow } from "./stdout-flow.js";
 
 export type Spawn = (
   command: string,
@@ -38,6 +39,8 @@ export interface AppServerProcess {
   isAlive(): boolean;
   /** Turns this process brought to an end, whatever their status (the pool's evidence that it worked). */
   finishedTurns(): number;
+  /** Backpressure on its stdout: each turn's unread notifications, counted. */
+  readonly flow: StdoutFlow;
   /** Call `listener` when the child exits; returns an unsubscribe function. */
   onExit(listener: (info: ExitInfo) => void): () => void;
   /** Route notifications carrying `threadId` to `listener` until the returned function is called. */
@@ -58,6 +61,14 @@ export interface AppServerOptions {
   readonly experimentalApi?: boolean | undefined;
   readonly startTimeoutMs: number;
   readonly maxLineLength?: number | undefined;
+  /** Notification methods codex is asked not to send (`optOutNotificationMethods` at initialize). */
+  readonly optOutNotifications?: ReadonlyArray<string> | undefined;
+  /** stdout lines nobody reads, told from their first characters (skipped unparsed). */
+  readonly skipLine?: ((head: string) => boolean) | undefined;
+  /** The member of a stdout line nobody reads, cut out unparsed (see json-elide.ts). */
+  readonly elideMember?: ((head: string) => string | undefined) | undefined;
+  /** When reading codex's stdout pauses for the turns' readers (see stdout-flow.ts). */
+  readonly flow?: FlowLimits | undefined;
   readonly stdinGraceMs?: number | undefined;
   readonly termGraceMs?: number | undefined;
   readonly onRpcResult?: RpcResultObserver | undefined;
@@ -138,6 +149,7 @@ export const startAppServer = async (options: AppServerOptions): Promise<AppServ
     }
   });
 
+  const flow = createStdoutFlow(child.stdout, options.flow ?? DEFAULT_FLOW_LIMITS);
   const threads = new Map<string, ThreadListener>();
   const threadRequests = new Map<string, ThreadRequestHandler>();
   let finishedTurns = 0;
@@ -151,6 +163,8 @@ export const startAppServer = async (options: AppServerOptions): Promise<AppServ
     output: child.stdin,
     logger: log,
     maxLineLength: options.maxLineLength,
+    skipLine: options.skipLine,
+    elideMember: options.elideMember,
     onResult: options.onRpcResult,
     onNotification: (method, params, size) => {
       if (method === "turn/completed") finishedTurns++;
@@ -191,13 +205,18 @@ export const startAppServer = async (options: AppServerOptions): Promise<AppServ
   };
 
   const clientInfo = { name: options.clientName, title: options.clientName, version: options.clientVersion };
-  const initialize = (capabilities: unknown) =>
-    connection.request("initialize", { clientInfo, capabilities }, { timeoutMs: options.startTimeoutMs });
+  const optOutNotificationMethods = options.optOutNotifications ?? [];
+  const initialize = (experimentalApi: boolean) =>
+    connection.request(
+      "initialize",
+      { clientInfo, capabilities: { experimentalApi, optOutNotificationMethods } },
+      { timeoutMs: options.startTimeoutMs },
+    );
   let experimentalApi = options.experimentalApi === true;
   try {
     if (experimentalApi) {
       // A codex that refuses the experimental API is still served, in prompt mode only.
-      experimentalApi = await initialize({ experimentalApi: true }).then(
+      experimentalApi = await initialize(true).then(
         () => true,
         (e: unknown) => {
           if (!(e instanceof JsonRpcError)) throw e;
@@ -206,7 +225,7 @@ export const startAppServer = async (options: AppServerOptions): Promise<AppServ
         },
       );
     }
-    if (!experimentalApi) await initialize(null);
+    if (!experimentalApi) await initialize(false);
     await connection.notify("initialized");
   } catch (e) {
     if (e instanceof ConnectionClosedError) {
@@ -233,6 +252,7 @@ export const startAppServer = async (options: AppServerOptions): Promise<AppServ
     experimentalApi,
     isAlive: () => alive,
     finishedTurns: () => finishedTurns,
+    flow,
     onExit(listener) {
       if (!alive) {
         void exited.then(listener);

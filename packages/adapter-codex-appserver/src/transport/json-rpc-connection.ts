@@ -33,6 +33,10 @@ export interface JsonRpcConnectionOptions {
   readonly output: Writable;
   readonly logger: Logger;
   readonly maxLineLength?: number | undefined;
+  /** Lines nobody reads, told from their first characters: skipped while they stream, never parsed. */
+  readonly skipLine?: ((head: string) => boolean) | undefined;
+  /** The member of a line, told from its first characters, whose value nobody reads (cut out unparsed). */
+  readonly elideMember?: ((head: string) => string | undefined) | undefined;
   /** `size`: the notification's line length, what holding it costs (before parsing overhead). */
   readonly onNotification: (method: string, params: unknown, size: number) => void;
   readonly onServerRequest?: ServerRequestHandler;
@@ -58,11 +62,11 @@ const outcomeOf = (e: Error): string =>
         : "closed";
 
 /**
- * Notifications that repeat a whole answer (the final message item, the completed turn with its
- * items): dropping one would leave a long turn unfinished, so they may be this many times longer
- * than any other line. Codex writes `method` first, so the line's head identifies them.
+ * Notifications that can carry a whole answer (the completed turn with its items, a raw call item
+ * with its arguments): dropping one would leave a long turn unfinished, so they may be this many
+ * times longer than any other line. Codex writes `method` first, so the line's head identifies them.
  */
-const ANSWER_CARRYING = /^\{"method":"(item\/completed|turn\/completed|rawResponseItem\/completed)"/;
+const ANSWER_CARRYING = /^\{"method":"(turn\/completed|rawResponseItem\/completed)"/;
 const LARGE_LINE_FACTOR = 16;
 
 const isObject = (u: unknown): u is Json => typeof u === "object" && u !== null && !Array.isArray(u);
@@ -157,6 +161,8 @@ export const createJsonRpcConnection = (options: JsonRpcConnectionOptions): Json
     maxLineLength,
     largeLineLength: maxLineLength * LARGE_LINE_FACTOR,
     allowLarge: (head) => ANSWER_CARRYING.test(head),
+    ...(options.skipLine ? { skip: options.skipLine } : {}),
+    ...(options.elideMember ? { elide: options.elideMember } : {}),
     onDrop: (d) => logger.warn({ length: d.length }, "app-server: oversized stdout line dropped"),
   });
   const onData = (chunk: Buffer | string) => {

@@ -12,20 +12,27 @@ export interface LineDecoder {
   flush(): string[];
 }
 
-/** How many leading characters of a line `allowLarge` is shown. */
-const HEAD = 64;
+import { createValueElider, type ValueElider } from "./json-elide.js";
+
+/** How many leading characters of a line `allowLarge`, `skip` and `elide` are shown. */
+export const LINE_HEAD = 256;
 
 /**
  * Newline framing for a JSON-lines stream, I/O-free. Lines longer than `maxLineLength` are
  * dropped whole (reported through `onDrop`, never fatal) and the decoder resynchronises on the
  * next newline, so one runaway message cannot exhaust memory or kill the connection. A line whose
  * first characters satisfy `allowLarge` (a message known to carry a whole answer) may grow to
- * `largeLineLength` instead.
+ * `largeLineLength` instead. A line whose first characters satisfy `skip` (a message nobody reads)
+ * is discarded as it streams, whatever its length: it is never held, joined or parsed. A line
+ * whose first characters make `elide` name a member has that member's value cut out as it streams
+ * (`null` instead, see json-elide.ts): a long value nobody reads is not held either.
  */
 export const createLineDecoder = (options: {
   readonly maxLineLength: number;
   readonly largeLineLength?: number;
   readonly allowLarge?: (head: string) => boolean;
+  readonly skip?: (head: string) => boolean;
+  readonly elide?: (head: string) => string | undefined;
   readonly onDrop?: (dropped: DroppedLine) => void;
 }): LineDecoder => {
   const text = new TextDecoder("utf-8");
@@ -33,50 +40,83 @@ export const createLineDecoder = (options: {
   let parts: string[] = [];
   let pending = 0;
   let head = "";
-  let discarding = false;
+  /** The current line is thrown away up to its newline: oversized (reported) or skipped (not). */
+  let discarding: "oversized" | "skipped" | undefined;
   let discarded = 0;
+  const decides = options.skip !== undefined || options.elide !== undefined;
+  /** `skip` and `elide` were asked about the current line. */
+  let decided = !decides;
+  let elider: ValueElider | undefined;
 
   const drop = (length: number) => options.onDrop?.({ reason: "oversized", length });
   /** The limit for the current line, decided once it is over the normal one (its head is known by then). */
-  const fits = (length: number, segment: string) => {
-    if (length <= options.maxLineLength) return true;
-    const start = head.length < HEAD ? head + segment.slice(0, HEAD - head.length) : head;
-    return length <= large && options.allowLarge?.(start) === true;
-  };
+  const fits = (length: number) =>
+    length <= options.maxLineLength || (length <= large && options.allowLarge?.(head) === true);
   const reset = () => {
     parts = [];
     pending = 0;
     head = "";
+    decided = !decides;
+    elider = undefined;
+  };
+  /**
+   * Extends the head with `segment` and decides, once (at `LINE_HEAD` chars or the line's end),
+   * whether the line is skipped (true) or has a member cut out (the parts held so far go through
+   * the elider then).
+   */
+  const skipped = (segment: string, ended: boolean): boolean => {
+    if (head.length < LINE_HEAD) head += segment.slice(0, LINE_HEAD - head.length);
+    if (decided || (!ended && head.length < LINE_HEAD)) return false;
+    decided = true;
+    if (options.skip?.(head) === true) return true;
+    const key = options.elide?.(head);
+    if (key !== undefined) {
+      elider = createValueElider(key);
+      const held = elider(parts.join(""));
+      parts = held === "" ? [] : [held];
+      pending = held.length;
+    }
+    return false;
   };
   const emit = (out: string[], segment: string) => {
-    if (discarding) {
-      drop(discarded + segment.length);
-      discarding = false;
+    if (discarding !== undefined) {
+      if (discarding === "oversized") drop(discarded + segment.length);
+      discarding = undefined;
       discarded = 0;
+      reset();
       return;
     }
-    if (!fits(pending + segment.length, segment)) {
-      drop(pending + segment.length);
+    if (skipped(segment, true)) {
+      reset();
+      return;
+    }
+    const kept = elider ? elider(segment) : segment;
+    const length = pending + kept.length;
+    if (!fits(length)) {
+      drop(length);
     } else {
-      const line = (parts.join("") + segment).replace(/\r$/, "");
+      const line = (pending === 0 ? kept : parts.join("") + kept).replace(/\r$/, "");
       if (line.trim() !== "") out.push(line);
     }
     reset();
   };
   const hold = (segment: string) => {
-    if (discarding) {
+    if (discarding !== undefined) {
       discarded += segment.length;
       return;
     }
-    if (!fits(pending + segment.length, segment)) {
-      discarding = true;
-      discarded = pending + segment.length;
-      reset();
+    const skip = skipped(segment, false);
+    const kept = skip || elider === undefined ? segment : elider(segment);
+    const length = pending + kept.length;
+    if (skip || !fits(length)) {
+      discarding = skip ? "skipped" : "oversized";
+      discarded = length;
+      parts = [];
+      pending = 0;
       return;
     }
-    if (head.length < HEAD) head += segment.slice(0, HEAD - head.length);
-    parts.push(segment);
-    pending += segment.length;
+    if (kept !== "") parts.push(kept);
+    pending = length;
   };
 
   return {
@@ -95,7 +135,7 @@ export const createLineDecoder = (options: {
       const tail = text.decode();
       if (tail !== "") hold(tail);
       const out: string[] = [];
-      if (discarding || pending > 0) emit(out, "");
+      if (discarding !== undefined || pending > 0) emit(out, "");
       return out;
     },
   };

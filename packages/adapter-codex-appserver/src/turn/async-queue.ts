@@ -8,6 +8,10 @@ export interface AsyncQueue<T> {
   end(): void;
   /** Items waiting for the consumer. */
   size(): number;
+  /** The item pushed last, if the consumer has not taken it yet (a producer may still add to it). */
+  last(): T | undefined;
+  /** Removes every waiting item (the consumer will not want them). */
+  clear(): void;
 }
 
 export const createAsyncQueue = <T>(): AsyncQueue<T> => {
@@ -30,6 +34,10 @@ export const createAsyncQueue = <T>(): AsyncQueue<T> => {
       notify();
     },
     size: () => items.length,
+    last: () => items[items.length - 1],
+    clear() {
+      items.length = 0;
+    },
     shift: () => items.shift(),
     async next() {
       while (items.length === 0 && !ended) await new Promise<void>((resolve) => (wake = resolve));

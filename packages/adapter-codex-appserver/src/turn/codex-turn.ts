@@ -8,8 +8,9 @@ import { createAsyncQueue } from "./async-queue.js";
 import { toCodexTurnInput } from "./codex-input.js";
 import { nativeToolNames } from "./native-tools.js";
 import { createTurnControl } from "./turn-control.js";
+import { createTurnInbox, type TurnInbox } from "./turn-inbox.js";
 import { createTurnMapper } from "./turn-mapper.js";
-import { queueNotifications, readTurn, type Signal } from "./turn-signals.js";
+import { readTurn, type Signal } from "./turn-signals.js";
 import { startTurn } from "./turn-start.js";
 import { acquireThread } from "./turn-thread.js";
 
@@ -37,12 +38,8 @@ export interface TurnContext {
   readonly turnTimeoutMs: number;
   /** `item/tool/call` requests of native turns not yet answered, across the backend (a gauge). */
   readonly pendingToolRequests: { count: number };
-  /**
-   * Bytes of notifications a turn may hold for a consumer that stopped reading (each counted as its
-   * line plus the parsed object's overhead). codex's stdout is shared by every turn of its process
-   * and cannot be paused for one, so beyond this the turn fails instead.
-   */
-  readonly maxPendingNotificationBytes: number;
+  /** How long a reader may take nothing while codex's output waits for it (see stdout-flow.ts). */
+  readonly stalledReaderMs: number;
 }
 
 /**
@@ -80,8 +77,12 @@ export async function* runCodexTurn(
   const control = createTurnControl(ctx, request, signal);
   let phase = "thread/start";
   let streamStarted = false;
-  const pending = { bytes: 0 };
+  const historyCallIds = new Set(
+    request.history.flatMap((m) => ("toolCalls" in m ? m.toolCalls.map((c) => c.callId) : [])),
+  );
+  let inbox: TurnInbox | undefined;
   const onAbort = () => {
+    inbox?.abandon();
     queue.push({ kind: "abort" });
     control.interrupt();
   };
@@ -97,7 +98,13 @@ export async function* runCodexTurn(
     if (thread === undefined) return;
     onCleanup(thread.proc.onExit((info) => queue.push({ kind: "exit", info })));
     control.hold(thread);
-    thread.channel.attach(queueNotifications(queue, pending, ctx.maxPendingNotificationBytes));
+    const account = thread.proc.flow.open(() => {
+      inbox?.stall();
+      control.interrupt();
+    });
+    onCleanup(account.close);
+    inbox = createTurnInbox(queue, account, historyCallIds);
+    thread.channel.attach(inbox.listener);
     const input = thread.continuation?.turn ?? plan;
     const turnId = await startTurn(ctx, request, thread, input, control, signal, (p) => {
       phase = p;
@@ -105,9 +112,6 @@ export async function* runCodexTurn(
     if (turnId === undefined) return;
     control.started(turnId);
 
-    const historyCallIds = new Set(
-      request.history.flatMap((m) => ("toolCalls" in m ? m.toolCalls.map((c) => c.callId) : [])),
-    );
     const mapper = createTurnMapper(ctx.logger, {
       names,
       historyCallIds,
@@ -118,8 +122,8 @@ export async function* runCodexTurn(
     yield* readTurn({
       queue,
       mapper,
-      maxPendingNotificationBytes: ctx.maxPendingNotificationBytes,
-      pending,
+      account,
+      stalledReaderMs: ctx.stalledReaderMs,
       turnTimeoutMs: ctx.turnTimeoutMs,
       onCleanup,
       start: { type: "stream-start", model: thread.model, turnId },

@@ -14,9 +14,14 @@ export interface HeldThread {
   /** The request's conversation keys (continuity on). */
   readonly keys: ConversationKey[] | undefined;
   readonly continuation: Continuation | undefined;
+  /** The characters of the thread's native tool list (see `LiveThread.toolChars`). */
+  readonly toolChars: number;
 }
 
-/** The conversation's size in chars, roughly what codex holds for it (the live threads' memory bound). */
+/**
+ * The conversation's size in chars, roughly what codex holds for it (the live threads' memory
+ * bound); the thread's tool list is added by the caller.
+ */
 const conversationChars = (request: BackendRequest, mapper: TurnMapper): number => {
   let chars = request.instructions.length + mapper.reply().text.length;
   for (const m of request.history)
@@ -99,7 +104,8 @@ export const createTurnControl = (
           channel: h.channel,
           openTurnId: turn.ending() === "tool_calls" ? turnId : undefined,
           usageTotal: turn.threadTotal() ?? h.continuation?.thread.usageTotal,
-          size: conversationChars(request, turn),
+          size: conversationChars(request, turn) + h.toolChars,
+          toolChars: h.toolChars,
         });
         return;
       }

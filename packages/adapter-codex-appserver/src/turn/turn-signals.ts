@@ -1,8 +1,21 @@
 import { type BackendBatch, type BackendEvent, GatewayError } from "@proxy/core";
-import { describe, type ExitInfo, type ThreadListener } from "../transport/app-server-process.js";
+import { describe, type ExitInfo } from "../transport/app-server-process.js";
+import type { FlowAccount } from "../transport/stdout-flow.js";
 import type { AsyncQueue } from "./async-queue.js";
 import { providerAnswered, refusalOf } from "./turn-acceptance.js";
 import type { TurnMapper } from "./turn-mapper.js";
+
+/** Consecutive text deltas of one kind, merged while the reader is behind (see turn-inbox.ts). */
+export interface TextRun {
+  readonly kind: "run";
+  readonly method: "item/agentMessage/delta" | "item/reasoning/summaryTextDelta";
+  readonly turnId: unknown;
+  readonly summaryIndex: unknown;
+  pieces: string[];
+  /** Joined into one piece: the next delta starts a new run. */
+  full: boolean;
+  bytes: number;
+}
 
 /** What a turn's queue carries: its thread's notifications and what else can end the turn. */
 export type Signal =
@@ -13,10 +26,11 @@ export type Signal =
       /** What holding it costs; 0 for what is not counted (held tool requests). */
       readonly bytes: number;
     }
+  | TextRun
   | { readonly kind: "exit"; readonly info: ExitInfo }
   | { readonly kind: "abort" }
   | { readonly kind: "timeout" }
-  | { readonly kind: "overflow" };
+  | { readonly kind: "stalled" };
 
 /** How long an aborted turn waits for codex's usage before it ends. */
 const USAGE_DRAIN_MS = 1_000;
@@ -24,9 +38,10 @@ const USAGE_DRAIN_MS = 1_000;
 export interface TurnReading {
   readonly queue: AsyncQueue<Signal>;
   readonly mapper: TurnMapper;
-  readonly maxPendingNotificationBytes: number;
-  /** Bytes of notifications queued and not yet read (the producer adds, reading subtracts). */
-  readonly pending: { bytes: number };
+  /** What the queue holds, counted against the app-server's stdout (reading lowers it). */
+  readonly account: FlowAccount;
+  /** How long a stalled reader took nothing, for its error. */
+  readonly stalledReaderMs: number;
   readonly turnTimeoutMs: number;
   /** Registers something to undo when the turn ends. */
   readonly onCleanup: (cleanup: () => void) => void;
@@ -39,34 +54,8 @@ export interface TurnReading {
   readonly onStarted: () => void;
 }
 
-/** What a parsed notification costs beyond its line: the objects and strings JSON.parse made. */
-const NOTE_OVERHEAD_BYTES = 256;
-
-/**
- * The thread's listener: queues each notification while the turn holds at most `maxBytes` of them
- * unread (`pending`, which reading lowers); past that, one `overflow` and nothing more. codex's
- * stdout is shared by every turn of its process and cannot be paused for one.
- */
-export const queueNotifications = (
-  queue: AsyncQueue<Signal>,
-  pending: { bytes: number },
-  maxBytes: number,
-): ThreadListener => {
-  let overflowed = false;
-  return (method, params, size) => {
-    // A held tool request (size 0) is not counted: codex waits for its answer, it sends no more.
-    if (size === 0) return queue.push({ kind: "note", method, params, bytes: 0 });
-    if (overflowed) return;
-    const bytes = size + NOTE_OVERHEAD_BYTES;
-    if (pending.bytes + bytes <= maxBytes) {
-      pending.bytes += bytes;
-      return queue.push({ kind: "note", method, params, bytes });
-    }
-    // The consumer is blocked: the turn is interrupted when it reads the failure or is aborted.
-    overflowed = true;
-    queue.push({ kind: "overflow" });
-  };
-};
+/** A batch stops taking once it holds this much (a slow reader's share stays in the queue, counted). */
+const MAX_BATCH_BYTES = 256 * 1024;
 
 /**
  * Reads one turn's queue into batches: every signal already queued when the consumer pulls is
@@ -84,9 +73,24 @@ export async function* readTurn(r: TurnReading): AsyncGenerator<BackendBatch> {
     batch.push({ type: "error", error });
     return true;
   };
+  /** Bytes taken into the batch being built. */
+  let taken = 0;
   /** Maps one queued signal into `batch`; true when the turn's stream ends with it. */
-  const take = (next: Signal): boolean => {
-    if (next.kind === "note") r.pending.bytes -= next.bytes;
+  const take = (signal: Signal): boolean => {
+    const next: Exclude<Signal, TextRun> =
+      signal.kind === "run"
+        ? {
+            kind: "note",
+            method: signal.method,
+            params: {
+              turnId: signal.turnId,
+              summaryIndex: signal.summaryIndex,
+              delta: signal.pieces.join(""),
+            },
+            bytes: signal.bytes,
+          }
+        : signal;
+    if (next.kind === "note") taken += next.bytes;
     if (next.kind === "abort") {
       // Stopped on purpose (stop-after-tools, a policy breach): the interrupt is on its way, and
       // codex's usage for what it already generated may still come with the interrupted turn's end.
@@ -106,8 +110,8 @@ export async function* readTurn(r: TurnReading): AsyncGenerator<BackendBatch> {
         const why = `codex app-server died mid-turn (${describe(next.info)})`;
         return fail(new GatewayError("backend_unavailable", why, { retryAfterSeconds: 1 }));
       }
-      case "overflow": {
-        const why = `the client stopped reading: more than ${r.maxPendingNotificationBytes} bytes of backend events were waiting`;
+      case "stalled": {
+        const why = `the client stopped reading: it took nothing for ${r.stalledReaderMs} ms while codex's output waited for it`;
         return fail(new GatewayError("timeout", why));
       }
       case "timeout":
@@ -118,17 +122,20 @@ export async function* readTurn(r: TurnReading): AsyncGenerator<BackendBatch> {
         return mapper.done();
     }
   };
+  r.account.reading();
   for (;;) {
     const next = await queue.next();
     if (next === undefined) return;
+    taken = 0;
     let ended = take(next);
     // The provider's answer is handed on at once, as `stream-start` alone.
     let cut = ended || (start !== undefined && answered);
     for (let more = cut ? undefined : queue.shift(); more !== undefined; more = queue.shift()) {
       ended = take(more);
-      cut = ended || (start !== undefined && answered);
+      cut = ended || (start !== undefined && answered) || taken >= MAX_BATCH_BYTES;
       if (cut) break;
     }
+    r.account.take(taken);
     if (start !== undefined && (batch.length > 0 || answered)) {
       const refusal = refusalOf(batch);
       if (refusal !== undefined) throw refusal;

@@ -74,7 +74,14 @@ export const acquireThread = async (
     );
   const keys = found?.keys;
   if (continuation)
-    return { proc, channel: continuation.thread.channel, keys, continuation, model: request.model };
+    return {
+      proc,
+      channel: continuation.thread.channel,
+      keys,
+      continuation,
+      toolChars: continuation.thread.toolChars,
+      model: request.model,
+    };
 
   // Not cancelled by the signal: a thread codex creates after we stopped waiting would stay
   // loaded, so a late answer is unsubscribed instead.
@@ -98,5 +105,8 @@ export const acquireThread = async (
     holdToolCalls: names !== undefined,
     pendingGauge: ctx.pendingToolRequests,
   });
-  return { proc, channel, keys, continuation: undefined, model: started.model ?? request.model };
+  // codex keeps a native thread's tool list for the thread's life: it counts toward the live threads' bound.
+  const toolChars =
+    ctx.live && "dynamicTools" in threadParams ? JSON.stringify(threadParams.dynamicTools).length : 0;
+  return { proc, channel, keys, continuation: undefined, toolChars, model: started.model ?? request.model };
 };

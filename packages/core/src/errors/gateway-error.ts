@@ -8,7 +8,7 @@ export type GatewayErrorKind =
   | "not_found"
   | "unauthorized" // missing/wrong gateway key
   | "request_too_large" // the body exceeds the configured limit
-  | "backend_auth" // the backend has no usable credentials
+  | "backend_auth" // the backend cannot authenticate upstream (not logged in, key missing or refused): only its operator can fix it
   | "overloaded" // in-flight + queue limits reached
   | "rate_limited" // the upstream model provider throttled us
   | "context_length_exceeded"
@@ -80,6 +80,22 @@ export const toGatewayError = (u: unknown): GatewayError => {
   const message = u instanceof Error ? u.message : String(u);
   return new GatewayError("backend_error", message, { cause: u });
 };
+
+/** The `code` (OpenAI's) of a refusal naming a model nobody serves here. */
+export const MODEL_NOT_FOUND = "model_not_found";
+
+/** A 404 about the request's `model`: unknown to the gateway or refused by the model provider. */
+export const modelNotFound = (message: string, cause?: unknown): GatewayError =>
+  new GatewayError("not_found", message, { param: "model", code: MODEL_NOT_FOUND, cause });
+
+const MODEL_REFUSAL =
+  /\bmodel\b.{0,160}?\b(?:is not supported|not supported|does not exist|not found|is unknown|is not available|not available)\b|\b(?:unknown|unsupported|nonexistent) model\b/i;
+
+/**
+ * Whether a model provider's refusal is about the model ("The model `x` does not exist", "The 'x'
+ * model is not supported when using Codex with a ChatGPT account", Ollama's `model "x" not found`).
+ */
+export const refusesModel = (message: string): boolean => MODEL_REFUSAL.test(message);
 
 export const invalidRequest = (message: string, param?: string, code?: string): GatewayError =>
   new GatewayError("invalid_request", message, { param, code: code ?? "invalid_request" });

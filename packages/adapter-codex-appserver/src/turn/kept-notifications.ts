@@ -1,0 +1,67 @@
+import { PARAMS } from "./codex-notifications.js";
+
+/**
+ * What a turn keeps of codex's notifications. codex echoes what the gateway sent it: the turn's input
+ * (an inline image whole) in `item/started` and `item/completed` of the user message and, with raw
+ * events, in a raw user-message item; a fresh thread's injected history as one raw item per message;
+ * and the whole answer again in `item/completed` and a raw message item at its end. None of that is
+ * read, so none of it is held, parsed or counted where it can be avoided:
+ *
+ * 1. codex is asked not to send the methods no turn reads (`optOutNotificationMethods`);
+ * 2. the lines of the echoes are skipped from their first characters while they stream
+ *    (`isUnreadLine`: codex writes `method`, then the item's `type`, first), and the items of
+ *    `turn/completed` (the whole answer again) are cut out of its line as it streams (`unreadMember`);
+ * 3. whatever still arrives is cut to the fields the turn reads (`keptParams`) or dropped, so
+ *    a codex that orders its fields differently costs a parse, never the turn's bound.
+ */
+export const OPTED_OUT_NOTIFICATIONS: ReadonlyArray<string> = [
+  "item/completed",
+  "thread/started",
+  "turn/started",
+  "thread/status/changed",
+  "item/reasoning/summaryPartAdded",
+];
+
+/** The echoed user message, and raw items other than function calls (messages, reasoning, call outputs). */
+const UNREAD_LINE =
+  /^\{"method":"(?:item\/(?:started|completed)","params":\{"item":\{"type":"userMessage"|rawResponseItem\/completed","params":\{"threadId":"[^"]*","turnId":"[^"]*","item":\{"type":"(?!function_call")|item\/completed")/;
+
+/** For the line decoder's `skip`: a line no turn reads, known from its first characters. */
+export const isUnreadLine = (head: string): boolean => UNREAD_LINE.test(head);
+
+/** For the line decoder's `elide`: `turn/completed` is read for its turn's id, status and error, not its items. */
+export const unreadMember = (head: string): string | undefined =>
+  head.startsWith('{"method":"turn/completed"') ? "items" : undefined;
+
+const isObject = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null;
+
+const typeOf = (item: unknown): unknown => (isObject(item) ? item.type : undefined);
+
+/**
+ * The params a turn keeps of one notification of its thread, or `undefined` when it reads nothing
+ * of it. The kept object holds only what the turn's mapper reads, so a long answer repeated in
+ * `turn/completed` or a call's arguments repeated in `item/started` is let go at once.
+ */
+export const keptParams = (
+  method: string,
+  params: Record<string, unknown>,
+): Record<string, unknown> | undefined => {
+  if (!PARAMS.has(method)) return undefined;
+  switch (method) {
+    case "item/started": {
+      const type = typeOf(params.item);
+      return type === "userMessage" ? undefined : { turnId: params.turnId, item: { type } };
+    }
+    case "rawResponseItem/completed":
+      return typeOf(params.item) === "function_call" ? params : undefined;
+    case "turn/completed": {
+      const turn = params.turn;
+      if (!isObject(turn)) return params;
+      return { turn: { id: turn.id, status: turn.status, error: turn.error } };
+    }
+    case "item/tool/call":
+      return { turnId: params.turnId, callId: params.callId };
+    default:
+      return params;
+  }
+};
