@@ -3,13 +3,13 @@ import * as Result from "effect/Result";
 import * as Schema from "effect/Schema";
 import * as SchemaIssue from "effect/SchemaIssue";
 import * as SchemaParser from "effect/SchemaParser";
-import { parseOtlpHeaders } from "../observability/tracing.js";
 import { RouteConfig, routeProblem } from "../routing/route-config.js";
 import { ApiKeyEntry, apiKeysProblem, resolveApiKeys } from "./api-keys.js";
 import { closestName } from "./closest-name.js";
 import { ConfigError } from "./config-error.js";
 import { applyLegacySettings, LEGACY_ALIASES, RETIRED_SETTINGS } from "./legacy-settings.js";
 import { OPTIONS, type OptionSpec } from "./options.js";
+import { parseOtlpHeaders } from "./otlp-headers.js";
 
 const PositiveInt = Schema.Number.check(Schema.isInt(), Schema.isGreaterThanOrEqualTo(1));
 const NonNegativeInt = Schema.Number.check(Schema.isInt(), Schema.isGreaterThanOrEqualTo(0));
