@@ -140,6 +140,8 @@ describe("configuration", () => {
       /OTEL_EXPORTER_OTLP_HEADERS: a value is not URL-encoded correctly/,
     );
     expect(() => resolveConfig({ env: otlp })).not.toThrow(/zzsecret/);
+    const keys = { PROXY_API_KEYS: '[{"name":"a","key":"sk-secret-value"' };
+    expect(() => resolveConfig({ env: keys })).toThrow(/^PROXY_API_KEYS: expected JSON$/);
   });
 
   it("documents the boolean spellings and the key minimums", () => {

@@ -119,7 +119,7 @@ const parseJson = (spec: OptionSpec, value: string): unknown => {
   try {
     return JSON.parse(value);
   } catch {
-    throw new ConfigError(`${spec.env}: expected JSON, got '${value.slice(0, 80)}'`);
+    throw new ConfigError(`${spec.env}: expected JSON${spec.secret ? "" : `, got '${value.slice(0, 80)}'`}`);
   }
 };
 
