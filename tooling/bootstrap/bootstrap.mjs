@@ -2,10 +2,13 @@
 // Zero-dependency bootstrap: runs on any Node >= 18, brings Node 24 and the pinned pnpm
 // from the npm registry when the machine lacks them, installs with the frozen lockfile,
 // then runs `pnpm run <script>` on Node 24. Used by `npm start` / `npm test` and `.ci/run`.
+// Starting the gateway installs only what it needs (not the test clients or the bench), and a
+// start in a clone whose dependencies did not change skips the install (see installed.mjs).
 import { spawn, spawnSync } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { installScope, isInstalled, markInstalled } from "./installed.mjs";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const cache = join(root, ".cache", "toolchain");
@@ -72,8 +75,9 @@ function shimDir(node, pnpm) {
 const node = nodeBinary();
 const pnpm = pnpmEntry();
 const sep = process.platform === "win32" ? ";" : ":";
+const { PROXY_BOOTSTRAP_NO_FROZEN: noFrozen, ...inherited } = process.env; // ours, not the gateway's
 const env = {
-  ...process.env,
+  ...inherited,
   PATH: `${shimDir(node, pnpm)}${sep}${dirname(node)}${sep}${process.env.PATH ?? ""}`,
   TURBO_TELEMETRY_DISABLED: "1",
   DO_NOT_TRACK: "1",
@@ -108,7 +112,17 @@ const exitLike = ({ status, signal }) => {
   else process.exit(status ?? 1);
 };
 
-const frozen = process.env.PROXY_BOOTSTRAP_NO_FROZEN ? [] : ["--frozen-lockfile"];
-const installed = await step(["install", ...frozen, "--reporter=append-only"]);
+const frozen = noFrozen ? [] : ["--frozen-lockfile"];
+const scope = installScope(script);
+// The binaries' paths name their versions (`node-24`, `pnpm-10.x`): another one installs again.
+const inputs = { root, scope, tools: [node, pnpm, ...frozen] };
+const upToDate = isInstalled(inputs);
+if (upToDate) log(`dependencies unchanged since they were installed: pnpm install skipped`);
+const installed = upToDate
+  ? { status: 0, signal: null }
+  : await step(["install", ...frozen, ...scope.filters, "--reporter=append-only"]);
 if (installed.status !== 0) exitLike(installed);
-else exitLike(await step(["run", script, ...rest]));
+else {
+  markInstalled(inputs);
+  exitLike(await step(["run", script, ...rest]));
+}

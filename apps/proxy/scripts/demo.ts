@@ -1,7 +1,10 @@
 /**
  * `pnpm demo`: the whole gateway on a machine with no credentials and no network. A scripted local
  * model provider stands in for OpenAI; the REAL codex binary talks to it; the gateway sits in front;
- * the official `openai` client does a complete tool round trip through it.
+ * the official `openai` client does a complete tool round trip through it. It shows the default,
+ * native tool mode (the client's tools reach the model as codex dynamic tools, called through its
+ * own function calling); `pnpm demo prompt` shows prompt mode (tools taught in the prompt, the
+ * calls parsed from the model's text). See docs/tool-modes.md.
  */
 import {
   makeCodexHome,
@@ -11,23 +14,42 @@ import {
 import OpenAI from "openai";
 import { resolveConfig, startGateway } from "../src/index.js";
 
+const mode = process.argv.includes("prompt") ? "prompt" : "native";
 const step = (n: number, text: string) => console.log(`\n\x1b[1m${n}. ${text}\x1b[0m`);
 const show = (label: string, value: unknown) =>
   console.log(`   ${label}: ${typeof value === "string" ? value : JSON.stringify(value)}`);
 
+type Item = { type?: string; name?: string; call_id?: string; output?: unknown };
+const itemsOf = (request: RecordedRequest) => (request.body.input ?? []) as Item[];
+const ARGS = { city: "Paris", unit: "celsius" };
+const ANSWER = {
+  chunks: ["It is ", "18 °C and sunny ", "in Paris right now."],
+  usage: { inputTokens: 220, outputTokens: 12 },
+};
+
 /** What the scripted "model" answers: a weather tool call first, a sentence once it saw the result. */
 const model = (request: RecordedRequest) => {
   const transcript = JSON.stringify(request.body.input ?? "").replaceAll('\\"', '"');
-  if (transcript.includes('[function_call_output call_id="call_')) {
+  // Native: the tool result comes back as a function_call_output item; prompt: as rendered text.
+  if (itemsOf(request).some((i) => i.type === "function_call_output")) return ANSWER;
+  if (transcript.includes('[function_call_output call_id="call_')) return ANSWER;
+  const offered = ((request.body.tools ?? []) as Item[]).some((t) => t.name === "get_weather");
+  if (offered)
     return {
-      chunks: ["It is ", "18 °C and sunny ", "in Paris right now."],
-      usage: { inputTokens: 220, outputTokens: 12 },
+      chunks: ["Let me check."],
+      items: [
+        {
+          type: "function_call",
+          id: "fc_1",
+          call_id: "call_1",
+          name: "get_weather",
+          arguments: JSON.stringify(ARGS),
+        },
+      ],
+      itemsLast: true,
+      usage: { inputTokens: 200, outputTokens: 30 },
     };
-  }
-  const call = JSON.stringify({
-    name: "get_weather",
-    arguments: JSON.stringify({ city: "Paris", unit: "celsius" }),
-  });
+  const call = JSON.stringify({ name: "get_weather", arguments: JSON.stringify(ARGS) });
   return {
     chunks: ["Let me check.", `<tool_call>${call.slice(0, 25)}`, `${call.slice(25)}</tool_call>`],
     usage: { inputTokens: 200, outputTokens: 30 },
@@ -37,9 +59,16 @@ const model = (request: RecordedRequest) => {
 const provider = await startScriptedModelProvider(model);
 const home = await makeCodexHome(provider.url);
 process.env.CODEX_HOME = home.path; // the codex child inherits the gateway's environment
-// The demo shows prompt mode (tools taught in the prompt, parsed from text); see docs/tool-modes.md.
 const gateway = await startGateway(
-  resolveConfig({ env: { LOG_LEVEL: "error", PROXY_TOOL_MODE: "prompt" }, flags: { port: "0" } }),
+  resolveConfig({
+    env: { LOG_LEVEL: "error", ...(mode === "prompt" ? { PROXY_TOOL_MODE: "prompt" } : {}) },
+    flags: { port: "0" },
+  }),
+);
+console.log(
+  mode === "native"
+    ? "Native tool mode (the default): the tools go to the model's own function calling."
+    : "Prompt mode (PROXY_TOOL_MODE=prompt): the tools are taught in the prompt and parsed from text.",
 );
 
 try {
@@ -66,7 +95,12 @@ try {
   show("user", messages[0]?.content);
   const first = await client.chat.completions.create({ model: "scripted-model", messages, tools });
   const choice = first.choices[0]!;
-  step(2, "The gateway parsed the model's <tool_call> text into real tool_calls");
+  step(
+    2,
+    mode === "native"
+      ? "The model called the tool through its own function calling; the client got real tool_calls"
+      : "The gateway parsed the model's <tool_call> text into real tool_calls",
+  );
   show("finish_reason", choice.finish_reason);
   show("content", choice.message.content);
   for (const call of choice.message.tool_calls ?? [])
@@ -96,16 +130,22 @@ try {
   }
   console.log();
 
-  step(
-    5,
-    "What the model provider received on the second turn (rendered by the gateway, sent by real codex)",
-  );
+  step(5, "What the model provider received on the second turn (sent by real codex)");
   const last = provider.requests.at(-1);
-  show("tools offered to the model by codex", (last?.body.tools as unknown[] | undefined)?.length ?? 0);
-  const input = JSON.stringify(last?.body.input ?? []);
+  const offered = (last?.body.tools ?? []) as Item[];
   show(
-    "tool result in the transcript",
-    /\[function_call_output call_id="call_[^\]]*\]/.exec(input.replaceAll('\\"', '"'))?.[0] ?? "(missing)",
+    "the client's tool offered to the model as a function",
+    offered.some((t) => t.name === "get_weather"),
+  );
+  const output = itemsOf(last ?? ({ body: {} } as RecordedRequest)).find(
+    (i) => i.type === "function_call_output",
+  );
+  const rendered = /\[function_call_output call_id="call_[^\]]*\]/.exec(
+    JSON.stringify(last?.body.input ?? []).replaceAll('\\"', '"'),
+  )?.[0];
+  show(
+    "the tool result",
+    output ? `a function_call_output item: ${String(output.output)}` : (rendered ?? "(missing)"),
   );
   console.log("\nDemo complete: tools sent → tool_calls received → tool result sent → final answer.");
 } finally {

@@ -5,7 +5,7 @@
 import { execFileSync } from "node:child_process";
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { importedSpecifiers, isUnprefixedBuiltin, packageOf } from "./bundle-imports.mjs";
 
@@ -49,6 +49,33 @@ const checkImports = (dist, dependencies) => {
     throw new Error(`the bundle imports what an install will not have:\n${problems.join("\n")}`);
 };
 
+/**
+ * A bundled file's name in a source map, relative to the package and never climbing out of it:
+ * the builder's directories (checkout, pnpm store, temp dir) stay on the builder. npm packages
+ * go under `node_modules/<name>/…`, the workspace packages under `workspace/<dir>/…`.
+ */
+const shippedSource = (absolute) => {
+  const parts = absolute.split(sep);
+  const modules = parts.lastIndexOf("node_modules");
+  if (modules >= 0) return `../node_modules/${parts.slice(modules + 1).join("/")}`;
+  const inApp = relative(app, absolute);
+  if (!inApp.startsWith("..")) return `../${inApp.split(sep).join("/")}`;
+  const inRoot = relative(root, absolute);
+  if (!inRoot.startsWith("..")) return `../workspace/${inRoot.split(sep).join("/")}`;
+  throw new Error(`a source map names a file outside the checkout: ${absolute}`);
+};
+
+/** Rewrites every map under `dist` to package-relative sources (the code itself stays in sourcesContent). */
+const relativeSourceMaps = (dist) => {
+  for (const file of readdirSync(dist).filter((f) => f.endsWith(".map"))) {
+    const path = join(dist, file);
+    const map = JSON.parse(readFileSync(path, "utf8"));
+    map.sources = map.sources.map((s) => shippedSource(resolve(dirname(path), map.sourceRoot ?? "", s)));
+    delete map.sourceRoot;
+    writeFileSync(path, JSON.stringify(map));
+  }
+};
+
 const gateway = manifest(app);
 const stage = mkdtempSync(join(tmpdir(), "codex-tool-gateway-package-"));
 try {
@@ -59,6 +86,7 @@ try {
   );
   const dependencies = npmDependencies(app);
   checkImports(join(stage, "dist"), dependencies);
+  relativeSourceMaps(join(stage, "dist"));
   // Everything else the gateway ships besides its build (bin, the inspector's page) goes as it is.
   for (const entry of gateway.files.filter((f) => f !== "dist"))
     cpSync(join(app, entry), join(stage, entry), { recursive: true });

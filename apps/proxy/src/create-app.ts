@@ -23,7 +23,7 @@ import { cors } from "hono/cors";
 import type { GatewayBackend } from "./backend/gateway-backend.js";
 import { type KeyList, keyAuth } from "./http/auth.js";
 import { bodyLimit } from "./http/body-limit.js";
-import { methodNotAllowed, notFound, onError } from "./http/errors.js";
+import { methodNotAllowed, onError } from "./http/errors.js";
 import { EXPOSED_HEADERS } from "./http/exposed-headers.js";
 import { openApiDocument } from "./http/openapi.js";
 import { createRequestContext, type RequestScope, type RequestTurnObserver } from "./http/request-context.js";
@@ -31,7 +31,9 @@ import { type RequestGuardOptions, requestGuards } from "./http/request-guard.js
 import { routeHeaders } from "./http/route-headers.js";
 import { allowedMethods, GATEWAY_ROUTES, type GatewayRouteSpec, ROUTES } from "./http/routes.js";
 import { type GatewaySurfaceDeps, SURFACES } from "./http/surfaces.js";
+import { gatewayIndex, hintedNotFound, INSPECTOR_OFF } from "./http/url-guide.js";
 import type { Inspector } from "./inspector/inspector.js";
+import { INSPECTOR_PATH } from "./inspector/inspector-routes.js";
 import type { Logger } from "./observability/logger.js";
 import type { Metrics } from "./observability/metrics.js";
 import { lazyO200kEncoding } from "./tokens/lazy-o200k.js";
@@ -90,7 +92,6 @@ export const createApp = (deps: AppDeps): Hono => {
   });
   const app = new Hono();
   app.onError(onError(logger));
-  app.notFound(notFound);
   app.use("*", context.middleware);
   app.use("*", routeHeaders(backend, context.answeringRoute));
   // The surface a request is for: refusals before it runs answer in its shape, with its key scheme.
@@ -111,6 +112,20 @@ export const createApp = (deps: AppDeps): Hono => {
 
   deps.inspector?.mount(app);
   const G = GATEWAY_ROUTES;
+  app.get(G.index.path, (c) =>
+    c.json(
+      gatewayIndex(new URL(c.req.url).origin, {
+        version: deps.metricsAuth ? undefined : deps.version,
+        inspector: deps.inspector !== undefined,
+      }),
+    ),
+  );
+  if (deps.inspector === undefined) {
+    const off = (c: Context) =>
+      OPENAI_FRONT.errorResponse(c, new GatewayError("not_found", INSPECTOR_OFF, { code: "inspector_off" }));
+    app.all(INSPECTOR_PATH, off);
+    app.all(`${INSPECTOR_PATH}/*`, off);
+  }
   app.get(G.healthz.path, (c) => c.json({ status: "ok" }));
   /** The backend's readiness (and each model route's), recorded in the metrics as it is read. */
   const observeBackend = () => {
@@ -142,12 +157,14 @@ export const createApp = (deps: AppDeps): Hono => {
     return c.text(await metrics.registry.metrics(), 200, { "content-type": metrics.registry.contentType });
   });
   // The admin and inspector routes exist only when configured; so do their 405s and OpenAPI entries.
-  const routes: ReadonlyArray<GatewayRouteSpec> = [
-    ...ROUTES,
+  const configured: ReadonlyArray<GatewayRouteSpec> = [
     ...(deps.admin ? mountRoutes(ADMIN_PREFIX, ADMIN_ROUTES) : []),
     ...(deps.inspector?.routes ?? []),
   ];
-  app.get(G.openapi.path, (c) => c.json(openApiDocument(deps.version, routes)));
+  const routes: ReadonlyArray<GatewayRouteSpec> = [...ROUTES, ...configured];
+  const own: ReadonlyArray<GatewayRouteSpec> = [...Object.values(G), ...configured];
+  const groups = [{ routes: own }, ...SURFACES.map((s) => ({ api: s.api, routes: s.routes }))];
+  app.get(G.openapi.path, (c) => c.json(openApiDocument(deps.version, groups)));
   if (deps.admin) app.route(ADMIN_PREFIX, createAdminApp(deps.admin));
 
   const authenticate = keyAuth(deps.apiKeys);
@@ -205,5 +222,16 @@ export const createApp = (deps: AppDeps): Hono => {
   for (const surface of SURFACES) surface.mount(app, surfaceDeps);
 
   for (const [path, allow] of allowedMethods(routes)) app.all(path, methodNotAllowed(allow));
+  // An unknown URL one slip from a route (`/chat/completions`, `/v1/v1/…`) is told the path meant.
+  app.notFound(
+    hintedNotFound(
+      [
+        // The gateway's own first: `/v1/models` is OpenAI's unless a Google client asks.
+        { front: OPENAI_FRONT, routes: own },
+        ...SURFACES.map((s) => ({ front: s, routes: s.routes, api: s.api })),
+      ],
+      (c) => SURFACES.find((s) => s.owns(c)),
+    ),
+  );
   return app;
 };

@@ -1,12 +1,14 @@
-import { readFileSync } from "node:fs";
 import type { Server } from "node:http";
 import { createRequire } from "node:module";
-import { type ServerType, serve } from "@hono/node-server";
+import { createAdaptorServer, type ServerType } from "@hono/node-server";
 import { DEFAULT_TURN_SETTINGS, type TurnSettings } from "@proxy/core";
 import * as Effect from "effect/Effect";
 import type * as Layer from "effect/Layer";
 import * as ManagedRuntime from "effect/ManagedRuntime";
-import { ConfigError, type GatewayConfig, resolveConfig } from "./config/config.js";
+import type { Hono } from "hono";
+import type { GatewayBackend } from "./backend/gateway-backend.js";
+import type { GatewayConfig, UnknownSetting } from "./config/config.js";
+import { loadConfig } from "./config/load-config.js";
 import { createApp } from "./create-app.js";
 import { createRequestScope, routeReporter } from "./http/request-context.js";
 import { isLoopbackHost } from "./http/request-guard.js";
@@ -19,6 +21,13 @@ import { releaseStartupMemory } from "./observability/startup-memory.js";
 import { startTracing } from "./observability/tracing.js";
 import { routeSettingsOf } from "./routing/route-config.js";
 import { Backend } from "./runtime.js";
+import {
+  backendProblem,
+  GatewayStartError,
+  listenProblem,
+  storeProblem,
+  tracingProblem,
+} from "./startup-problem.js";
 import { openGatewayState, type StateTimings } from "./state/gateway-state.js";
 import { lazyO200kEncoding } from "./tokens/lazy-o200k.js";
 import { openUsageAccounting } from "./usage/usage-accounting.js";
@@ -48,7 +57,59 @@ export interface RunningGateway {
   shutdown(reason: string): Promise<void>;
 }
 
-/** Starts the gateway with the given backend layer (codex by default) and returns a handle. */
+/**
+ * The listening socket, bound before anything else starts: a port in use ends the start before
+ * codex or the store are started. Requests that arrive meanwhile wait for the app.
+ */
+const listen = async (config: GatewayConfig) => {
+  let settle: { resolve(app: Hono): void; reject(reason: unknown): void } | undefined;
+  const app = new Promise<Hono>((resolve, reject) => {
+    settle = { resolve, reject };
+  });
+  app.catch(() => undefined);
+  let fetch: Hono["fetch"] = (request, env) => app.then((a) => a.fetch(request, env));
+  const server = createAdaptorServer({
+    fetch: (request, env) => fetch(request, env),
+    hostname: config.host,
+    serverOptions: SERVER_OPTIONS,
+  });
+  guardServer(server as Server, { maxConnections: config.maxConnections });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(config.port, config.host, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  }).catch((error: unknown) => {
+    throw new GatewayStartError(listenProblem(error, config), { cause: error });
+  });
+  return {
+    server,
+    serve(a: Hono) {
+      fetch = a.fetch;
+      settle?.resolve(a);
+    },
+    /** A start that failed: requests waiting for it are dropped with their connections. */
+    close: () => {
+      settle?.reject(new Error("the gateway did not start"));
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      (server as Server).closeAllConnections();
+      return closed;
+    },
+  };
+};
+
+/** The value of a start step, or a GatewayStartError saying what to fix. */
+const settled = <T>(result: PromiseSettledResult<T>, problem: (error: unknown) => string): T => {
+  if (result.status === "fulfilled") return result.value;
+  throw new GatewayStartError(problem(result.reason), { cause: result.reason });
+};
+
+/**
+ * Starts the gateway with the given backend layer (codex by default) and returns a handle. A start
+ * that fails stops what it had started (codex, the store, the socket) and throws a
+ * GatewayStartError whose message names the setting to fix.
+ */
 export const startGateway = async (
   config: GatewayConfig,
   options: {
@@ -60,13 +121,17 @@ export const startGateway = async (
     readonly stateTimings?: StateTimings;
     /** Collect start-up garbage before listening (the process entry does; in-process tests need not). */
     readonly releaseStartupMemory?: boolean;
+    /** Settings the configuration did not know (`PROXY_*` typos), logged as warnings. */
+    readonly warnings?: ReadonlyArray<UnknownSetting>;
   } = {},
 ): Promise<RunningGateway> => {
+  const listening = await listen(config);
   const scope = createRequestScope();
   const log = options.logger
     ? { logger: options.logger, written: () => Promise.resolve() }
     : openLog(config.logLevel, { requestId: () => scope.getStore()?.requestId });
   const { logger } = log;
+  for (const w of options.warnings ?? []) logger.warn({ setting: w.name, meant: w.meant }, w.message);
   const metrics = createMetrics();
   // One tokenizer for the surfaces and the upstream routes: its tables load once, on the first count.
   const tokens = lazyO200kEncoding();
@@ -77,30 +142,34 @@ export const startGateway = async (
         : Backend.layerCodex(config, logger, options.env, metrics.observeRpc, routeReporter(scope))),
   );
   // The backend starts first (codex: spawning and initializing its app-servers, which takes them
-  // tens of ms of their own): the store opens and tracing starts while they boot.
-  const acquiring = runtime.runPromise(
-    Effect.gen(function* () {
-      return yield* Backend;
-    }),
-  );
-  const opened = await Promise.all([
+  // tens of ms of their own): the store opens and tracing starts while they boot. Each is waited
+  // for, so a failed start stops all of them.
+  const [opening, tracing, acquiring] = await Promise.allSettled([
     openGatewayState(config, logger, options.stateTimings),
     startTracing(config, logger),
-  ]).catch(async (error: unknown) => {
-    await acquiring.catch(() => undefined);
+    runtime.runPromise(
+      Effect.gen(function* () {
+        return yield* Backend;
+      }),
+    ),
+  ]);
+  let state: Awaited<ReturnType<typeof openGatewayState>>;
+  let tracer: Awaited<ReturnType<typeof startTracing>>;
+  let acquired: GatewayBackend;
+  try {
+    state = settled(opening, (e) => storeProblem(e, config));
+    tracer = settled(tracing, tracingProblem);
+    acquired = settled(acquiring, (e) => backendProblem(e, config, options.env ?? process.env));
+  } catch (error) {
     await runtime.dispose();
+    if (tracing.status === "fulfilled") await tracing.value?.shutdown();
+    if (opening.status === "fulfilled") await opening.value.close();
+    await listening.close();
+    await log.written();
     throw error;
-  });
-  const [state, tracer] = opened;
+  }
   const usage = openUsageAccounting(config, state.usage, metrics.registry, logger);
-  const backend = usage.limit(
-    await acquiring.catch(async (error: unknown) => {
-      await usage.close();
-      await tracer?.shutdown();
-      await state.close();
-      throw error;
-    }),
-  );
+  const backend = usage.limit(acquired);
   const app = createApp({
     stored: state.stored,
     turnObservers: tracer ? [usage.recorder, tracer] : [usage.recorder],
@@ -149,15 +218,10 @@ export const startGateway = async (
       "!!! NO API KEYS: the gateway is open to anyone who can reach this address. Set PROXY_API_KEYS.",
     );
   }
-  // Last, so the backend's start-up garbage (codex's model catalog) goes too; nothing is listening yet.
+  // Last, so the backend's start-up garbage (codex's model catalog) goes too; nothing is served yet.
   if (options.releaseStartupMemory) releaseStartupMemory();
-  const server = await new Promise<ServerType>((resolve) => {
-    const s = serve(
-      { fetch: app.fetch, port: config.port, hostname: config.host, serverOptions: SERVER_OPTIONS },
-      () => resolve(s),
-    );
-  });
-  guardServer(server as Server, { maxConnections: config.maxConnections });
+  const { server } = listening;
+  listening.serve(app);
   const address = server.address();
   const port = typeof address === "object" && address ? address.port : config.port;
   const url = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${port}`;
@@ -184,23 +248,41 @@ export const startGateway = async (
 
 /** Process entry: config from env (+ optional file and CLI flags), signals, exit codes. */
 export const main = async (flags: Readonly<Record<string, string>> = {}): Promise<void> => {
-  let config: GatewayConfig;
+  // Every mistake a start can meet is one line on stderr and a non-zero exit, no stack trace.
+  const fail = (message: string, code: number): never => {
+    process.stderr.write(`codex-tool-gateway: ${message}\n`);
+    process.exit(code);
+  };
+  let loaded: ReturnType<typeof loadConfig>;
   try {
-    const file = flags.configFile ?? process.env.PROXY_CONFIG_FILE;
-    const fileValues = file ? (JSON.parse(readFileSync(file, "utf8")) as Record<string, unknown>) : undefined;
-    config = resolveConfig({ env: process.env, flags, ...(fileValues ? { file: fileValues } : {}) });
+    loaded = loadConfig(process.env, flags);
   } catch (error) {
-    process.stderr.write(
-      `codex-tool-gateway: ${error instanceof ConfigError || error instanceof Error ? error.message : String(error)}\n`,
-    );
-    process.exit(2);
+    return fail(error instanceof Error ? error.message : String(error), 2);
   }
-  const gateway = await startGateway(config, { releaseStartupMemory: true });
+  let gateway: RunningGateway;
+  try {
+    gateway = await startGateway(loaded.config, { releaseStartupMemory: true, warnings: loaded.warnings });
+  } catch (error) {
+    return fail(error instanceof GatewayStartError ? error.message : `could not start: ${String(error)}`, 1);
+  }
+  const stop = (reason: string) => void gateway.shutdown(reason).then(() => process.exit(0));
   // `on`, not `once`: a terminal's Ctrl-C reaches the gateway both directly and forwarded by the
   // processes that started it (npm, the bootstrap, pnpm); a repeat must not cut the drain short.
-  for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"] as const) {
-    process.on(signal, () => {
-      void gateway.shutdown(signal).then(() => process.exit(0));
-    });
-  }
+  for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"] as const) process.on(signal, () => stop(signal));
+  if (process.env.npm_lifecycle_event !== undefined) stopWithParent(stop);
+};
+
+/**
+ * Started by npm (`npx codex-tool-gateway`, an npm script), the gateway runs under the `sh -c` npm
+ * spawns, and a SIGTERM sent to npm's pid kills that shell without reaching the gateway: the
+ * parent going away is a stop too, or the gateway and codex would be left serving on the port.
+ */
+const stopWithParent = (stop: (reason: string) => void) => {
+  const parent = process.ppid;
+  const watch = setInterval(() => {
+    if (process.ppid === parent) return;
+    clearInterval(watch);
+    stop("the npm or npx process that started the gateway is gone");
+  }, 500);
+  watch.unref();
 };

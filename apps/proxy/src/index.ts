@@ -7,3 +7,4 @@ export { main, type RunningGateway, startGateway, turnSettingsFrom, VERSION } fr
 export { createLogger } from "./observability/logger.js";
 export { createMetrics } from "./observability/metrics.js";
 export { Backend } from "./runtime.js";
+export { GatewayStartError } from "./startup-problem.js";

@@ -42,7 +42,11 @@ const acquireCodex = (
         logger: logger.child({ component: "codex" }),
         onRpcResult,
       });
-      await codex.warmup();
+      // A codex that cannot start stops the start: closed here, as the release never runs.
+      await codex.warmup().catch(async (error: unknown) => {
+        await codex.close();
+        throw error;
+      });
       const auth = await codex.checkAuth().catch((error: unknown) => ({
         authenticated: false,
         requiresOpenaiAuth: true,

@@ -80,4 +80,19 @@ describe.runIf(process.platform === "linux")("npm start, as a supervisor runs it
     expect(gateway.lines.map((l) => l.msg)).toContain("stopped");
     expect(await stillRunningAfter(tree, 10_000)).toEqual([]);
   });
+
+  it("a second npm start in the same clone skips the install and build and is healthy within 10 s", async () => {
+    const started = Date.now();
+    const again = await spawnGateway(
+      { ...serverEnv(), CODEX_HOME: home.path, PROXY_DATA_DIR: dataDir },
+      { command: ["npm", "start", "--silent"], cwd: root, detached: true, inheritEnv: false },
+    );
+    try {
+      expect((await fetch(`${again.url}/healthz`)).status).toBe(200);
+      expect(Date.now() - started).toBeLessThan(10_000);
+    } finally {
+      process.kill(again.child.pid as number, "SIGTERM");
+      expect(await again.exited).toBe(0);
+    }
+  });
 });

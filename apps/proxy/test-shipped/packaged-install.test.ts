@@ -1,8 +1,9 @@
 import { execFileSync, spawnSync } from "node:child_process";
 import { lstatSync, readdirSync, readFileSync, readlinkSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
+import { createServer } from "node:net";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import {
   type CodexHome,
@@ -12,7 +13,7 @@ import {
 } from "@proxy/adapter-codex-appserver/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type SpawnedGateway, spawnGateway } from "../test/support/spawn-gateway.js";
-import { serverEnv } from "./support.js";
+import { serverEnv, stillRunningAfter } from "./support.js";
 
 const root = fileURLToPath(new URL("../../..", import.meta.url));
 const VERSION = (
@@ -83,7 +84,13 @@ describe("the packed gateway, installed with npm in an empty directory outside t
   }, 600_000);
 
   afterAll(async () => {
-    if (gateway?.child.pid && gateway.child.exitCode === null) process.kill(-gateway.child.pid, "SIGKILL");
+    if (gateway?.child.pid && gateway.child.exitCode === null) {
+      try {
+        process.kill(-gateway.child.pid, "SIGKILL");
+      } catch {
+        // its group has already gone
+      }
+    }
     await provider?.close();
     await home?.cleanup();
     if (dir) await rm(dir, { recursive: true, force: true });
@@ -176,5 +183,56 @@ describe("the packed gateway, installed with npm in an empty directory outside t
     expect(gateway.lines.map((l) => l.msg)).toContain("stopped");
     // The default SQLite store lives in the working directory's ./data.
     expect(readdirSync(join(dir, "data"))).toContain("gateway.sqlite");
+  });
+
+  it("npx codex-tool-gateway stops cleanly on SIGTERM to npx's own pid: drained, codex gone, the port free", async () => {
+    gateway = await spawnGateway(env as Record<string, string>, {
+      command: outsideRepo(["npx", "--no-install", "codex-tool-gateway"]),
+      cwd: dir,
+      // Its own group, as a supervisor starts it: the signal goes to npx's pid alone.
+      detached: true,
+      inheritEnv: false,
+    });
+    const npx = gateway.child.pid as number;
+    const codex = gateway.lines.filter((l) => l.msg === "codex app-server ready").map((l) => Number(l.pid));
+    expect(codex.length).toBeGreaterThan(0);
+    const output = new Promise((resolve) => gateway?.child.stdout?.once("close", resolve));
+    process.kill(npx, "SIGTERM");
+    await output; // the gateway's stdout closes once the gateway itself has exited
+    await gateway.exited; // and npx is gone too
+    expect(gateway.lines.map((l) => l.msg)).toEqual(
+      expect.arrayContaining(["shutting down: no new connections", "stopped"]),
+    );
+    expect(await stillRunningAfter(codex, 10_000)).toEqual([]);
+    const port = Number(new URL(gateway.url).port);
+    await expect(fetch(gateway.url)).rejects.toThrow();
+    // Nothing holds the port any more.
+    await new Promise<void>((resolve, reject) => {
+      const probe = createServer();
+      probe.once("error", reject);
+      probe.listen(port, "127.0.0.1", () => probe.close(() => resolve()));
+    });
+  });
+
+  it("ships source maps that name no directory of the machine that built it", () => {
+    const pkg = join(dir, "node_modules", "codex-tool-gateway");
+    const files = readdirSync(pkg, { recursive: true, withFileTypes: true }).filter((e) => e.isFile());
+    const builder = [root, "codex-tool-gateway-package-"];
+    const naming = files
+      .map((f) => join(f.parentPath, f.name))
+      .filter((path) => builder.some((p) => readFileSync(path, "latin1").includes(p)));
+    expect(naming.map((p) => relative(pkg, p))).toEqual([]);
+    const maps = files.filter((f) => f.name.endsWith(".map"));
+    expect(maps.length).toBeGreaterThan(0);
+    for (const map of maps) {
+      const { sources } = JSON.parse(readFileSync(join(map.parentPath, map.name), "utf8")) as {
+        sources: string[];
+      };
+      for (const source of sources) {
+        expect(source, map.name).not.toMatch(/^\//);
+        // Relative to dist/, a source stays inside the package.
+        expect(relative(pkg, resolve(map.parentPath, source)), `${map.name}: ${source}`).not.toMatch(/^\.\./);
+      }
+    }
   });
 });

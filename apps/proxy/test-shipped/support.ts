@@ -51,3 +51,15 @@ export const stillRunningAfter = async (pids: ReadonlyArray<number>, ms: number)
   while (running().length > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
   return running();
 };
+
+/** Running processes whose environment holds `name=value` (how a test finds the codex processes it caused). */
+export const processesWithEnv = (name: string, value: string): number[] => {
+  const wanted = `${name}=${value}\0`;
+  return [...processTable().keys()].filter((pid) => {
+    try {
+      return `${readFileSync(`/proc/${pid}/environ`, "latin1")}\0`.includes(wanted);
+    } catch {
+      return false; // exited while we looked, or not ours
+    }
+  });
+};

@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import type { UnknownSetting } from "../src/config/config.js";
 import { ConfigError, configurationTable, helpText, OPTIONS, resolveConfig } from "../src/index.js";
 
 describe("configuration", () => {
@@ -63,5 +64,92 @@ describe("configuration", () => {
         );
     expect(rows(doc)).toEqual(rows(configurationTable()));
     for (const o of OPTIONS) expect(helpText()).toContain(o.flag);
+  });
+
+  it.each([
+    ["maxInflight", "maxInFlight"],
+    ["PROXY_MAX_IN_FLIGHT", "maxInFlight"],
+    ["tool_mode", "toolMode"],
+    ["inspectr", "inspector"],
+  ])("refuses an unknown config-file key like an unknown flag (%s → %s)", (key, meant) => {
+    const resolve = () => resolveConfig({ env: {}, file: { [key]: 1 }, fileName: "gateway.json" });
+    expect(resolve).toThrow(ConfigError);
+    expect(resolve).toThrow(`gateway.json: unknown key '${key}' (did you mean '${meant}'?)`);
+  });
+
+  it("refuses an unknown config-file key with nothing close without guessing", () => {
+    expect(() => resolveConfig({ env: {}, file: { colour: "blue" } })).toThrow(
+      /^the config file: unknown key 'colour'; the keys are listed in docs\/configuration\.md/,
+    );
+  });
+
+  it("warns of PROXY_* variables that are no setting, naming the one meant, and only of those", () => {
+    const warnings: UnknownSetting[] = [];
+    resolveConfig({
+      env: {
+        PROXY_TOOLMODE: "native",
+        PROXY_MAX_INFLIGHT: "3",
+        PROXY_SOMETHING_ELSE: "x",
+        // Read: an option, a legacy alias, a key's keyEnv, a route's apiKeyEnv, a passed variable.
+        PROXY_TOOL_MODE: "auto",
+        PROXY_ENABLE_PARALLEL_TOOL_CALLS: "true",
+        PROXY_KEY_ALICE: "alice-secret-key",
+        PROXY_UPSTREAM_KEY: "upstream-key",
+        PROXY_PASSED: "1",
+        PROXY_CODEX_PASS_ENV: "PROXY_PASSED",
+        OTHER_TOOLMODE: "x",
+      },
+      file: {
+        apiKeys: [{ name: "alice", keyEnv: "PROXY_KEY_ALICE" }],
+        models: [
+          {
+            id: "local",
+            backend: "openai-compatible",
+            baseUrl: "http://127.0.0.1:1/v1",
+            apiKeyEnv: "PROXY_UPSTREAM_KEY",
+          },
+        ],
+      },
+      warn: (w) => warnings.push(w),
+    });
+    expect(warnings.map((w) => [w.name, w.meant])).toEqual([
+      ["PROXY_MAX_INFLIGHT", "PROXY_MAX_IN_FLIGHT"],
+      ["PROXY_SOMETHING_ELSE", undefined],
+      ["PROXY_TOOLMODE", "PROXY_TOOL_MODE"],
+    ]);
+    expect(warnings[2]?.message).toBe(
+      "PROXY_TOOLMODE is not a setting of the gateway and is ignored: did you mean PROXY_TOOL_MODE?",
+    );
+  });
+
+  it.each(["true", "TRUE", "1", "yes", "On"])("reads %s as true", (spelling) => {
+    expect(
+      resolveConfig({ env: { PROXY_INSPECTOR_BODIES: "off", PROXY_METRICS_AUTH: spelling } }).metricsAuth,
+    ).toBe(true);
+  });
+
+  it.each(["false", "False", "0", "no", "OFF"])("reads %s as false", (spelling) => {
+    expect(resolveConfig({ env: { PROXY_STOP_AFTER_TOOLS: spelling } }).stopAfterTools).toBe(false);
+  });
+
+  it("never repeats a secret's value in its error", () => {
+    expect(() => resolveConfig({ env: { PROXY_ADMIN_KEY: "short-secret" } })).toThrow(/PROXY_ADMIN_KEY/);
+    expect(() => resolveConfig({ env: { PROXY_ADMIN_KEY: "short-secret" } })).not.toThrow(/short-secret/);
+    const otlp = { OTEL_EXPORTER_OTLP_HEADERS: "authorization=Bearer%zzsecret" };
+    expect(() => resolveConfig({ env: otlp })).toThrow(
+      /OTEL_EXPORTER_OTLP_HEADERS: a value is not URL-encoded correctly/,
+    );
+    expect(() => resolveConfig({ env: otlp })).not.toThrow(/zzsecret/);
+    const keys = { PROXY_API_KEYS: '[{"name":"a","key":"sk-secret-value"' };
+    expect(() => resolveConfig({ env: keys })).toThrow(/^PROXY_API_KEYS: expected JSON$/);
+  });
+
+  it("documents the boolean spellings and the key minimums", () => {
+    const doc = readFileSync(new URL("../../../docs/configuration.md", import.meta.url), "utf8");
+    for (const spelling of ["`true`", "`1`", "`yes`", "`on`", "`false`", "`0`", "`no`", "`off`"])
+      expect(doc).toContain(spelling);
+    expect(doc).toMatch(/each at least 8 characters/);
+    expect(doc).toMatch(/at least 16 characters/);
+    expect(helpText()).toContain("A <bool> is true, 1, yes, on or false, 0, no, off, in any case");
   });
 });

@@ -148,6 +148,8 @@ export const createCodexBackend = (options: CodexBackendOptions = {}): CodexBack
     checkAuth: control.checkAuth,
     async warmup() {
       await workspace.sealed.catch(unavailable);
+      // A codex that cannot start (a bad CODEX_HOME, a broken binary) fails the check at once.
+      await pool.firstStart();
       const lease = await pool.acquire(AbortSignal.timeout(startTimeoutMs), startTimeoutMs);
       lease.release();
     },

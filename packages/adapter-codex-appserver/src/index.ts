@@ -18,4 +18,5 @@ export {
 } from "./sealing/sealed-environment.js";
 export { sealedThreadConfig, sealedThreadParams } from "./sealing/sealed-thread-config.js";
 export type { LiveThreadCounts } from "./threads/live-threads.js";
+export { AppServerStartError } from "./transport/rpc-errors.js";
 export { type CodexTurnInput, toCodexTurnInput } from "./turn/codex-input.js";

@@ -25,7 +25,8 @@ export const openPostgresDriver = (
   connectionString: string,
   options: { readonly max?: number } = {},
 ): SqlDriver => {
-  const pool = new pg.Pool({ connectionString, max: options.max ?? 10 });
+  // A server that never answers (a dropped route, a firewall) fails a connect in 10 s, not never.
+  const pool = new pg.Pool({ connectionString, max: options.max ?? 10, connectionTimeoutMillis: 10_000 });
   // An idle client losing its connection must not crash the process; the next query reconnects.
   pool.on("error", () => undefined);
   const direct = querier(pool);

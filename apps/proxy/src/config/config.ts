@@ -5,9 +5,11 @@ import * as SchemaIssue from "effect/SchemaIssue";
 import * as SchemaParser from "effect/SchemaParser";
 import { RouteConfig, routeProblem } from "../routing/route-config.js";
 import { ApiKeyEntry, apiKeysProblem, resolveApiKeys } from "./api-keys.js";
+import { closestName } from "./closest-name.js";
 import { ConfigError } from "./config-error.js";
-import { applyLegacySettings } from "./legacy-settings.js";
+import { applyLegacySettings, LEGACY_ALIASES, RETIRED_SETTINGS } from "./legacy-settings.js";
 import { OPTIONS, type OptionSpec } from "./options.js";
+import { parseOtlpHeaders } from "./otlp-headers.js";
 
 const PositiveInt = Schema.Number.check(Schema.isInt(), Schema.isGreaterThanOrEqualTo(1));
 const NonNegativeInt = Schema.Number.check(Schema.isInt(), Schema.isGreaterThanOrEqualTo(0));
@@ -88,6 +90,14 @@ export const GatewayConfig = Schema.Struct({
     Schema.isPattern(/^(|[^=,\s]+=[^,]*(,\s*[^=,\s]+=[^,]*)*)$/, {
       message: "expected name=value pairs separated by commas",
     }),
+    Schema.makeFilter((value: string) => {
+      try {
+        parseOtlpHeaders(value);
+        return true;
+      } catch {
+        return "a value is not URL-encoded correctly (write a literal % as %25, a space as %20)";
+      }
+    }),
   ),
   inspector: Schema.Boolean,
   inspectorBodies: Schema.Boolean,
@@ -100,11 +110,17 @@ export type GatewayConfig = typeof GatewayConfig.Type;
 
 export { ConfigError };
 
+/** How a boolean may be written in the environment or a flag (any case); the config file takes JSON's. */
+export const BOOLEAN_SPELLINGS: Readonly<Record<"true" | "false", ReadonlyArray<string>>> = {
+  true: ["true", "1", "yes", "on"],
+  false: ["false", "0", "no", "off"],
+};
+
 const parseJson = (spec: OptionSpec, value: string): unknown => {
   try {
     return JSON.parse(value);
   } catch {
-    throw new ConfigError(`${spec.env}: expected JSON, got '${value.slice(0, 80)}'`);
+    throw new ConfigError(`${spec.env}: expected JSON${spec.secret ? "" : `, got '${value.slice(0, 80)}'`}`);
   }
 };
 
@@ -113,10 +129,12 @@ const parseRaw = (spec: OptionSpec, raw: string): unknown => {
   switch (spec.kind) {
     case "int":
       return value === "" ? Number.NaN : Number(value);
-    case "bool":
-      if (/^(1|true|yes|on)$/i.test(value)) return true;
-      if (/^(0|false|no|off)$/i.test(value)) return false;
+    case "bool": {
+      const lower = value.toLowerCase();
+      if (BOOLEAN_SPELLINGS.true.includes(lower)) return true;
+      if (BOOLEAN_SPELLINGS.false.includes(lower)) return false;
       return value;
+    }
     case "list":
       // A JSON list is taken as it is (named keys with limits in PROXY_API_KEYS).
       if (value.startsWith("[")) return parseJson(spec, value);
@@ -145,6 +163,60 @@ const parseRaw = (spec: OptionSpec, raw: string): unknown => {
   }
 };
 
+/** The option a mistyped name (a config-file key, an env var, a flag) most likely meant. */
+export const optionMeant = (name: string): OptionSpec | undefined =>
+  closestName(name, OPTIONS, (o) => [o.key, o.env]);
+
+/** A config file's key that is no option stops startup, as an unknown flag does. */
+const refuseUnknownKeys = (file: Readonly<Record<string, unknown>>, fileName: string) => {
+  for (const key of Object.keys(file)) {
+    if (OPTIONS.some((o) => o.key === key)) continue;
+    const meant = optionMeant(key);
+    throw new ConfigError(
+      `${fileName}: unknown key '${key}'${meant ? ` (did you mean '${meant.key}'?)` : ""}; the keys are listed in docs/configuration.md and by --help.`,
+    );
+  }
+};
+
+/** A `PROXY_*` variable the gateway does not read, and the setting it most likely meant. */
+export interface UnknownSetting {
+  readonly name: string;
+  readonly meant?: string | undefined;
+  readonly message: string;
+}
+
+/**
+ * `PROXY_*` variables that are no setting: most likely a typo, warned about at start (not refused: an
+ * environment is shared with other programs). Variables the configuration names itself (a key's
+ * `keyEnv`, a route's `apiKeyEnv`, `PROXY_CODEX_PASS_ENV`) are read, so they are not unknown.
+ */
+const unknownSettings = (
+  env: Readonly<Record<string, string | undefined>>,
+  merged: Readonly<Record<string, unknown>>,
+): UnknownSetting[] => {
+  const named = (list: unknown, field: string) =>
+    (Array.isArray(list) ? list : []).map((e) => (e as Record<string, unknown> | null)?.[field]);
+  const read = new Set<unknown>([
+    ...OPTIONS.map((o) => o.env),
+    ...Object.keys(LEGACY_ALIASES),
+    ...Object.keys(RETIRED_SETTINGS),
+    ...named(merged.apiKeys, "keyEnv"),
+    ...named(merged.models, "apiKeyEnv"),
+    ...(Array.isArray(merged.codexPassEnv) ? merged.codexPassEnv : []),
+  ]);
+  return Object.keys(env)
+    .filter((name) => name.startsWith("PROXY_") && env[name] !== undefined && !read.has(name))
+    .sort()
+    .map((name) => {
+      const meant = optionMeant(name)?.env;
+      return {
+        name,
+        meant,
+        message: `${name} is not a setting of the gateway and is ignored${meant ? `: did you mean ${meant}?` : " (codex-tool-gateway --help lists the settings)"}`,
+      };
+    });
+};
+
 const decode = SchemaParser.decodeUnknownResult(GatewayConfig);
 const formatter = SchemaIssue.makeFormatterStandardSchemaV1();
 
@@ -157,7 +229,12 @@ export const resolveConfig = (sources: {
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly flags?: Readonly<Record<string, string>>;
   readonly file?: Readonly<Record<string, unknown>>;
+  /** How errors name the config file (its path). */
+  readonly fileName?: string;
+  /** Told of each `PROXY_*` variable that is no setting (logged at start). */
+  readonly warn?: (unknown: UnknownSetting) => void;
 }): GatewayConfig => {
+  if (sources.file) refuseUnknownKeys(sources.file, sources.fileName ?? "the config file");
   const merged: Record<string, unknown> = {};
   const origin: Record<string, string> = {};
   const environment = applyLegacySettings(sources.env);
@@ -189,7 +266,10 @@ export const resolveConfig = (sources: {
         `${origin.inspector ?? "PROXY_INSPECTOR"}: the gateway has API keys, so the inspector needs PROXY_ADMIN_KEY (only the admin key opens it).`,
       );
     const problem = routeProblem(merged.models, sources.env);
-    if (problem === undefined) return { ...config, apiKeys: resolveApiKeys(config.apiKeys, sources.env) };
+    if (problem === undefined) {
+      for (const unknown of unknownSettings(sources.env, merged)) sources.warn?.(unknown);
+      return { ...config, apiKeys: resolveApiKeys(config.apiKeys, sources.env) };
+    }
     throw new ConfigError(`Invalid configuration value for ${origin.models ?? "models"}: ${problem}`);
   }
   const first = formatter(result.failure).issues[0];
@@ -201,7 +281,7 @@ export const resolveConfig = (sources: {
   if (routes) throw new ConfigError(`Invalid configuration value for ${where}: ${routes}`);
   const keys = key === "apiKeys" ? apiKeysProblem(merged.apiKeys, sources.env) : undefined;
   if (keys) throw new ConfigError(`Invalid configuration value for ${where}: ${keys}`);
-  throw new ConfigError(
-    `Invalid configuration value for ${where}: ${first?.message ?? "invalid"} (got ${JSON.stringify(merged[key])})`,
-  );
+  // A secret is never repeated (error output lands in logs).
+  const got = spec?.secret ? "" : ` (got ${JSON.stringify(merged[key])})`;
+  throw new ConfigError(`Invalid configuration value for ${where}: ${first?.message ?? "invalid"}${got}`);
 };

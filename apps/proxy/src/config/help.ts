@@ -1,4 +1,9 @@
+import { BOOLEAN_SPELLINGS } from "./config.js";
 import { OPTIONS } from "./options.js";
+
+/** The spellings a `<bool>` takes, for --help and docs/configuration.md. */
+export const booleanSpellings = (): string =>
+  `${BOOLEAN_SPELLINGS.true.map((s) => `\`${s}\``).join(", ")} or ${BOOLEAN_SPELLINGS.false.map((s) => `\`${s}\``).join(", ")}, in any case`;
 
 /** `codex-tool-gateway --help`, generated from the option table so flags and env vars never drift apart. */
 export const helpText = (): string => {
@@ -16,6 +21,8 @@ export const helpText = (): string => {
     ...rows,
     "  --help                             Show this help.",
     "  --version                          Print the version.",
+    "",
+    `A <bool> is ${booleanSpellings().replaceAll("`", "")} (the config file takes JSON true and false).`,
     "",
   ].join("\n");
 };

@@ -14,6 +14,8 @@ export interface OptionSpec {
   readonly default: string;
   readonly values?: ReadonlyArray<string>;
   readonly doc: string;
+  /** Its value is a secret: an error about it never repeats the value. */
+  readonly secret?: boolean;
 }
 
 const opt = (
@@ -23,6 +25,7 @@ const opt = (
   def: string,
   doc: string,
   values?: string[],
+  extra: { readonly secret?: true } = {},
 ): OptionSpec => ({
   key,
   env,
@@ -31,6 +34,7 @@ const opt = (
   default: def,
   doc,
   ...(values ? { values } : {}),
+  ...extra,
 });
 
 export const OPTIONS: ReadonlyArray<OptionSpec> = [
@@ -47,7 +51,9 @@ export const OPTIONS: ReadonlyArray<OptionSpec> = [
     "PROXY_API_KEYS",
     "list",
     "",
-    'Comma-separated API keys clients must send (Bearer token or `x-api-key`). Empty = no auth. In the config file (or as a JSON list here) an entry may be `{"name", "key" or "keyEnv", "limits": {"rpm", "tpm", "tokensPerDay"}}`: usage is then accounted under the name and the limits enforced (see docs/operations.md).',
+    'Comma-separated API keys clients must send (Bearer token or `x-api-key`), each at least 8 characters. Empty = no auth. In the config file (or as a JSON list here) an entry may be `{"name", "key" or "keyEnv", "limits": {"rpm", "tpm", "tokensPerDay"}}`: usage is then accounted under the name and the limits enforced (see docs/operations.md).',
+    undefined,
+    { secret: true },
   ),
   opt(
     "corsOrigins",
@@ -75,7 +81,9 @@ export const OPTIONS: ReadonlyArray<OptionSpec> = [
     "PROXY_ADMIN_KEY",
     "string",
     "",
-    "Bearer token for the admin endpoints (`/admin/*`) and the request inspector. Empty = the admin endpoints do not exist.",
+    "Bearer token for the admin endpoints (`/admin/*`) and the request inspector, at least 16 characters. Empty = the admin endpoints do not exist.",
+    undefined,
+    { secret: true },
   ),
   opt(
     "maxConnections",
@@ -386,6 +394,8 @@ export const OPTIONS: ReadonlyArray<OptionSpec> = [
     "string",
     "",
     "Headers sent to the collector, as comma-separated `name=value` pairs (values URL-encoded), e.g. `authorization=Bearer%20abc`.",
+    undefined,
+    { secret: true },
   ),
   opt(
     "inspector",

@@ -27,19 +27,6 @@ export const onError = (logger: Logger) => (err: Error, c: Context) => {
   );
 };
 
-export const notFound = (c: Context) =>
-  c.json(
-    {
-      error: {
-        message: `Unknown request URL: ${c.req.method} ${c.req.path}.`,
-        type: "invalid_request_error",
-        param: null,
-        code: "unknown_url",
-      },
-    },
-    404,
-  );
-
 export const methodNotAllowed = (allow: string) => (c: Context) => {
   c.header("Allow", allow);
   return c.json(

@@ -8,6 +8,12 @@ export interface GatewayRouteSpec extends RouteSpec {
 
 /** The gateway's own routes; the API surfaces declare theirs next to their handlers. */
 export const GATEWAY_ROUTES = {
+  index: {
+    method: "GET",
+    path: "/",
+    summary: "Where things are: each API's base URL, this document, the health checks, the inspector.",
+    public: true,
+  },
   healthz: { method: "GET", path: "/healthz", summary: "Process is up.", public: true },
   readyz: {
     method: "GET",

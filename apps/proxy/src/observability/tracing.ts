@@ -1,4 +1,5 @@
 import type { GatewayConfig } from "../config/config.js";
+import { parseOtlpHeaders } from "../config/otlp-headers.js";
 import type { RequestTurnObserver } from "../http/request-context.js";
 import type { Logger } from "./logger.js";
 import { SPAN_TEXT_CHARS, writeTurnSpans } from "./turn-spans.js";
@@ -26,17 +27,6 @@ export interface TurnTracer extends RequestTurnObserver {
   /** Exports what is still buffered and stops the exporter. */
   shutdown(): Promise<void>;
 }
-
-/** `OTEL_EXPORTER_OTLP_HEADERS`: `name=value` pairs, values URL-encoded (the OTLP spec's format). */
-export const parseOtlpHeaders = (raw: string): Record<string, string> => {
-  const headers: Record<string, string> = {};
-  for (const pair of raw.split(",")) {
-    const at = pair.indexOf("=");
-    if (at <= 0) continue;
-    headers[pair.slice(0, at).trim()] = decodeURIComponent(pair.slice(at + 1).trim());
-  }
-  return headers;
-};
 
 /**
  * OpenTelemetry traces of every request, when `OTEL_EXPORTER_OTLP_ENDPOINT` is set. The SDK is

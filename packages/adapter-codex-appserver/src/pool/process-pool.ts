@@ -1,6 +1,7 @@
 import { GatewayError } from "@proxy/core";
 import type { Logger } from "../logger.js";
 import { type AppServerProcess, describe } from "../transport/app-server-process.js";
+import { AppServerStartError } from "../transport/rpc-errors.js";
 
 export interface PoolLease {
   readonly process: AppServerProcess;
@@ -13,6 +14,8 @@ export interface ProcessPool {
   /** A lease on `proc` itself (where a live thread is), if it is still serving. */
   leaseProcess(proc: AppServerProcess): PoolLease | undefined;
   readySlots(): number;
+  /** Resolves once a process is ready; rejects with the reason when every slot's first start failed. */
+  firstStart(): Promise<void>;
   /** The processes serving now. */
   processes(): ReadonlyArray<AppServerProcess>;
   restarts(): number;
@@ -59,6 +62,16 @@ export const createProcessPool = (options: ProcessPoolOptions): ProcessPool => {
   let restarts = 0;
   let closed = false;
   let draining = false;
+  // A start-up check waits for the first attempts, not for the backoff after them.
+  let firstAttemptsLeft = options.size;
+  let settleFirstStart: { resolve(): void; reject(e: unknown): void } | undefined;
+  const firstStart = new Promise<void>((resolve, reject) => {
+    settleFirstStart = { resolve, reject };
+  });
+  firstStart.catch(() => undefined);
+  const firstAttemptFailed = (e: unknown) => {
+    if (--firstAttemptsLeft === 0) settleFirstStart?.reject(e);
+  };
 
   const wakeWaiters = () => {
     for (const w of [...waiters]) w();
@@ -75,7 +88,7 @@ export const createProcessPool = (options: ProcessPoolOptions): ProcessPool => {
     });
 
   const supervise = async (slot: Slot, index: number) => {
-    while (!closed) {
+    for (let attempt = 0; !closed; attempt++) {
       let startedAt: number | undefined;
       try {
         const proc = await options.start();
@@ -87,6 +100,7 @@ export const createProcessPool = (options: ProcessPoolOptions): ProcessPool => {
         slot.lastError = undefined;
         startedAt = Date.now();
         logger.info({ slot: index, pid: proc.pid }, "codex app-server ready");
+        settleFirstStart?.resolve();
         wakeWaiters();
         const exit = await proc.exited;
         slot.process = undefined;
@@ -101,7 +115,10 @@ export const createProcessPool = (options: ProcessPoolOptions): ProcessPool => {
         logger.error({ slot: index, pid: proc.pid, ...exit }, "codex app-server died; restarting");
       } catch (e) {
         slot.lastError = `app-server failed to start: ${e instanceof Error ? e.message : String(e)}`;
-        logger.error({ slot: index, err: e }, "codex app-server failed to start");
+        // An exit at start carries codex's own reason; its stack says nothing more.
+        const why = e instanceof AppServerStartError ? { reason: e.message } : { err: e };
+        logger.error({ slot: index, ...why }, "codex app-server failed to start");
+        if (attempt === 0) firstAttemptFailed(e);
       }
       if (closed || draining) return;
       if (startedAt !== undefined && Date.now() - startedAt >= (options.stableAfterMs ?? 30_000))
@@ -182,6 +199,7 @@ export const createProcessPool = (options: ProcessPoolOptions): ProcessPool => {
       return slot && !closed && proc.isAlive() ? lease(slot) : undefined;
     },
     readySlots: () => slots.filter((s) => s.process?.isAlive()).length,
+    firstStart: () => firstStart,
     processes: () => slots.flatMap((s) => (s.process?.isAlive() ? [s.process] : [])),
     restarts: () => restarts,
     drain() {

@@ -7,7 +7,7 @@ import {
   type RpcResultObserver,
 } from "./json-rpc-connection.js";
 import { createLineDecoder } from "./line-decoder.js";
-import { ConnectionClosedError, JsonRpcError } from "./rpc-errors.js";
+import { AppServerStartError, ConnectionClosedError, JsonRpcError } from "./rpc-errors.js";
 import { answerServerRequest } from "./server-requests.js";
 import { createStdoutFlow, DEFAULT_FLOW_LIMITS, type FlowLimits, type StdoutFlow } from "./stdout-flow.js";
 
@@ -80,6 +80,29 @@ const ANSI = new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, "g");
 
 const isObject = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null;
 
+/**
+ * What codex complains about because it is sealed on purpose: its `PATH` is empty, so it never finds
+ * bubblewrap (and runs no command that would need it). Not an operator's to fix: logged at debug.
+ */
+const SEALED_BY_DESIGN = /could not find bubblewrap on PATH/;
+
+/** Lines of stderr kept for a start failure's reason (each cut to `STDERR_LINE_CHARS`). */
+const STDERR_TAIL_LINES = 16;
+const STDERR_LINE_CHARS = 1000;
+
+/**
+ * What codex said when it gave up: its `Error: …` line, else its last `ERROR` log line without the
+ * timestamp, else its last line that is not part of a backtrace.
+ */
+export const codexErrorLine = (lines: ReadonlyArray<string>): string | undefined => {
+  const last = (test: (line: string) => boolean) => [...lines].reverse().find(test);
+  const error = last((l) => /^Error: /.test(l));
+  if (error) return error.slice("Error: ".length).trim();
+  const logged = last((l) => /\bERROR\b/.test(l));
+  if (logged) return logged.replace(/^.*?\bERROR\b\s*(\S+:\s*)?/, "").trim();
+  return last((l) => l.trim() !== "" && !/^\s*(\d+:|at |Stack backtrace:)/.test(l))?.trim();
+};
+
 /** Spawns one `codex app-server`, wires stdio to a JSON-RPC connection and completes the handshake. */
 export const startAppServer = async (options: AppServerOptions): Promise<AppServerProcess> => {
   const { logger } = options;
@@ -110,10 +133,18 @@ export const startAppServer = async (options: AppServerOptions): Promise<AppServ
 
   // stderr is diagnostics only: never parsed as protocol, always routed to the logger.
   const stderrLines = createLineDecoder({ maxLineLength: 64 * 1024 });
+  // The last few lines, for the reason of a start that fails (until the handshake is done).
+  let stderrTail: string[] | undefined = [];
+  const stderrClosed = new Promise<void>((resolve) => child.stderr.once("close", () => resolve()));
   child.stderr.on("data", (chunk: Buffer) => {
     for (const raw of stderrLines.push(chunk)) {
       const line = raw.replace(ANSI, "");
-      if (/\b(ERROR|WARN)\b/.test(line)) log.warn({ pid: child.pid, stderr: line }, "app-server stderr");
+      if (stderrTail) {
+        stderrTail.push(line.slice(0, STDERR_LINE_CHARS));
+        if (stderrTail.length > STDERR_TAIL_LINES) stderrTail.shift();
+      }
+      if (/\b(ERROR|WARN)\b/.test(line) && !SEALED_BY_DESIGN.test(line))
+        log.warn({ pid: child.pid, stderr: line }, "app-server stderr");
       else log.debug({ pid: child.pid, stderr: line }, "app-server stderr");
     }
   });
@@ -197,9 +228,22 @@ export const startAppServer = async (options: AppServerOptions): Promise<AppServ
     if (!experimentalApi) await initialize(false);
     await connection.notify("initialized");
   } catch (e) {
+    if (e instanceof ConnectionClosedError) {
+      // It exited (or closed its pipes) before it was ready: say why, in its own words.
+      const exit = await Promise.race([
+        Promise.all([exited, stderrClosed]).then(([info]) => info),
+        new Promise<undefined>((r) => setTimeout(() => r(undefined), 1000).unref()),
+      ]);
+      await close();
+      throw new AppServerStartError(
+        exit ? describe(exit) : e.message,
+        codexErrorLine([...(stderrTail ?? []), ...stderrLines.flush()]),
+      );
+    }
     await close();
     throw e;
   }
+  stderrTail = undefined;
 
   return {
     pid: child.pid,

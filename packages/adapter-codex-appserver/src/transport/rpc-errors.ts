@@ -18,6 +18,19 @@ export class ConnectionClosedError extends Error {
   }
 }
 
+/**
+ * An app-server that exited before it was ready; `codexSays` is the reason it printed (its stderr's
+ * error line, e.g. `CODEX_HOME points to "…", but that path does not exist`), when it printed one.
+ */
+export class AppServerStartError extends Error {
+  readonly codexSays: string | undefined;
+  constructor(exit: string, codexSays: string | undefined) {
+    super(`codex app-server exited at start (${exit})${codexSays ? `: ${codexSays}` : ""}`);
+    this.name = "AppServerStartError";
+    this.codexSays = codexSays;
+  }
+}
+
 /** No answer within the request timeout. */
 export class RequestTimeoutError extends Error {
   readonly method: string;
