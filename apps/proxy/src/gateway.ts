@@ -105,6 +105,9 @@ const settled = <T>(result: PromiseSettledResult<T>, problem: (error: unknown) =
   throw new GatewayStartError(problem(result.reason), { cause: result.reason });
 };
 
+/** How long after listening the tokenizer's tables load (see `tokenizerPreload`). */
+const TOKENIZER_PRELOAD_MS = 1000;
+
 /**
  * Starts the gateway with the given backend layer (codex by default) and returns a handle. A start
  * that fails stops what it had started (codex, the store, the socket) and throws a
@@ -133,7 +136,7 @@ export const startGateway = async (
   const { logger } = log;
   for (const w of options.warnings ?? []) logger.warn({ setting: w.name, meant: w.meant }, w.message);
   const metrics = createMetrics();
-  // One tokenizer for the surfaces and the upstream routes: its tables load once, on the first count.
+  // One tokenizer for the surfaces and the upstream routes (its tables load once, after start).
   const tokens = lazyO200kEncoding();
   const runtime = ManagedRuntime.make(
     options.backendLayer ??
@@ -226,10 +229,16 @@ export const startGateway = async (
   const port = typeof address === "object" && address ? address.port : config.port;
   const url = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${port}`;
   logger.info({ url, backend: backend.name, outputMode: config.outputMode }, "gateway listening");
+  // Loading the tokenizer's tables is a few hundred ms of synchronous work: done a moment after the
+  // start, while nothing is in flight yet, not inside the first request that counts a token (nor in
+  // the start itself, which it slowed by as much).
+  const tokenizerPreload = setTimeout(tokens.load, TOKENIZER_PRELOAD_MS);
+  tokenizerPreload.unref();
 
   let closing: Promise<void> | undefined;
   const shutdown = (reason: string) =>
     (closing ??= (async () => {
+      clearTimeout(tokenizerPreload);
       logger.info({ reason, activeTurns: backend.activeTurns() }, "shutting down: no new connections");
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       await backend.drain(config.shutdownGraceMs);

@@ -176,4 +176,16 @@ describe("JSON-RPC connection", () => {
     expect(w.written.map((m) => m.method)).toEqual(["first", "second"]);
     w.drain();
   });
+  it("writes a large line in a later turn of the event loop than it serialises it", async () => {
+    const w = wire();
+    open = w.connection;
+    const order: string[] = [];
+    // A timer due now runs between serialising a 2 MB turn and writing it, not after both.
+    setTimeout(() => order.push(`timer, ${w.written.length} written`), 0);
+    void w.connection.notify("turn/start", { text: "x".repeat(2 * 1024 * 1024) });
+    void w.connection.notify("small", {});
+    await tick();
+    expect(order).toEqual(["timer, 0 written"]);
+    expect(w.written.map((m) => m.method)).toEqual(["turn/start", "small"]);
+  });
 });

@@ -4,13 +4,14 @@ import {
   openAIErrorBody,
   openTurnSession,
   type RouteSpec,
+  readJsonBody,
   resolveSurfaceDeps,
   SSE_COMMENT_KEEP_ALIVE,
   type SurfaceDepsInput,
   type SurfaceProfile,
 } from "@proxy/http-surface";
 import { Hono } from "hono";
-import { decodeChatRequest } from "./decode-request.js";
+import { type ChatTurnPlan, decodeChatBody } from "./decode-request.js";
 import { completeChatCompletion } from "./json-response.js";
 import type { ChatTurn } from "./started-turn.js";
 import { streamChatCompletion } from "./stream-response.js";
@@ -47,9 +48,9 @@ export const createChatCompletionsApp = (input: ChatCompletionsDeps): Hono => {
   app.on(CHAT_ROUTES.create.method, CHAT_ROUTES.create.path, async (c) => {
     const session = openTurnSession(c, deps, CHAT_SURFACE);
 
-    let plan: ReturnType<typeof decodeChatRequest>;
+    let plan: ChatTurnPlan;
     try {
-      plan = decodeChatRequest(await c.req.text());
+      plan = decodeChatBody(await readJsonBody(c));
     } catch (e) {
       return session.fail(e);
     }

@@ -28,8 +28,10 @@ const stopSequences = (stop: string | ReadonlyArray<string> | null | undefined) 
 };
 
 /** Decodes a raw request body; every failure is a GatewayError("invalid_request") naming its `param`. */
-export const decodeChatRequest = (bodyText: string): ChatTurnPlan => {
-  const json = decodeJsonText(bodyText);
+export const decodeChatRequest = (bodyText: string): ChatTurnPlan => decodeChatBody(decodeJsonText(bodyText));
+
+/** Decodes a request body the kit has parsed and checked (`readJsonBody`). */
+export const decodeChatBody = (json: unknown): ChatTurnPlan => {
   const decoded = decodeBody(json);
   if (Result.isFailure(decoded)) throw issueToGatewayError(decoded.failure);
   const body = decoded.success;

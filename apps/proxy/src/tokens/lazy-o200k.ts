@@ -6,12 +6,12 @@ import type { GptEncoding } from "gpt-tokenizer/GptEncoding";
 const AS_TEXT = { disallowedSpecial: new Set<string>() } as const;
 
 /**
- * The gateway's tokenizer, o200k_base (gpt-tokenizer), with its rank table loaded on the first
- * count rather than at start-up: the table costs ~30 MiB of RSS and a few hundred ms of module
- * loading that a gateway whose requests set no output limit and count no tokens never needs. The
- * load is synchronous (core counts inside a turn's synchronous pass) and happens once per gateway.
+ * The gateway's tokenizer, o200k_base (gpt-tokenizer). Its rank table costs ~30 MiB of RSS and a
+ * few hundred ms of synchronous module loading, which must not fall on a request (core counts
+ * inside a turn's synchronous pass): the gateway calls `load()` a moment after it starts, and a
+ * count before that loads it on the spot.
  */
-export const lazyO200kEncoding = (): TokenEncoding => {
+export const lazyO200kEncoding = (): TokenEncoding & { readonly load: () => void } => {
   let api: GptEncoding | undefined;
   const load = (): GptEncoding => {
     if (api) return api;
@@ -23,6 +23,7 @@ export const lazyO200kEncoding = (): TokenEncoding => {
     return api;
   };
   return {
+    load: () => void load(),
     count: (piece) => load().countTokens(piece, AS_TEXT),
     encode: (piece) => load().encode(piece, AS_TEXT),
     decode: (tokens) => load().decode(tokens),

@@ -6,6 +6,7 @@ import { GatewayError } from "@proxy/core";
 import type { Script } from "@proxy/core/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningGateway } from "../../src/gateway.js";
+import { warmTokenizer } from "../support/process-probes.js";
 import { gatewayWith } from "../usage/support.js";
 
 const SECRET_PROMPT = "the-secret-prompt-91c4";
@@ -150,6 +151,7 @@ describe("traces stay bounded whatever the request holds", { timeout: 120_000 },
         for (let i = 0; i < n; i++) expect(await chat(gateway.url, "call it")).toBe(200);
       };
       await batch(5);
+      await warmTokenizer(gateway.url);
       const start = heap();
       // Model names of 4.5 MB: each was a trace of that size, kept while the collector is silent.
       const huge = "q".repeat(4_500_000);

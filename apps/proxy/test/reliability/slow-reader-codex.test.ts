@@ -1,6 +1,13 @@
 import { makeCodexHome, startScriptedModelProvider } from "@proxy/adapter-codex-appserver/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freePort, openInspector, openSlowClient, readBytes, rssBytes } from "../support/process-probes.js";
+import {
+  freePort,
+  openInspector,
+  openSlowClient,
+  readBytes,
+  rssBytes,
+  warmTokenizer,
+} from "../support/process-probes.js";
 import { type SpawnedGateway, spawnGateway } from "../support/spawn-gateway.js";
 import { chatStreamText } from "./support.js";
 
@@ -56,6 +63,8 @@ describe("a paused reader of a long codex answer (real gateway process, real cod
       });
       expect(await warm.text()).toContain("warm");
     }
+    // The tokenizer's tables (tens of MB, loaded once a moment after start) are in the baseline.
+    await warmTokenizer(gateway.url);
     const baseline = await inspector.retainedBytes();
     const baselineRss = rssBytes(pid);
     const from = readBytes(pid);

@@ -1,7 +1,13 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freePort, openInspector, openSlowClient, rssBytes } from "../support/process-probes.js";
+import {
+  freePort,
+  openInspector,
+  openSlowClient,
+  rssBytes,
+  warmTokenizer,
+} from "../support/process-probes.js";
 import { type SpawnedGateway, spawnGateway } from "../support/spawn-gateway.js";
 
 // 20 MB of answer, in numbered 4 KiB pieces so any loss, duplicate or reordering shows.
@@ -100,6 +106,8 @@ describe("a slow-reading client while the backend streams 20 MB (real gateway pr
       }),
     });
     expect(contentOf(await warm.text())).toHaveLength(100 * PIECE_BYTES);
+    // The tokenizer's tables (tens of MB, loaded once a moment after start) are in the baseline.
+    await warmTokenizer(gateway.url);
     const baseline = await inspector.retainedBytes();
     const baselineRss = rssBytes(pid);
     const client = openSlowClient(gateway.url, {

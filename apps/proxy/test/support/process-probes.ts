@@ -13,6 +13,19 @@ export const freePort = async (): Promise<number> => {
 };
 
 /**
+ * Makes the gateway load its tokenizer now (a count does; otherwise it loads a moment after start),
+ * so a memory baseline taken next already holds its tables.
+ */
+export const warmTokenizer = async (url: string): Promise<void> => {
+  const res = await fetch(`${url}/v1/messages/count_tokens`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ model: "m", messages: [{ role: "user", content: "warm up" }] }),
+  });
+  if (res.status !== 200) throw new Error(`count_tokens answered ${res.status}: ${await res.text()}`);
+};
+
+/**
  * The gateway's retained memory through its inspector: a full garbage collection, then the JS heap
  * in use plus external memory (the buffers of streams and sockets). Unlike RSS it does not count
  * garbage that V8 has not collected yet, so it is steady on a loaded machine. The inspector runs

@@ -69,6 +69,10 @@ const outcomeOf = (e: Error): string =>
 const ANSWER_CARRYING = /^\{"method":"(turn\/completed|rawResponseItem\/completed)"/;
 const LARGE_LINE_FACTOR = 16;
 
+/** Lines from this size up are written in a later turn of the event loop than they are serialised. */
+const LARGE_LINE_CHARS = 1 << 20;
+const yieldToLoop = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
+
 const isObject = (u: unknown): u is Json => typeof u === "object" && u !== null && !Array.isArray(u);
 
 /**
@@ -86,7 +90,10 @@ export const createJsonRpcConnection = (options: JsonRpcConnectionOptions): Json
 
   const writeLine = (message: Json): Promise<void> => {
     const line = `${JSON.stringify(message)}\n`;
-    const next = writeChain.then(
+    // Serialising a turn with a 5 MB photo takes tens of ms; writing it (a UTF-8 copy) follows in a
+    // later turn of the event loop, so the two never add up to one long hold.
+    const ready = line.length < LARGE_LINE_CHARS ? writeChain : writeChain.then(yieldToLoop);
+    const next = ready.then(
       () =>
         new Promise<void>((resolve, reject) => {
           if (closedWith) return reject(closedWith);
