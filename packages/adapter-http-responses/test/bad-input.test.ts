@@ -42,7 +42,7 @@ const CASES: Array<[string, unknown, string | null]> = [
   ["item_reference without id", { model: MODEL, input: [{ type: "item_reference" }] }, "input[0].id"],
   ["bad tool name", { model: MODEL, input: "hi", tools: [named("bad name!")] }, "tools[0].name"],
   [
-    "bad tool name (chat shape, D4)",
+    "bad tool name (a tool in the Chat shape)",
     { model: MODEL, input: "hi", tools: [{ type: "function", function: { name: "no spaces allowed" } }] },
     "tools[0].function.name",
   ],

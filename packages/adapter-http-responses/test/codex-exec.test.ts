@@ -98,7 +98,7 @@ describe("codex exec 0.169 against /v1/responses", () => {
     const posts = gateway.bodies.filter((b) => b.path === "/v1/responses");
     expect(posts).toHaveLength(2);
     const followUp = inputOf(posts[1]?.body);
-    // codex echoes our function_call (D3) and answers it with a function_call_output for our call_id.
+    // codex echoes our function_call back in its next request and answers it with a function_call_output for our call_id.
     expect(followUp).toContainEqual(
       expect.objectContaining({ type: "function_call", id: "fc_1", call_id: "call_1" }),
     );

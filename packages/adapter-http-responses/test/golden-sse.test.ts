@@ -112,7 +112,7 @@ describe("the validator itself", () => {
     expect(validateResponsesStream(broken).join()).toMatch(/sequence_number 99/);
   });
 
-  it("rejects a top-level call_id on function_call_arguments.done (D2)", () => {
+  it("rejects a top-level call_id on function_call_arguments.done (call ids live on the item)", () => {
     const frames = parseSse(valid()).map((f) =>
       f.data.type === "response.function_call_arguments.done"
         ? { ...f, data: { ...f.data, call_id: "call_1" } }

@@ -121,7 +121,7 @@ describe("official openai client (7.57)", () => {
     expect(text).toBe("Plain answer.");
   });
 
-  it("a follow-up carrying the echoed function_call and its function_call_output reaches the backend (D3)", async () => {
+  it("a follow-up carrying the echoed function_call and its function_call_output reaches the backend", async () => {
     gateway = await startGateway([
       { chunks: fragments(weather) },
       { chunks: fragments("It is sunny in Paris.") },

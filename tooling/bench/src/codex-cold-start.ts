@@ -1,5 +1,5 @@
 /**
- * Codex cold start, split (issue 30 item 3): the built gateway as `npm start` runs it, from process
+ * Codex cold start, split: the built gateway as `npm start` runs it, from process
  * start to its first log line (Node boot, module load, config, store), to "codex app-server ready",
  * to HTTP listening, to `/readyz` answering 200; against the app-server alone (spawn to its
  * `initialize` response, the same sealed flags and environment) and Node alone (`node -e 0`).

@@ -11,7 +11,7 @@ import { ratio } from "./stats.js";
 
 const withBefore = (r: BenchResults) => (r.http?.cells ?? []).filter((c) => c.before !== undefined);
 
-/** Issue 27's "per-delta and per-request CPU no worse": at 64 connections, every workload. */
+/** The goal "per-delta and per-request CPU no worse than before": at 64 connections, every workload. */
 export const beforeGoals = (r: BenchResults): Goal[] => {
   const commit = r.before?.commit ?? "?";
   const goals: Goal[] = [];

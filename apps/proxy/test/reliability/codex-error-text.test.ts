@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type CodexGateway, chat, gatewayOverCodex } from "./support.js";
 
-/** A provider message with links inside prose, as ChatGPT's usage-limit text has (issue 25, item 12c). */
+/** A provider message with links inside prose, as ChatGPT's usage-limit text has. */
 const LIMIT_TEXT =
   "You've hit your usage limit. Upgrade to Pro (https://chatgpt.com/explore/pro), visit https://chatgpt.com/codex/settings/usage to purchase more credits.";
 
@@ -14,7 +14,7 @@ describe("backend error text passed to clients (real codex app-server)", { timeo
   }, 60_000);
   afterAll(() => gateway?.close());
 
-  it("item 12c: a URL is removed, the punctuation after it stays", async () => {
+  it("a URL is removed, the punctuation after it stays", async () => {
     const res = await chat(gateway.url, "hello");
     const body = (await res.json()) as { error: { message: string } };
     expect(res.status).toBeGreaterThanOrEqual(400);

@@ -5,7 +5,7 @@ import { gatewayOver, type ReliabilityGateway } from "../reliability/support.js"
 const ALICE = "sk-alice-0123456789";
 const BOB = "sk-bob-0123456789abc";
 
-/** PROXY_CONVERSATIONS_AUTOCREATE names are per owner (issue 25, item 8). */
+/** PROXY_CONVERSATIONS_AUTOCREATE names are per owner. */
 describe("autocreated conversation names are scoped to their owner (real gateway, two keys)", () => {
   let gateway: ReliabilityGateway;
   const backend = createScriptedBackend(() => ({ chunks: ["noted"] }));

@@ -7,7 +7,7 @@ import { gatewayOver } from "../reliability/support.js";
 
 const mode = async (path: string) => (await stat(path)).mode & 0o777;
 
-describe("the default SQLite store's files (issue 25, item 10)", () => {
+describe("the default SQLite store's files are private to the gateway's user", () => {
   const dirs: string[] = [];
   afterEach(async () => {
     for (const dir of dirs.splice(0)) await rm(dir, { recursive: true, force: true });

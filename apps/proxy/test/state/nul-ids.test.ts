@@ -6,7 +6,7 @@ import { gatewayOver, type ReliabilityGateway } from "../reliability/support.js"
 const NUL = "\u0000";
 
 /**
- * A NUL character in any id (issue 25, item 9): PostgreSQL cannot hold one in text, so such an id
+ * A NUL character in any id: PostgreSQL cannot hold one in text, so such an id
  * names nothing. Every case is refused before a backend turn runs, with the same 4xx on both stores.
  */
 describe("ids with a NUL character, on SQLite and PostgreSQL (real gateway)", { timeout: 120_000 }, () => {

@@ -8,7 +8,7 @@ const MAX_CONVERSATION = 200_000;
 
 /**
  * PROXY_STORE_MAX_RESPONSE_BYTES holds for every stored object, and conversations have their own
- * bound (issue 25, item 7), on SQLite and PostgreSQL.
+ * bound, on SQLite and PostgreSQL.
  */
 describe("store size limits (real gateway, SQLite and PostgreSQL)", { timeout: 180_000 }, () => {
   let postgres: PostgresServer;

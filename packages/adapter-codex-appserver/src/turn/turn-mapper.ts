@@ -21,7 +21,7 @@ const ACTION_ITEMS = new Set([
   "imageView",
 ]);
 
-/** Seed 001: start-up probes of MCP servers nobody configured surface as errors; they are noise. */
+/** Start-up probes of MCP servers nobody configured surface as errors; they are noise. */
 const PHANTOM_MCP = /resources\/list failed|unknown MCP server/i;
 
 const num = (u: number | null | undefined): number => (typeof u === "number" && Number.isFinite(u) ? u : 0);

@@ -28,7 +28,7 @@ export const TIME_TOOL = {
   strict: false,
 };
 
-/** The sentinel block a backend writes for a call (seed 000): arguments as a JSON string. */
+/** The sentinel block a backend writes for a call: arguments as a JSON string. */
 export const toolBlock = (name: string, args: Record<string, unknown>): string =>
   `<tool_call>${JSON.stringify({ name, arguments: JSON.stringify(args) })}</tool_call>`;
 

@@ -31,7 +31,7 @@ const ITEM_EVENT_TYPES: Record<string, string> = {
   "response.reasoning_summary_text.delta": "reasoning",
   "response.reasoning_summary_text.done": "reasoning",
 };
-/** The documented fields of each item-scoped event (D2: no top-level call_id anywhere). */
+/** The documented fields of each item-scoped event (no top-level call_id anywhere: it lives on the item). */
 const FIELDS: Record<string, string[]> = {
   "response.output_item.added": ["output_index", "item"],
   "response.output_item.done": ["output_index", "item"],

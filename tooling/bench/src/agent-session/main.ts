@@ -1,5 +1,5 @@
 /**
- * A scripted agent session (issue 26): each turn the model says a few words and calls a tool, the
+ * A scripted agent session: each turn the model says a few words and calls a tool, the
  * client sends the tool's output back (growing history), for `turns` requests, on each surface in
  * native and prompt mode, through the gateway (its own process, over the real codex) and against
  * codex driven directly with ONE thread. Per turn: the provider's `prompt_cache_key` (share of

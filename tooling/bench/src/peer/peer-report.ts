@@ -7,7 +7,7 @@ const GOAL_PEER_FACTOR = 1.5;
 const GOAL_IDLE_RSS_MIB = 100;
 const GOAL_RSS_VS_PEER = 1.2;
 const GOAL_TOOLS_VS_PLAIN = 1.3;
-/** Before/after (issue 27): "no worse" within this noise margin of a shared machine's medians. */
+/** Before/after: "no worse" within this noise margin of a shared machine's medians. */
 export const GOAL_NO_WORSE = 1.05;
 
 const cell = (p: PeerResult, workload: string, connections: number) =>
