@@ -94,6 +94,11 @@ export const createCodexBackend = (options: CodexBackendOptions = {}): CodexBack
     });
   };
   const pendingToolRequests = { count: 0 };
+  // Known once the sealed catalog is written, which every turn waits for before it starts.
+  let contextWindows: ReadonlyMap<string, number> = new Map();
+  void workspace.contextWindows.then((windows) => {
+    contextWindows = windows;
+  });
   // One context for every turn: the turn reads what it needs from it.
   const turnContext: TurnContext = {
     pool,
@@ -109,6 +114,7 @@ export const createCodexBackend = (options: CodexBackendOptions = {}): CodexBack
     turnTimeoutMs: options.turnTimeoutMs ?? 0,
     pendingToolRequests,
     stalledReaderMs: flow.stalledReaderMs,
+    contextWindowOf: (model) => contextWindows.get(model),
   };
 
   return {
@@ -120,7 +126,13 @@ export const createCodexBackend = (options: CodexBackendOptions = {}): CodexBack
     stream(request, { signal }) {
       return backendStream(() => planLimits.explainTurn(runCodexTurn(turnContext, request, signal), now));
     },
-    listModels: control.listModels,
+    async listModels() {
+      const [models, windows] = await Promise.all([control.listModels(), workspace.contextWindows]);
+      return models.map((m) => {
+        const contextWindow = windows.get(m.id);
+        return contextWindow === undefined ? m : { ...m, contextWindow };
+      });
+    },
     readiness(): BackendReadiness {
       const inFlight = admission.inFlight();
       const readySlots = pool.readySlots();

@@ -61,7 +61,11 @@ const isClientStatus = (status: number | undefined): status is number =>
  * The provider's refusals keep their meaning: credentials it refused are the operator's to fix, a
  * model it does not serve is a 404, any other 4xx is the client's bad request in the provider's words.
  */
-export const mapCodexTurnError = (error: CodexTurnError | undefined): GatewayError => {
+export const mapCodexTurnError = (
+  error: CodexTurnError | undefined,
+  /** The turn's model's context window, told with a full context. */
+  contextWindow?: number,
+): GatewayError => {
   const raw =
     typeof error?.message === "string" && error.message !== ""
       ? withoutUrls(error.message)
@@ -69,7 +73,11 @@ export const mapCodexTurnError = (error: CodexTurnError | undefined): GatewayErr
   const { name, status: infoStatus } = variantOf(error?.codexErrorInfo);
   const cause = error;
   if (name === "contextWindowExceeded")
-    return new GatewayError("context_length_exceeded", raw, { code: "context_length_exceeded", cause });
+    return new GatewayError("context_length_exceeded", raw, {
+      code: "context_length_exceeded",
+      cause,
+      contextWindow,
+    });
   const refusal = providerRefusal(name, infoStatus, raw);
   const { status, text } = refusal;
   if (name === "unauthorized" || status === 401 || status === 403) {

@@ -1,4 +1,4 @@
-import type { GatewayError } from "@proxy/core";
+import { contextOverflow, type GatewayError } from "@proxy/core";
 import type { ErrorBodyShaper, SurfaceProfile } from "@proxy/http-surface";
 
 /** Google's canonical status names (google.rpc.Code) for the HTTP statuses the kit answers with. */
@@ -47,12 +47,20 @@ const details = (error: GatewayError): unknown[] => {
   return out;
 };
 
+/** Google's words for a full context: the input's token count against the model's limit. */
+const tokenCountExceeded = (error: GatewayError): string => {
+  const overflow = contextOverflow(error);
+  return overflow === undefined
+    ? "The input token count exceeds the maximum number of tokens allowed."
+    : `The input token count (${overflow.inputTokens}) exceeds the maximum number of tokens allowed (${overflow.contextWindow}).`;
+};
+
 /** The `error` object of Google's error body: `{code, message, status, details?}`. */
 export const geminiError = (error: GatewayError, status: number) => {
   const more = details(error);
   return {
     code: status,
-    message: error.message,
+    message: error.kind === "context_length_exceeded" ? tokenCountExceeded(error) : error.message,
     status: STATUS_NAME[status] ?? "UNKNOWN",
     ...(more.length > 0 ? { details: more } : {}),
   };

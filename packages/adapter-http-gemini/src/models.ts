@@ -1,11 +1,12 @@
 import { GatewayError, type ModelInfo } from "@proxy/core";
 
-/** A gateway model as Google's `Model` resource; limits are unknown here, so they are left out. */
+/** A gateway model as Google's `Model` resource; `inputTokenLimit` where the backend knows the window. */
 export const geminiModel = (model: ModelInfo) => ({
   name: `models/${model.id}`,
   version: "001",
   displayName: model.id,
   description: model.description ?? `${model.id} served by the gateway`,
+  ...(model.contextWindow === undefined ? {} : { inputTokenLimit: model.contextWindow }),
   supportedGenerationMethods: ["generateContent", "streamGenerateContent", "countTokens"],
 });
 

@@ -1,4 +1,4 @@
-import type { GatewayError, GatewayErrorKind } from "@proxy/core";
+import { contextOverflow, type GatewayError, type GatewayErrorKind } from "@proxy/core";
 import type { ErrorBodyShaper, ErrorStatusOverride } from "@proxy/http-surface";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 
@@ -40,8 +40,19 @@ export interface AnthropicErrorBody {
 /** The `error` object of Anthropic's error body and of the stream's `error` event. */
 export const anthropicErrorObject = (error: GatewayError): AnthropicErrorBody["error"] => ({
   type: ANTHROPIC_TYPE[error.kind],
-  message: error.message,
+  message: error.kind === "context_length_exceeded" ? promptTooLong(error) : error.message,
 });
+
+/**
+ * Anthropic's words for a full context, which Claude Code reads to compact the conversation and
+ * retry: "prompt is too long: N tokens > M maximum" (the numbers when the window is known).
+ */
+const promptTooLong = (error: GatewayError): string => {
+  const overflow = contextOverflow(error);
+  return overflow === undefined
+    ? `prompt is too long: ${error.message}`
+    : `prompt is too long: ${overflow.inputTokens} tokens > ${overflow.contextWindow} maximum`;
+};
 
 /** `{type:"error", error:{type, message}}`, the body of every HTTP error of this surface. */
 export const anthropicErrorBody: ErrorBodyShaper = (error): AnthropicErrorBody => ({

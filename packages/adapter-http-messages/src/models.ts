@@ -9,6 +9,8 @@ export const anthropicModel = (model: ModelInfo, createdAt: string) => ({
   id: model.id,
   display_name: model.id,
   created_at: createdAt,
+  // The model's context window, as Anthropic's model objects give it, where the backend knows it.
+  ...(model.contextWindow === undefined ? {} : { max_input_tokens: model.contextWindow }),
 });
 
 export const anthropicModelList = (models: ReadonlyArray<ModelInfo>, createdAt: string) => ({

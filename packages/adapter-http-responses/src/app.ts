@@ -1,10 +1,11 @@
 import { GatewayError } from "@proxy/core";
-import { errorResponse, openAIErrorBody, type RouteSpec } from "@proxy/http-surface";
+import { errorResponse, type RouteSpec } from "@proxy/http-surface";
 import { Hono, type MiddlewareHandler } from "hono";
 import { handleCompact } from "./http/compact.js";
 import { handleCreateResponse } from "./http/create-response.js";
 import { type ResponsesAppDeps, resolveDeps } from "./http/deps.js";
 import { responsesStatus } from "./http/surface.js";
+import { responsesErrorBody } from "./response/response-error.js";
 import { mountConversationRoutes } from "./stored/conversation-routes.js";
 import { mountResponseRoutes } from "./stored/response-routes.js";
 
@@ -68,6 +69,6 @@ export const createResponsesApp = (deps: ResponsesAppDeps): Hono => {
   // Stored-response routes (404s without a store) and, with one, the Conversations API.
   mountResponseRoutes(app, resolved);
   if (resolved.state !== undefined) mountConversationRoutes(app, resolved, resolved.state);
-  app.onError((error, c) => errorResponse(c, error, openAIErrorBody, responsesStatus));
+  app.onError((error, c) => errorResponse(c, error, responsesErrorBody, responsesStatus));
   return app;
 };

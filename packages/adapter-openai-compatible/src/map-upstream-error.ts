@@ -18,6 +18,22 @@ const CONTEXT_LENGTH =
   /context (length|window|size)|maximum context|too many tokens|exceeds the (available )?context/i;
 
 /**
+ * The window and the input's tokens in an upstream's context-length message: OpenAI's and vLLM's
+ * "maximum context length is M tokens. However, your messages resulted in / you requested N tokens",
+ * llama.cpp's "request (N tokens) exceeds the available context size (M tokens)".
+ */
+const contextNumbers = (message: string): { contextWindow?: number; inputTokens?: number } => {
+  const openai =
+    /maximum context length is (\d+) tokens\. However, (?:your messages resulted in|you requested) (\d+) tokens/i.exec(
+      message,
+    );
+  if (openai) return { contextWindow: Number(openai[1]), inputTokens: Number(openai[2]) };
+  const llama = /request \((\d+) tokens\) exceeds the available context size \((\d+) tokens\)/i.exec(message);
+  if (llama) return { contextWindow: Number(llama[2]), inputTokens: Number(llama[1]) };
+  return {};
+};
+
+/**
  * A non-2xx upstream answer as the gateway's error kind, naming the route (never the URL). A refusal
  * keeps its meaning: credentials are the operator's to fix, an unknown model is a 404, any other 4xx
  * is the client's bad request in the upstream's own words; only 408, 429 and 5xx may be retried.
@@ -52,6 +68,7 @@ export const mapUpstreamStatus = (
       return new GatewayError("context_length_exceeded", `${where}${detail(message)}`, {
         code: "context_length_exceeded",
         cause,
+        ...contextNumbers(message),
       });
     return new GatewayError("invalid_request", `${where}${detail(message)}`, {
       code: "upstream_rejected",

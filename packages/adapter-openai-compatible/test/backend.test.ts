@@ -252,6 +252,29 @@ describe("openai-compatible backend: upstream failures name the route and never 
     expect(error.kind).toBe("context_length_exceeded");
   });
 
+  it("a full context keeps the upstream's window and token count (OpenAI, vLLM, llama.cpp wordings)", async () => {
+    for (const [errorMessage, contextWindow, inputTokens] of [
+      [
+        "This model's maximum context length is 8192 tokens. However, your messages resulted in 9001 tokens. Please reduce the length of the messages.",
+        8192,
+        9001,
+      ],
+      [
+        "This model's maximum context length is 4096 tokens. However, you requested 5000 tokens (4000 in the messages, 1000 in the completion).",
+        4096,
+        5000,
+      ],
+      [
+        "the request (7000 tokens) exceeds the available context size (6144 tokens), try increasing it",
+        6144,
+        7000,
+      ],
+    ] as const) {
+      const { error } = await failure({ status: 400, errorMessage });
+      expect(error).toMatchObject({ kind: "context_length_exceeded", contextWindow, inputTokens });
+    }
+  });
+
   it("a 200 that is not an event stream → a clear backend error", async () => {
     const { error } = await failure({ raw: { contentType: "text/html", body: "<html>proxy login</html>" } });
     expect(error).toMatchObject({ kind: "backend_error", code: "upstream_bad_response" });

@@ -62,6 +62,7 @@ export {
 
 // Errors: one closed set of kinds; each surface maps them to its own status and body.
 export {
+  contextOverflow,
   GatewayError,
   type GatewayErrorKind,
   type GatewayErrorOptions,
@@ -72,6 +73,7 @@ export {
   modelNotFound,
   refusesModel,
   toGatewayError,
+  withInputTokens,
 } from "./errors/gateway-error.js";
 export { formatParamPath, issueToGatewayError } from "./errors/schema-issue.js";
 export { withoutSecrets, withoutUrls } from "./errors/scrub-text.js";

@@ -1,4 +1,10 @@
-import { GatewayError, type GatewayErrorKind, INPUT_TOO_LONG, toGatewayError } from "@proxy/core";
+import {
+  contextOverflow,
+  GatewayError,
+  type GatewayErrorKind,
+  INPUT_TOO_LONG,
+  toGatewayError,
+} from "@proxy/core";
 import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 
@@ -58,13 +64,32 @@ const OPENAI_TYPE: Record<GatewayErrorKind, string> = {
   backend_error: "server_error",
 };
 
+/** How one OpenAI API words a full context window (clients that compact look for it). */
+export interface ContextFullWording {
+  /** The request's conversation field (`messages`, `input`). */
+  readonly param: string;
+  message(overflow: ReturnType<typeof contextOverflow>): string;
+}
+
+/** Chat Completions' words for a full context, with the two counts when the window is known. */
+export const CHAT_CONTEXT_FULL: ContextFullWording = {
+  param: "messages",
+  message: (o) =>
+    o === undefined
+      ? "This model's maximum context length was exceeded. Please reduce the length of the messages."
+      : `This model's maximum context length is ${o.contextWindow} tokens. However, your messages resulted in ${o.inputTokens} tokens. Please reduce the length of the messages.`,
+};
+
 /** The `error` object of OpenAI's error body: `{message, type, param, code}`. */
-export const openAIError = (error: GatewayError) => ({
-  message: error.message,
-  type: OPENAI_TYPE[error.kind],
-  param: error.param,
-  code: error.code,
-});
+export const openAIError = (error: GatewayError, contextFull: ContextFullWording = CHAT_CONTEXT_FULL) =>
+  error.kind === "context_length_exceeded"
+    ? {
+        message: contextFull.message(contextOverflow(error)),
+        type: OPENAI_TYPE[error.kind],
+        param: contextFull.param,
+        code: "context_length_exceeded",
+      }
+    : { message: error.message, type: OPENAI_TYPE[error.kind], param: error.param, code: error.code };
 
 /** OpenAI's error body `{error: {message, type, param, code}}` (chat completions and responses). */
 export const openAIErrorBody: ErrorBodyShaper = (error) => ({ error: openAIError(error) });

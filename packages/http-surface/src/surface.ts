@@ -57,16 +57,19 @@ export const OPENAI_MODEL_LISTING: ModelListing = {
   claims: () => true,
   list: (models, clock) => {
     const created = unixSeconds(clock);
-    return {
-      object: "list",
-      data: models.map((m) => ({ id: m.id, object: "model", created, owned_by: m.ownedBy ?? "codex" })),
-    };
+    return { object: "list", data: models.map((m) => openAIModel(m, created)) };
   },
-  one: (id, models, clock) => {
-    const model = findModel(id, models);
-    return { id: model.id, object: "model", created: unixSeconds(clock), owned_by: model.ownedBy ?? "codex" };
-  },
+  one: (id, models, clock) => openAIModel(findModel(id, models), unixSeconds(clock)),
 };
+
+/** OpenAI's model object, with `context_window` (as LiteLLM-style listings add it) where known. */
+const openAIModel = (model: ModelInfo, created: number) => ({
+  id: model.id,
+  object: "model",
+  created,
+  owned_by: model.ownedBy ?? "codex",
+  ...(model.contextWindow === undefined ? {} : { context_window: model.contextWindow }),
+});
 
 /** What the host needs to answer for a surface before (or instead of) the surface itself. */
 export interface SurfaceFront {

@@ -33,15 +33,30 @@ export const sealCatalog = (catalog: unknown): { models: ModelEntry[] } => {
 };
 
 /**
+ * Each catalog model's context window in tokens, as codex uses it: `context_window` scaled by
+ * `effective_context_window_percent` (codex keeps the rest for its own instructions and output).
+ */
+export const contextWindowsOf = (catalog: { models: ModelEntry[] }): ReadonlyMap<string, number> => {
+  const windows = new Map<string, number>();
+  for (const model of catalog.models) {
+    const { slug, context_window: window, effective_context_window_percent: percent } = model;
+    if (typeof slug !== "string" || typeof window !== "number" || !(window > 0)) continue;
+    const share = typeof percent === "number" && percent > 0 && percent <= 100 ? percent / 100 : 1;
+    windows.set(slug, Math.floor(window * share));
+  }
+  return windows;
+};
+
+/**
  * Generates the sealed `model_catalog_json` once at startup from the codex binary's own bundled
  * catalog (so it always matches the binary's schema) and writes it into the backend's private
- * temp dir. Returns the file path.
+ * temp dir. Returns the file path and each model's context window.
  */
-export const writeSealedCatalog = async (options: {
+export const writeSealedCatalogWithWindows = async (options: {
   readonly command: string;
   readonly env: NodeJS.ProcessEnv;
   readonly dir: string;
-}): Promise<string> => {
+}): Promise<{ readonly path: string; readonly contextWindows: ReadonlyMap<string, number> }> => {
   const [file, args] = commandLine(options.command, ["debug", "models", "--bundled"]);
   const { stdout } = await run(file, args, {
     env: options.env,
@@ -51,5 +66,12 @@ export const writeSealedCatalog = async (options: {
   const sealed = sealCatalog(JSON.parse(stdout));
   const path = join(options.dir, "models.sealed.json");
   await writeFile(path, JSON.stringify(sealed), { mode: 0o600 });
-  return path;
+  return { path, contextWindows: contextWindowsOf(sealed) };
 };
+
+/** `writeSealedCatalogWithWindows`, the file path alone. */
+export const writeSealedCatalog = async (options: {
+  readonly command: string;
+  readonly env: NodeJS.ProcessEnv;
+  readonly dir: string;
+}): Promise<string> => (await writeSealedCatalogWithWindows(options)).path;

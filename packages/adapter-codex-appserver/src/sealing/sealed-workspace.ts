@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Logger } from "../logger.js";
 import { readProviderEnvKeys } from "./provider-env-keys.js";
-import { writeSealedCatalog } from "./sealed-catalog.js";
+import { writeSealedCatalogWithWindows } from "./sealed-catalog.js";
 import { sealedEnvironment } from "./sealed-environment.js";
 import { sealedThreadParams } from "./sealed-thread-config.js";
 
@@ -13,6 +13,8 @@ export interface SealedWorkspace {
   readonly childEnv: Promise<NodeJS.ProcessEnv>;
   /** The sealed `thread/start` params (the catalog written by `codex debug models`, an empty cwd). */
   readonly sealed: Promise<Record<string, unknown>>;
+  /** Each catalog model's context window in tokens (empty if the catalog could not be built). */
+  readonly contextWindows: Promise<ReadonlyMap<string, number>>;
   /** Removes the private directory. */
   remove(): Promise<void>;
 }
@@ -38,18 +40,25 @@ export const prepareSealedWorkspace = (options: {
       logger.info({ names: providerKeys }, "codex: passing its providers' env_key variables");
     return sealedEnvironment(source, [...options.passEnv, ...providerKeys], join(dir, "empty-path"));
   });
-  const sealed = privateDir.then(async (dir) => {
+  const catalog = privateDir.then(async (dir) => {
     const cwd = join(dir, "empty-cwd");
     await mkdir(cwd, { mode: 0o700 });
     await mkdir(join(dir, "empty-path"), { mode: 0o700 });
-    const catalog = await writeSealedCatalog({ command, env: await childEnv, dir });
-    logger.info({ catalog, command }, "codex: sealed model catalog written");
-    return sealedThreadParams(catalog, cwd) as unknown as Record<string, unknown>;
+    const written = await writeSealedCatalogWithWindows({ command, env: await childEnv, dir });
+    logger.info({ catalog: written.path, command }, "codex: sealed model catalog written");
+    return { cwd, ...written };
   });
+  const sealed = catalog.then(
+    ({ path, cwd }) => sealedThreadParams(path, cwd) as unknown as Record<string, unknown>,
+  );
   sealed.catch((err) => logger.error({ err, command }, "codex: could not build the sealed model catalog"));
   return {
     childEnv,
     sealed,
+    contextWindows: catalog.then(
+      (c) => c.contextWindows,
+      () => new Map<string, number>(),
+    ),
     remove: async () => rm(await privateDir, { recursive: true, force: true }),
   };
 };

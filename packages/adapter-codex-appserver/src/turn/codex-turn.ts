@@ -40,6 +40,8 @@ export interface TurnContext {
   readonly pendingToolRequests: { count: number };
   /** How long a reader may take nothing while codex's output waits for it (see stdout-flow.ts). */
   readonly stalledReaderMs: number;
+  /** The model's context window in tokens, from the sealed catalog (undefined for a model it lacks). */
+  readonly contextWindowOf: (model: string) => number | undefined;
 }
 
 /**
@@ -117,6 +119,7 @@ export async function* runCodexTurn(
       historyCallIds,
       turnId,
       usageBefore: thread.continuation?.thread.usageTotal,
+      contextWindow: ctx.contextWindowOf(thread.model),
     });
     control.reading(mapper);
     yield* readTurn({

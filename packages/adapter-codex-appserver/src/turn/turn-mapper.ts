@@ -115,6 +115,8 @@ export interface TurnMapperOptions {
   readonly usageBefore?: Usage | undefined;
   /** The codex turn being read: notifications naming another turn (a replayed history's) are skipped. */
   readonly turnId?: string | undefined;
+  /** The turn's model's context window in tokens, told with a full context's error. */
+  readonly contextWindow?: number | undefined;
 }
 
 /**
@@ -185,7 +187,7 @@ export const createTurnMapper = (logger: Logger, options: TurnMapperOptions = {}
         if (status === "failed") {
           ending = "failed";
           const error = (n.params.turn.error ?? lastError) as Parameters<typeof mapCodexTurnError>[0];
-          return withUsage([{ type: "error", error: mapCodexTurnError(error) }]);
+          return withUsage([{ type: "error", error: mapCodexTurnError(error, options.contextWindow) }]);
         }
         ending = status === "completed" ? "completed" : "interrupted";
         return withUsage([{ type: "finish", finish: mapCodexFinishReason(status) }]);

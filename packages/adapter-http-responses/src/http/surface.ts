@@ -1,9 +1,5 @@
-import {
-  type ErrorStatusOverride,
-  openAIErrorBody,
-  SSE_COMMENT_KEEP_ALIVE,
-  type SurfaceProfile,
-} from "@proxy/http-surface";
+import { type ErrorStatusOverride, SSE_COMMENT_KEEP_ALIVE, type SurfaceProfile } from "@proxy/http-surface";
+import { responsesErrorBody } from "../response/response-error.js";
 
 /**
  * `codex exec`, the Responses client, retries every 4xx but a 400 five times ("Reconnecting…
@@ -14,7 +10,7 @@ export const responsesStatus: ErrorStatusOverride = (error, status) =>
 
 export const RESPONSES_SURFACE: SurfaceProfile = {
   api: "responses",
-  errorBody: openAIErrorBody,
+  errorBody: responsesErrorBody,
   errorStatus: responsesStatus,
   keepAliveFrame: SSE_COMMENT_KEEP_ALIVE,
   modeHeaders: true,

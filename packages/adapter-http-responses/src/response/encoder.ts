@@ -14,6 +14,7 @@ import type { ResponsesSink } from "./event-sinks.js";
 import { createLifecycle } from "./lifecycle.js";
 import type { OutputItem } from "./output-items.js";
 import { createOutputList } from "./output-list.js";
+import { failedWith } from "./response-error.js";
 import type { IncompleteDetails, ResponseHeader, ResponseObject } from "./response-object.js";
 
 export type { ResponsesEvent } from "./text-delta-event.js";
@@ -92,7 +93,7 @@ export const createResponsesEncoder = (options: EncoderOptions): ResponsesEncode
       status: "failed",
       output: [...output.items],
       usage,
-      error: { code: error.code, message: error.message },
+      error: failedWith(error),
     } as const;
     life.settle(sink, state, "response.failed");
   };

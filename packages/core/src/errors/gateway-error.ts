@@ -32,6 +32,10 @@ export interface GatewayErrorOptions {
   readonly code?: string | undefined;
   readonly retryAfterSeconds?: number | undefined;
   readonly cause?: unknown;
+  /** `context_length_exceeded`: the tokens the model takes, where the backend knows it. */
+  readonly contextWindow?: number | undefined;
+  /** `context_length_exceeded`: the tokens the refused input held (counted or estimated). */
+  readonly inputTokens?: number | undefined;
 }
 
 /** The longest wait the gateway passes on (an upstream's `Retry-After` may say years): one day. */
@@ -43,6 +47,8 @@ export class GatewayError extends Error {
   readonly param: string | null;
   readonly code: string;
   readonly retryAfterSeconds: number | undefined;
+  readonly contextWindow: number | undefined;
+  readonly inputTokens: number | undefined;
 
   constructor(kind: GatewayErrorKind, message: string, options: GatewayErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -55,6 +61,8 @@ export class GatewayError extends Error {
       retryAfter === undefined || Number.isNaN(retryAfter)
         ? undefined
         : Math.min(Math.max(0, retryAfter), MAX_RETRY_AFTER_SECONDS);
+    this.contextWindow = options.contextWindow;
+    this.inputTokens = options.inputTokens;
   }
 
   get retryable(): boolean {
@@ -68,6 +76,32 @@ export class GatewayError extends Error {
  * conversation field (`messages`, `input`, `contents`) as the error's `param`.
  */
 export const INPUT_TOO_LONG = "input_too_long";
+
+/**
+ * A full context window as each client reads it: the input's tokens and the model's window. The
+ * window is the backend's (absent when it does not know it); the input's tokens are what the backend
+ * counted, else the gateway's estimate, and at least one more than the window the model refused.
+ */
+export const contextOverflow = (
+  error: GatewayError,
+): { inputTokens: number; contextWindow: number } | undefined => {
+  const { contextWindow, inputTokens } = error;
+  if (error.kind !== "context_length_exceeded" || contextWindow === undefined) return undefined;
+  return { contextWindow, inputTokens: Math.max(inputTokens ?? 0, contextWindow + 1) };
+};
+
+/** The same failure with the refused input's token count, where the backend did not give one. */
+export const withInputTokens = (error: GatewayError, inputTokens: number): GatewayError =>
+  error.inputTokens !== undefined
+    ? error
+    : new GatewayError(error.kind, error.message, {
+        param: error.param ?? undefined,
+        code: error.code,
+        retryAfterSeconds: error.retryAfterSeconds,
+        cause: error.cause,
+        contextWindow: error.contextWindow,
+        inputTokens,
+      });
 
 export const isGatewayError = (u: unknown): u is GatewayError =>
   typeof u === "object" && u !== null && (u as { _tag?: unknown })._tag === "GatewayError";

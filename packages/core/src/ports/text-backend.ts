@@ -58,6 +58,8 @@ export interface ModelInfo {
   readonly id: string;
   readonly description?: string | undefined;
   readonly ownedBy?: string | undefined;
+  /** The tokens the model takes in one request (its context window), where the backend knows it. */
+  readonly contextWindow?: number | undefined;
 }
 
 /** One usage window of the plan behind a backend (a ChatGPT plan's 5-hour or weekly limit). */

@@ -1,4 +1,4 @@
-import { GatewayError } from "../errors/gateway-error.js";
+import { GatewayError, withInputTokens } from "../errors/gateway-error.js";
 import type { AssistantEvent } from "../events/assistant-event.js";
 import type { TurnRequest } from "../model/conversation.js";
 import { resolveFinishReason } from "../model/finish-reason.js";
@@ -17,7 +17,7 @@ import { type AttemptContext, runAttempt } from "./turn-attempt.js";
 import type { TurnSettings } from "./turn-settings.js";
 import { createTelemetry, type TurnTelemetry } from "./turn-telemetry.js";
 import type { TurnTrace } from "./turn-trace.js";
-import { createUsageMeter } from "./usage-meter.js";
+import { createUsageMeter, estimatePromptTokens } from "./usage-meter.js";
 
 export interface TurnDeps {
   readonly backend: TextBackend;
@@ -123,7 +123,12 @@ export const runTurn = (deps: TurnDeps, input: TurnInput): TurnHandle => {
         // Calls the client already has in full stay usable: the turn ends as a tool-call turn and
         // the failure goes to telemetry. Only a call cut in the middle (or a gone client) fails it.
         if (gate.emittedCount() === 0 || outcome.callCut || gate.callOpen() || signal.aborted) {
-          tail.push({ type: "error", error: outcome.error });
+          // A full context is told in tokens: the backend's count, else the gateway's estimate.
+          const error =
+            outcome.error.kind === "context_length_exceeded"
+              ? withInputTokens(outcome.error, estimatePromptTokens(deps.tokens, backendRequest))
+              : outcome.error;
+          tail.push({ type: "error", error });
           yield tail;
           return;
         }

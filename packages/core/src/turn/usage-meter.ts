@@ -23,6 +23,10 @@ const promptTexts = (request: BackendRequest): string[] => {
   return texts;
 };
 
+/** The gateway's estimate of the tokens a backend reads for `request` (bounded cost, any size). */
+export const estimatePromptTokens = (tokens: TokenEncoding, request: BackendRequest): number =>
+  estimateTokensOfTexts(tokens, promptTexts(request));
+
 /**
  * What a turn's backend attempts used, for accounting: the usage each attempt reported, or, for an
  * attempt the backend accepted and never reported on (the client left mid-stream, the backend
@@ -42,7 +46,7 @@ export const createUsageMeter = (tokens: TokenEncoding) => {
 
   const estimate = (): Usage | undefined => {
     if (request === undefined || !accepted) return undefined;
-    const inputTokens = estimateTokensOfTexts(tokens, promptTexts(request));
+    const inputTokens = estimatePromptTokens(tokens, request);
     // The deltas are one text: counted apart, each cut would count as a token boundary.
     const sampled = sampleChars === 0 ? 0 : estimateTokens(tokens, sample.join(""));
     const outputTokens = sampleChars === 0 ? 0 : Math.round((sampled * outputChars) / sampleChars);
