@@ -1,5 +1,5 @@
-import { invalidRequest, issueToGatewayError, type ToolPolicy, type TurnRequest } from "@proxy/core";
-import { decodeJsonText } from "@proxy/http-surface";
+import { invalidRequest, type ToolPolicy, type TurnRequest } from "@proxy/core";
+import { decodeJsonText, issueToGatewayError } from "@proxy/http-surface";
 import * as Result from "effect/Result";
 import * as SchemaParser from "effect/SchemaParser";
 import { decodeChatTools } from "./decode-tools.js";

@@ -1,10 +1,11 @@
-import { findToolPolicyProblem, invalidRequest, issueToGatewayError, type ToolPolicy } from "@proxy/core";
+import { findToolPolicyProblem, invalidRequest, type ToolPolicy } from "@proxy/core";
 import {
   customDefinitionAt,
   type DecodedTool,
   decodeOpenAiToolChoice,
   functionDefinitionAt,
   functionToolAt,
+  issueToGatewayError,
   type OpenAiToolChoice,
   openAiToolPolicyError,
   parallelToolCallsOf,

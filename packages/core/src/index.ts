@@ -75,7 +75,7 @@ export {
   toGatewayError,
   withInputTokens,
 } from "./errors/gateway-error.js";
-export { formatParamPath, issueToGatewayError } from "./errors/schema-issue.js";
+export { formatParamPath } from "./errors/param-path.js";
 export { withoutSecrets, withoutUrls } from "./errors/scrub-text.js";
 
 // The backend port: what a backend implements, and how it is read.

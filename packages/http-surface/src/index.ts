@@ -6,6 +6,7 @@ export * from "./model-name.js";
 export * from "./openai-tools.js";
 export type * from "./request-trace.js";
 export * from "./routes.js";
+export { issueToGatewayError } from "./schema-issue.js";
 export * from "./sse-body.js";
 export * from "./surface.js";
 export * from "./surface-deps.js";

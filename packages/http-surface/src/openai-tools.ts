@@ -1,7 +1,6 @@
 import {
   type GatewayError,
   invalidRequest,
-  issueToGatewayError,
   TOOL_NAME_PATTERN,
   type ToolChoice,
   type ToolPolicyProblem,
@@ -10,6 +9,7 @@ import {
 import * as Result from "effect/Result";
 import * as Schema from "effect/Schema";
 import * as SchemaParser from "effect/SchemaParser";
+import { issueToGatewayError } from "./schema-issue.js";
 
 /**
  * The tool shapes both OpenAI APIs share (Chat nests a function under `function`, Responses writes

@@ -1,4 +1,5 @@
-import { invalidRequest, issueToGatewayError, type ReasoningEffort, type TurnRequest } from "@proxy/core";
+import { invalidRequest, type ReasoningEffort, type TurnRequest } from "@proxy/core";
+import { issueToGatewayError } from "@proxy/http-surface";
 import * as Result from "effect/Result";
 import * as SchemaParser from "effect/SchemaParser";
 import { decodeMessagesTools, type MessagesToolPolicy } from "./decode-tools.js";

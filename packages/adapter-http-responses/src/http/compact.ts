@@ -1,6 +1,6 @@
 import type { ToolPolicy, TurnRequest } from "@proxy/core";
-import { issueToGatewayError, unixSeconds } from "@proxy/core";
-import { openTurnSession, readJsonBody } from "@proxy/http-surface";
+import { unixSeconds } from "@proxy/core";
+import { issueToGatewayError, openTurnSession, readJsonBody } from "@proxy/http-surface";
 import * as Result from "effect/Result";
 import * as SchemaParser from "effect/SchemaParser";
 import type { Context } from "hono";

@@ -1,4 +1,5 @@
-import { GatewayError, issueToGatewayError } from "@proxy/core";
+import { GatewayError } from "@proxy/core";
+import { issueToGatewayError } from "@proxy/http-surface";
 import * as Result from "effect/Result";
 import type * as Schema from "effect/Schema";
 import * as SchemaParser from "effect/SchemaParser";

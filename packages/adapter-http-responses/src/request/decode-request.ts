@@ -1,5 +1,6 @@
 import type { ToolPolicy, TurnRequest } from "@proxy/core";
-import { invalidRequest, issueToGatewayError } from "@proxy/core";
+import { invalidRequest } from "@proxy/core";
+import { issueToGatewayError } from "@proxy/http-surface";
 import * as Result from "effect/Result";
 import * as SchemaParser from "effect/SchemaParser";
 import { decodeInput, type ItemResolver } from "./decode-input.js";

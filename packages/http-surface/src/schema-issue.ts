@@ -1,18 +1,8 @@
+import { formatParamPath, GatewayError } from "@proxy/core";
 import type * as Issue from "effect/SchemaIssue";
 import * as SchemaIssue from "effect/SchemaIssue";
-import { GatewayError } from "./gateway-error.js";
 
 const formatter = SchemaIssue.makeFormatterStandardSchemaV1();
-
-/** `["messages", 3, "content"]` → `messages[3].content` (OpenAI's `param` spelling). */
-export const formatParamPath = (path: ReadonlyArray<PropertyKey>, base = ""): string => {
-  let out = base;
-  for (const segment of path) {
-    if (typeof segment === "number") out += `[${segment}]`;
-    else out += out === "" ? String(segment) : `.${String(segment)}`;
-  }
-  return out;
-};
 
 /**
  * The first (deepest-first as Effect reports it) failure of a decode, as an `invalid_request` error
