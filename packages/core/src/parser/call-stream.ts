@@ -1,5 +1,4 @@
 import type { ToolSpec } from "../model/tool-spec.js";
-import { closeJsonPrefix } from "./json-syntax-validator.js";
 import type { ArgumentsValidator, ParserEvent, RejectReason } from "./parser-types.js";
 import type { TextBuffer } from "./text-buffer.js";
 import { createTextBuffer } from "./text-buffer.js";
@@ -37,17 +36,19 @@ export interface FinishedCall {
 /**
  * One call's event lifecycle: `call-start` with the first fragment, append-only deltas, and a
  * `call-end` whose arguments are exactly the concatenation of the deltas. If the final arguments
- * do not extend what was already streamed, the streamed prefix is closed minimally instead.
+ * do not extend what was already streamed, the call is withdrawn: closing the streamed prefix
+ * would hand the client a shortened value.
  */
 export interface CallStream {
   started(): boolean;
   /** Emits `call-start` now (XML blocks announce the call as soon as the name is known). */
   begin(): void;
   delta(fragment: string): void;
-  finish(call: FinishedCall): void;
+  /** Ends the call; false when it had to be withdrawn instead (see `abandon`). */
+  finish(call: FinishedCall): boolean;
   /**
-   * The block was cut off or outgrew its budget after the call started: the call is withdrawn
-   * (a rejection naming its index) and, being soft, its raw block follows as text.
+   * The block was cut off, outgrew its budget or went bad after the call started: the call is
+   * withdrawn (a rejection naming its index) and, being soft, its raw block follows as text.
    */
   abandon(reason: RejectReason, detail: string, raw: string): void;
 }
@@ -93,15 +94,14 @@ class CallEvents implements CallStream {
     this.ctx.emit({ type: "call-delta", index: this.index, delta: fragment });
   }
 
-  finish(call: FinishedCall): void {
-    let args = call.arguments;
-    let repaired = call.repaired;
+  finish(call: FinishedCall): boolean {
+    const args = call.arguments;
     if (this.sentLength > 0 && call.extendsStreamed !== true) {
       const prefix =
         this.sent?.toString() ?? (this.streamed as TextBuffer).toString().slice(0, this.sentLength);
       if (!args.startsWith(prefix)) {
-        args = closeJsonPrefix(prefix);
-        repaired = true;
+        this.abandon("invalid-json", "the arguments do not extend what was streamed", call.raw);
+        return false;
       }
     }
     this.begin();
@@ -113,16 +113,18 @@ class CallEvents implements CallStream {
       name: this.name,
       arguments: args,
       format: call.format,
-      repaired,
+      repaired: call.repaired,
       raw: call.raw,
       ...(schemaWarning === undefined ? {} : { schemaWarning }),
     });
+    return true;
   }
 
   abandon(reason: RejectReason, detail: string, raw: string): void {
     const { ctx, name, index } = this;
     ctx.emit({ type: "call-rejected", reason, strict: false, detail, raw, name, index });
-    ctx.emit({ type: "text", text: raw });
+    // A native call (no raw text) was never text: nothing is given back.
+    if (raw.length > 0) ctx.emit({ type: "text", text: raw });
   }
 }
 

@@ -11,12 +11,15 @@ describe("sentinel parser: recovery and rejection edges", () => {
     expect(events.at(-1)).toMatchObject({ type: "call-end", arguments: '{"path":"a"}', repaired: true });
   });
 
-  it("a streamed call whose arguments break mid-way is closed minimally after what was streamed", () => {
-    const events = parseChunks([...tc('{"name":"write_file","arguments":{"path":"ab", "n": [1, }}')]);
+  it("a streamed call whose arguments break mid-way is withdrawn, never closed short", () => {
+    const block = tc('{"name":"write_file","arguments":{"path":"ab", "n": [1, }}');
+    const events = parseChunks([...block]);
     assertInvariants(events);
-    const end = events.at(-1);
-    expect(end).toMatchObject({ type: "call-end", repaired: true });
-    expect(JSON.parse((end as { arguments: string }).arguments)).toMatchObject({ path: "ab" });
+    expect(events.some((e) => e.type === "call-end")).toBe(false);
+    expect(normalize(events).slice(-2)).toEqual([
+      expect.objectContaining({ type: "call-rejected", reason: "invalid-json", index: 0 }),
+      { type: "text", text: block },
+    ]);
   });
 
   it("arguments that are JSON but not an object are never streamed and are rejected", () => {
