@@ -1,9 +1,15 @@
-/** Checks parsed arguments against a tool's JSON Schema (compiled once per request). */
+/**
+ * Checks parsed arguments against a tool's JSON Schema (compiled once per request). A failure
+ * with `refused` is not a call in soft mode either (a value the schema forbids outright, such as
+ * one a `false` subschema matches); other failures are only warnings for soft tools.
+ */
 export interface ArgumentsValidator {
   validate(
     toolName: string,
     args: unknown,
-  ): { readonly ok: true } | { readonly ok: false; readonly message: string };
+  ):
+    | { readonly ok: true }
+    | { readonly ok: false; readonly message: string; readonly refused?: boolean | undefined };
 }
 
 export type RejectReason =
