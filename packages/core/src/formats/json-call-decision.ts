@@ -1,4 +1,4 @@
-import { repairJson } from "../parser/json-syntax-validator.js";
+import { repairJson } from "../parser/json-repair.js";
 
 /** What the streaming tokenizer learned about a `<tool_call>` block by the time it ended. */
 export interface JsonBlockSnapshot {

@@ -1,6 +1,5 @@
 import { isDigit, N_INT, N_MINUS, N_ZERO, nextNumberState, numberMayEnd } from "./json-number.js";
 import type { TextBuffer } from "./text-buffer.js";
-import { createTextBuffer } from "./text-buffer.js";
 
 /**
  * Incremental JSON syntax checker: one character at a time, linear, string/escape aware.
@@ -182,33 +181,36 @@ class JsonSyntaxChecker implements JsonSyntaxValidator {
     this.escapeState = 0;
     this.hex = "";
   }
+  /** A string's character: kept small, it runs for every character a run does not cover. */
   private stringChar(ch: string, c: number, isKey: boolean): boolean {
-    const inEscape = this.escapeState;
-    if (inEscape === 0) {
-      if (c === 34) {
-        if (!isKey && this.repair && this.stack.length > 0) {
-          this.state = S_QUOTE;
-          return true;
-        }
-        this.emit(ch);
-        if (isKey) this.state = S_COLON;
-        else this.valueDone();
-        return true;
-      }
-      if (c === 92) {
-        // Emitted with the character after it: a stray backslash gets its own escape first.
-        this.escapeState = 1;
-        return true;
-      }
-      if (c < 0x20) {
-        this.out?.diverge();
-        this.emit(escapeControl(c));
-        this.wasSanitized = true;
-      } else this.emit(ch);
-      if (!isKey && !isHighSurrogate(c)) this.markCommit();
+    if (this.escapeState !== 0) return this.escapeChar(ch, c, isKey);
+    if (c === 34) return this.quote(ch, isKey);
+    if (c === 92) {
+      // Emitted with the character after it: a stray backslash gets its own escape first.
+      this.escapeState = 1;
       return true;
     }
+    if (c < 0x20) {
+      this.out?.diverge();
+      this.emit(escapeControl(c));
+      this.wasSanitized = true;
+    } else this.emit(ch);
+    if (!isKey && !isHighSurrogate(c)) this.markCommit();
+    return true;
+  }
+  private quote(ch: string, isKey: boolean): boolean {
+    if (!isKey && this.repair && this.stack.length > 0) {
+      this.state = S_QUOTE;
+      return true;
+    }
+    this.emit(ch);
+    if (isKey) this.state = S_COLON;
+    else this.valueDone();
+    return true;
+  }
+  private escapeChar(ch: string, c: number, isKey: boolean): boolean {
     const repair = this.repair && !isKey;
+    const inEscape = this.escapeState;
     if (inEscape === 1) {
       if (c === 117) {
         this.escapeState = 2;
@@ -414,26 +416,3 @@ class JsonSyntaxChecker implements JsonSyntaxValidator {
 
 export const createJsonSyntaxValidator = (options: JsonSyntaxValidatorOptions): JsonSyntaxValidator =>
   new JsonSyntaxChecker(options);
-
-/** Closes a committed argument prefix with the fewest characters (for a call whose rest went bad). */
-export function closeJsonPrefix(prefix: string): string {
-  const v = createJsonSyntaxValidator({ trailing: "absorb" });
-  for (let i = 0; i < prefix.length; i += 1) v.feed(prefix[i] as string, prefix.charCodeAt(i));
-  if (v.status() === "complete") return prefix;
-  return prefix + (v.closers() ?? "");
-}
-
-/**
- * `text` with only what it lacks added (the escapes of stray backslashes and inner quotes, raw
- * control characters escaped, the brackets where it stops after a complete value), or undefined when
- * that is not enough to make it one JSON value. Linear; it never drops or reorders a character.
- */
-export function repairJson(text: string): string | undefined {
-  const out = createTextBuffer(false);
-  const v = createJsonSyntaxValidator({ text: out, trailing: "absorb", repair: true });
-  for (let i = 0; i < text.length; i += 1) v.feed(text[i] as string, text.charCodeAt(i));
-  if (v.status() === "complete") return out.toString();
-  // A string still open may have been cut off: closing it could shorten the value.
-  const closers = v.status() === "pending" && (!v.inString() || v.quotePending()) ? v.closers() : undefined;
-  return closers === undefined ? undefined : out.toString() + closers;
-}

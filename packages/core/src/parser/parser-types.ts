@@ -14,8 +14,8 @@ export interface ArgumentsValidator {
 
 export type RejectReason =
   | "unknown-tool" // name not in `tools`
-  | "invalid-json" // block or arguments unparsable even after one repair pass
-  | "schema-mismatch" // strict tool whose arguments fail its schema
+  | "invalid-json" // block or arguments unparsable even with what was missing added
+  | "schema-mismatch" // strict tool whose arguments fail its schema, or arguments refused in any mode
   | "block-too-large" // exceeded maxBlockBytes
   | "unterminated"; // stream ended inside a block that could not be recovered
 
@@ -44,7 +44,7 @@ export type ParserEvent =
       readonly arguments: string;
       /** The `id` of the block format the call was written in. */
       readonly format: string;
-      /** True when jsonrepair (or closing a truncated prefix) was needed. */
+      /** True when the model's JSON needed escapes or closing brackets added (see docs/core.md). */
       readonly repaired: boolean;
       /** Soft tools: the schema mismatch that was tolerated. */
       readonly schemaWarning?: string | undefined;

@@ -6,7 +6,7 @@ import {
   createCallStream,
   schemaProblem,
 } from "../parser/call-stream.js";
-import { repairJson } from "../parser/json-syntax-validator.js";
+import { repairJson } from "../parser/json-repair.js";
 import type { ArgumentsValidator, ParserEvent, ParserSink, RejectReason } from "../parser/parser-types.js";
 
 /**
