@@ -194,9 +194,12 @@ class JsonBlockReader implements OpenBlock {
     return close < 0 ? -1 : close + TOOL_CALL_CLOSE.length;
   }
 
-  /** A closed block that is one clean call (raw control characters aside): its inner close tags are text. */
+  /**
+   * A block that is one clean call (raw control characters aside), closed or complete when the
+   * stream ended: the tags inside its strings are text.
+   */
   private readsWhole(status: "open" | "closed" | "too-large", body: string): boolean {
-    if (status !== "closed") return false;
+    if (status === "too-large") return false;
     const snapshot = this.tokens.snapshot(body);
     const args = snapshot.arguments;
     return (

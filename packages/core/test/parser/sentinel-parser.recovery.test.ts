@@ -120,9 +120,12 @@ describe("sentinel parser: a repair keeps exactly what the model wrote", () => {
     expect(events.at(-1)).toEqual({ type: "text", text: "done" });
   });
 
-  it("a valid call whose string holds the close tag is still one call", () => {
-    const [call] = onlyCalls(tc('{"name":"write_file","arguments":{"content":"use </tool_call> to close"}}'));
-    expect(JSON.parse(call?.arguments ?? "")).toEqual({ content: "use </tool_call> to close" });
+  it("a valid call whose string holds the close tag is still one call, also when its own close tag never came", () => {
+    const body = '{"name":"write_file","arguments":{"content":"use </tool_call> or <tool_call> here"}}';
+    for (const message of [tc(body), `<tool_call>${body}`]) {
+      const [call] = onlyCalls(message);
+      expect(JSON.parse(call?.arguments ?? "")).toEqual({ content: "use </tool_call> or <tool_call> here" });
+    }
   });
 });
 
