@@ -34,8 +34,8 @@ export interface ToolCallTokenizer {
   /** The argument text when the arguments are an object (written as is, so a slice of the block). */
   objectArgumentsText(): TextBuffer | undefined;
   /**
-   * The object ended and another `{` began (`{…}{…}`, `{…}, {…}` or on the next line): a block
-   * holding several calls. That `{` was not taken: it starts the next object.
+   * The object, which named a tool, ended and another `{` began (`{…}{…}`, `{…}, {…}` or on the
+   * next line): a block holding several calls. That `{` was not taken: it starts the next object.
    */
   nextObject(): boolean;
   snapshot(body: string): JsonBlockSnapshot;
@@ -177,7 +177,8 @@ class OuterObjectTokenizer implements ToolCallTokenizer {
         return;
       case O_DONE:
       case O_SEPARATED:
-        if (c === 123) this.outer = O_NEXT;
+        // Another object after a named one is another call (nameless `{}{}…` stays one bad block).
+        if (c === 123 && this.resolved !== undefined) this.outer = O_NEXT;
         else if (c === 44 && this.outer === O_DONE) this.outer = O_SEPARATED;
         else if (!isJsonWs(c)) this.outer = O_FAIL;
         return;
