@@ -172,6 +172,24 @@ describe("repair never changes what the model meant", () => {
     );
   });
 
+  it("every two-way split of a careless block gives the same events (150 runs)", { timeout: 120_000 }, () => {
+    const short = fc
+      .tuple(argumentsValue, sloppiness, fc.boolean())
+      .map(([v, style, closeBraces]) => block(write(v, style), closeBraces))
+      .filter((message) => message.length <= 240);
+    fc.assert(
+      fc.property(short, (message) => {
+        const reference = normalize(parseChunks([message]));
+        for (let cut = 1; cut < message.length; cut += 1) {
+          const events = parseChunks([message.slice(0, cut), message.slice(cut)]);
+          assertInvariants(events);
+          expect(normalize(events), `cut at ${cut}`).toEqual(reference);
+        }
+      }),
+      { numRuns: 150, seed: SEED + 4 },
+    );
+  });
+
   it("a valid block beside a broken one is never lost (400 runs)", { timeout: 120_000 }, () => {
     const valid = fc
       .tuple(fc.constantFrom("search", "get_time"), fc.string({ maxLength: 8 }))
