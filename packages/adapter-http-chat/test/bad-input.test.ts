@@ -94,6 +94,24 @@ beforeAll(async () => {
 });
 afterAll(() => gateway.close());
 
+describe("a tool whose schema is false", () => {
+  it("is refused with a 400 naming the tool and its parameters", async () => {
+    const never = { type: "function", function: { name: "never_callable", parameters: false } };
+    const res = await postChat(gateway, { ...ok, tools: [WEATHER_TOOL, never] });
+    expect(res.status).toBe(400);
+    expect(JSON.parse(res.text)).toEqual({
+      error: {
+        message:
+          "Invalid schema for function 'never_callable': the schema `false` accepts no arguments, so the function could never be called.",
+        type: "invalid_request_error",
+        param: "tools[1].function.parameters",
+        code: "invalid_function_parameters",
+      },
+    });
+    expect(gateway.backend.requests).toHaveLength(0);
+  });
+});
+
 describe("bad input → 400 naming the offending param", () => {
   for (const [name, body, param] of ROWS) {
     it(name, async () => {

@@ -130,6 +130,67 @@ const CASES: Case[] = [
     ],
   },
   {
+    // Unescaped inner quotes: the escapes are added, the value is exactly the one written.
+    name: "repair-inner-quotes",
+    script: [
+      {
+        chunks: fragments(
+          '<tool_call>{"name":"get_time","arguments":{"tz":"He said "hello" to me"}}</tool_call>',
+          7,
+        ),
+      },
+    ],
+  },
+  {
+    // A block never closed (its string holds the close tag), then a valid block: the broken one
+    // is text, the valid one a call. (Its name is no tool here, so nothing of it was streamed.)
+    name: "broken-then-valid",
+    script: [
+      {
+        chunks: fragments(`<tool_call>{"name":"lookup","arguments":{"q":"Paris </tool_call>\n${weather}`, 8),
+      },
+    ],
+  },
+  {
+    // The same with a call that already streamed to the client: it cannot be taken back, so the
+    // turn fails with a clear error rather than end on a shortened call.
+    name: "broken-streamed-then-valid",
+    script: [
+      {
+        chunks: fragments(
+          `<tool_call>{"name":"get_time","arguments":{"tz":"Europe/Par </tool_call>\n${weather}`,
+          8,
+        ),
+      },
+    ],
+    ending: "error",
+  },
+  {
+    // Two objects in one block: two calls.
+    name: "two-objects-one-block",
+    script: [
+      {
+        chunks: fragments(
+          '<tool_call>{"name":"get_weather","arguments":{"city":"Paris"}}\n{"name":"get_time","arguments":{"tz":"UTC"}}</tool_call>',
+          9,
+        ),
+      },
+    ],
+  },
+  {
+    // A prototype key is refused for a soft tool too; its call had streamed: the turn fails.
+    name: "fail-closed-proto-key",
+    script: [
+      {
+        chunks: fragments(
+          '<tool_call>{"name":"get_time","arguments":{"tz":"UTC","__proto__":{"admin":true}}}</tool_call>',
+          10,
+        ),
+      },
+    ],
+    ending: "error",
+  },
+  {
     name: "error-mid-stream",
     script: [
       {

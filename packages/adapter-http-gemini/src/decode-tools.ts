@@ -42,6 +42,14 @@ const declaration = (raw: unknown, param: string, strict: boolean): ToolSpec => 
   if (d.parameters != null) parameters = toJsonSchema(d.parameters, `${param}.parameters`);
   else if (d.parametersJsonSchema != null)
     parameters = toJsonSchema(d.parametersJsonSchema, `${param}.parametersJsonSchema`);
+  // `false` is a JSON Schema, one no arguments satisfy: the function could never be called.
+  if ((parameters as unknown) === false) {
+    const at = d.parameters != null ? `${param}.parameters` : `${param}.parametersJsonSchema`;
+    throw invalidRequest(
+      `Invalid value at '${at}': the schema of function '${name}' is false, which no arguments satisfy.`,
+      at,
+    );
+  }
   return { name, description: optionalString(d.description, `${param}.description`), parameters, strict };
 };
 

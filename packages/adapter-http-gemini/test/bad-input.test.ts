@@ -47,6 +47,11 @@ const TABLE: ReadonlyArray<[string, unknown, string]> = [
   ],
   ["bad tool name", decl({ name: "has space" }), "tools[0].functionDeclarations[0].name"],
   [
+    "a schema that is false (no arguments satisfy it)",
+    decl({ name: "never", parametersJsonSchema: false }),
+    "tools[0].functionDeclarations[0].parametersJsonSchema",
+  ],
+  [
     "bad OpenAPI type",
     decl({ name: "f", parameters: { type: "OBJEKT" } }),
     "tools[0].functionDeclarations[0].parameters.type",

@@ -72,6 +72,11 @@ const TABLE: ReadonlyArray<readonly [string, unknown, string]> = [
     base({ tools: [{ ...WEATHER_TOOL, input_schema: "x" }] }),
     "tools[0].input_schema",
   ],
+  [
+    "tool input_schema false (no arguments satisfy it)",
+    base({ tools: [{ ...WEATHER_TOOL, input_schema: false }] }),
+    "tools[0].input_schema",
+  ],
   ["duplicate tool names", base({ tools: [WEATHER_TOOL, WEATHER_TOOL] }), "tools[1].name"],
   [
     "tool_choice type unknown",

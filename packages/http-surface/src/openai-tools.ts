@@ -68,6 +68,15 @@ export const toolEntryAt = (item: unknown, at: string): { type: string; fields: 
 
 /** A function definition (`functions[i]`, or the body of a function tool) at `param`. */
 export const functionDefinitionAt = (value: unknown, param: string): DecodedTool => {
+  // `false` is a JSON Schema, one no arguments satisfy: the function could never be called.
+  if (isRecord(value) && value.parameters === false) {
+    const name = typeof value.name === "string" ? value.name : "";
+    throw invalidRequest(
+      `Invalid schema for function '${name}': the schema \`false\` accepts no arguments, so the function could never be called.`,
+      `${param}.parameters`,
+      "invalid_function_parameters",
+    );
+  }
   const r = decodeFunction(value);
   if (Result.isFailure(r)) throw issueToGatewayError(r.failure, param);
   const f = r.success;

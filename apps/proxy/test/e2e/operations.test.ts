@@ -7,7 +7,10 @@ import { lastUserText, type RecordedRequest, startE2E, toolCallText } from "./e2
 const model = (request: RecordedRequest) => {
   const input = lastUserText(request);
   if (input.includes("repair"))
-    return { text: '<tool_call>{"name":"get_weather","arguments":{"city":"Paris",}}</tool_call>' };
+    // Unescaped inner quotes: the repair adds their escapes (a trailing comma would be no call).
+    return {
+      text: '<tool_call>{"name":"get_weather","arguments":{"city":"Paris "the city" of light"}}</tool_call>',
+    };
   if (input.includes("soft")) return { text: toolCallText("get_weather", { city: 42 }) };
   return { text: toolCallText("get_weather", { city: "Paris" }) };
 };

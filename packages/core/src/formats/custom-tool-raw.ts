@@ -61,8 +61,8 @@ function decideRawBlock(ctx: BlockContext, content: string, raw: string): AfterB
     );
     return tool.strict ? "drop-whitespace" : "text";
   }
-  createCallStream(ctx, name).finish({ arguments: args, repaired: false, raw, format: "raw" });
-  return "drop-whitespace";
+  const ended = createCallStream(ctx, name).finish({ arguments: args, repaired: false, raw, format: "raw" });
+  return ended ? "drop-whitespace" : "text";
 }
 
 /** An earlier call in this form: a custom tool's raw input, or a function tool's JSON arguments. */

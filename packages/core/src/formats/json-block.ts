@@ -16,7 +16,10 @@ export { TOOL_CALL_CLOSE };
  * `<tool_call>{"name": …, "arguments": …}</tool_call>`: tokenizes the outer object as it
  * arrives and streams the committed part of the arguments once the name is a known soft tool.
  * The close tag ends the block anywhere except inside a string of the arguments, so a model
- * may write `</tool_call>` inside an argument value.
+ * may write `</tool_call>` inside an argument value. When such a block does not read as one
+ * whole call, the model most likely left a string open: the block is taken to end at that inner
+ * close tag (it is not a call) and what follows is read again as text, so a valid block after it
+ * is not lost. Several objects in one block are one call each.
  */
 export const openJsonBlock = (ctx: BlockContext): OpenBlock => new JsonBlockReader(ctx);
 
@@ -29,12 +32,17 @@ const streamable = (tools: ReadonlyMap<string, ToolSpec>, name: string | undefin
 /** A class, not closures: one per block (closure creation is not free, more so with keepNames). */
 class JsonBlockReader implements OpenBlock {
   private readonly ctx: BlockContext;
-  private readonly raw = createTextBuffer(false);
+  /** The current object's text (from the open tag, or from its `{` for a later object). */
+  private raw = createTextBuffer(false);
+  /** What the current object's raw text starts with (the open tag for the first object). */
+  private opened = TOOL_CALL_OPEN;
   private bytes = 0;
   private status: "open" | "closed" | "too-large" = "open";
   private closeMatched = 0;
   private call: CallStream | undefined;
-  private readonly tokens: ToolCallTokenizer;
+  private tokens: ToolCallTokenizer;
+  /** Text after an inner close tag taken as the block's end, to be read again as text. */
+  private rest = "";
   /** Whether the named tool's arguments stream (decided once, when the name is known). */
   private streams: boolean | undefined;
   private readonly run = createStringRun();
@@ -86,10 +94,26 @@ class JsonBlockReader implements OpenBlock {
     this.call.delta(fragment);
   }
 
+  /** The object before `s[at]` (a `{` starting another object) is finished; the next begins. */
+  private nextObject(s: string, from: number, at: number): void {
+    this.raw.append(s.slice(from, at));
+    this.pump();
+    const written = this.raw.toString();
+    this.decide("closed", written, this.opened + written);
+    this.raw = createTextBuffer(false);
+    this.opened = "";
+    this.call = undefined;
+    this.streams = undefined;
+    this.argumentsChecked = false;
+    this.tokens = createToolCallTokenizer((name) => streamable(this.ctx.tools, name));
+    this.tokens.token("{", 123);
+  }
+
   feed(s: string, start: number): number {
-    const tokens = this.tokens;
+    let tokens = this.tokens;
     const run = this.run;
     const max = this.ctx.maxBlockBytes;
+    let from = start;
     let i = start;
     for (; i < s.length; i += 1) {
       // Fast path: string content (file contents) is appended run by run, escapes included.
@@ -128,9 +152,14 @@ class JsonBlockReader implements OpenBlock {
         }
       }
       if (!tokens.failed()) tokens.token(s[i] as string, c);
-      if (c === 123 && !this.argumentsChecked) this.mirrorArguments(this.raw.length + i - start);
+      if (c !== 123) continue;
+      if (tokens.nextObject()) {
+        this.nextObject(s, from, i);
+        tokens = this.tokens;
+        from = i;
+      } else if (!this.argumentsChecked) this.mirrorArguments(this.raw.length + i - from);
     }
-    this.raw.append(start === 0 && i === s.length ? s : s.slice(start, i));
+    this.raw.append(from === 0 && i === s.length ? s : s.slice(from, i));
     this.pump();
     return i;
   }
@@ -139,16 +168,61 @@ class JsonBlockReader implements OpenBlock {
     return this.status;
   }
 
+  unread(): string {
+    return this.rest;
+  }
+
   finish(): AfterBlock {
-    const ctx = this.ctx;
-    const tokens = this.tokens;
-    const call = this.call;
     const status = this.status;
     if (status === "open") this.replayCloseMatch();
     this.pump();
     const written = this.raw.toString();
     const body = status === "closed" ? written.slice(0, -TOOL_CALL_CLOSE.length) : written;
-    const blockRaw = TOOL_CALL_OPEN + written;
+    const end = this.innerEnd(body);
+    if (end >= 0 && !this.readsWhole(status, body)) return this.endAt(end, written);
+    return this.decide(status, body, this.opened + written);
+  }
+
+  /**
+   * Where a block that holds a tag inside would end had the model left a string open there: after
+   * its first inner close tag or before its first inner open tag, whichever comes first (-1: none).
+   */
+  private innerEnd(body: string): number {
+    const close = body.indexOf(TOOL_CALL_CLOSE);
+    const open = body.indexOf(TOOL_CALL_OPEN);
+    if (open >= 0 && (close < 0 || open < close + TOOL_CALL_CLOSE.length)) return open;
+    return close < 0 ? -1 : close + TOOL_CALL_CLOSE.length;
+  }
+
+  /**
+   * A block that is one clean call (raw control characters aside), closed or complete when the
+   * stream ended: the tags inside its strings are text.
+   */
+  private readsWhole(status: "open" | "closed" | "too-large", body: string): boolean {
+    if (status === "too-large") return false;
+    const snapshot = this.tokens.snapshot(body);
+    const args = snapshot.arguments;
+    return (
+      snapshot.outerComplete && (args === undefined || (args.status === "complete" && !args.literalized))
+    );
+  }
+
+  /** The block is taken to end after `end` characters of its text: not a call; the rest is text again. */
+  private endAt(end: number, written: string): AfterBlock {
+    const raw = this.opened + written.slice(0, end);
+    const name = this.tokens.name();
+    const strict = this.toolOf(name)?.strict === true;
+    const detail = `the block is not valid JSON up to the tag inside it, taken as its end`;
+    if (this.call) this.call.abandon("invalid-json", detail, raw);
+    else rejectBlock(this.ctx, "invalid-json", strict, detail, raw, name);
+    this.rest = written.slice(end);
+    return strict ? "drop-whitespace" : "text";
+  }
+
+  private decide(status: "open" | "closed" | "too-large", body: string, blockRaw: string): AfterBlock {
+    const ctx = this.ctx;
+    const tokens = this.tokens;
+    const call = this.call;
     const name = tokens.name();
     const strict = this.toolOf(name)?.strict === true;
     if (status === "too-large") {
@@ -168,14 +242,18 @@ class JsonBlockReader implements OpenBlock {
     }
     if (call) {
       const decision = decideJsonCall(snapshot, true);
-      call.finish({
-        arguments: decision.ok ? decision.arguments : "",
-        extendsStreamed: decision.ok && decision.fromStreamedText === true,
-        repaired: !decision.ok || decision.repaired,
+      if (!decision.ok) {
+        call.abandon("invalid-json", decision.detail, blockRaw);
+        return "text";
+      }
+      const ended = call.finish({
+        arguments: decision.arguments,
+        extendsStreamed: decision.fromStreamedText === true,
+        repaired: decision.repaired,
         raw: blockRaw,
         format: "json",
       });
-      return "drop-whitespace";
+      return ended ? "drop-whitespace" : "text";
     }
     // A custom tool's raw input may come as `{"name": …, "input": "…"}` (models fall back to it).
     const input =

@@ -1,4 +1,4 @@
-import { jsonrepair } from "jsonrepair";
+import { repairJson } from "../parser/json-repair.js";
 
 /** What the streaming tokenizer learned about a `<tool_call>` block by the time it ended. */
 export interface JsonBlockSnapshot {
@@ -6,6 +6,8 @@ export interface JsonBlockSnapshot {
   readonly body: string;
   /** The outer `{…}` closed cleanly with nothing but whitespace after it. */
   readonly outerComplete: boolean;
+  /** The block ended while its arguments were being read (nothing broke them before). */
+  readonly argumentsOpen: boolean;
   readonly name: string | undefined;
   readonly argumentsKind: "missing" | "null" | "string" | "object" | "other";
   readonly arguments: ArgumentsSnapshot | undefined;
@@ -18,6 +20,10 @@ export interface ArgumentsSnapshot {
   readonly isObject: boolean;
   readonly isEmptyObject: boolean;
   readonly sanitized: boolean;
+  /** A stray backslash or an inner quote was kept as the character written (escape added). */
+  readonly literalized: boolean;
+  /** What closes the arguments where they stopped (quotes, brackets), if anything can. */
+  readonly closers: string | undefined;
   /** Text length right after the top-level value. */
   readonly valueEnd: number;
   /** The string holding the arguments was closed (string form only). */
@@ -50,14 +56,10 @@ function parseObject(text: string): Record<string, unknown> | undefined {
   }
 }
 
-/** One jsonrepair pass; the result must be a JSON object. */
+/** The text with only its missing escapes, quotes and brackets added; it must be a JSON object. */
 function repairObject(text: string): string | undefined {
-  try {
-    const repaired = jsonrepair(text);
-    return parseObject(repaired) ? repaired : undefined;
-  } catch {
-    return undefined;
-  }
+  const repaired = repairJson(text);
+  return repaired !== undefined && parseObject(repaired) ? repaired : undefined;
 }
 
 /** Arguments exactly as streamed, when the tokenizer saw a clean JSON object (or none at all). */
@@ -70,14 +72,29 @@ function cleanArguments(s: JsonBlockSnapshot): { text: string; sanitized: boolea
   if (s.argumentsKind === "string" && a.closed && a.text.trim() === "")
     return { text: EMPTY_ARGS, sanitized: false };
   if (a.status !== "complete" || !a.isObject) return undefined;
-  return { text: a.isEmptyObject ? EMPTY_ARGS : a.text.slice(0, a.valueEnd), sanitized: a.sanitized };
+  const text = a.isEmptyObject ? EMPTY_ARGS : a.text.slice(0, a.valueEnd);
+  return { text, sanitized: a.sanitized || a.literalized };
+}
+
+/**
+ * Arguments that stopped before their end, the block closed by its tag outside any string
+ * (`{"path":"a.md"</tool_call>`): the quotes and brackets they lack are added, nothing else.
+ */
+function closedArguments(s: JsonBlockSnapshot): string | undefined {
+  const a = s.arguments;
+  if (a?.status !== "pending" || !a.isObject || a.closers === undefined) return undefined;
+  // Arguments cut short by something else than the block's end (the outer object broke) are not closed.
+  if (!s.argumentsOpen && !s.outerComplete) return undefined;
+  return a.text + a.closers;
 }
 
 /**
  * Decides what a finished `<tool_call>` block means. Without `allowRepair` (strict tools) only a
- * clean block passes. Otherwise, in order: the streamed arguments; one jsonrepair pass on the
- * arguments; arguments written as an unescaped object inside the string; jsonrepair on the
- * whole body. Every non-clean path reports `repaired: true`.
+ * clean block passes. Otherwise, in order: the streamed arguments (their missing escapes added
+ * while they were read); the same arguments with their missing closing quotes and brackets;
+ * arguments written as an unescaped object inside the string. A repair only adds what is
+ * missing, so a repaired call carries exactly the value written; anything else is not a call.
+ * Every non-clean path reports `repaired: true`.
  */
 export function decideJsonCall(s: JsonBlockSnapshot, allowRepair: boolean): CallDecision {
   const name = s.name;
@@ -90,14 +107,11 @@ export function decideJsonCall(s: JsonBlockSnapshot, allowRepair: boolean): Call
   if (!allowRepair) {
     return { ok: false, name, detail: describeFailure(s) };
   }
-  if (name !== undefined && s.outerComplete && s.arguments && s.argumentsKind !== "other") {
-    const repaired = repairObject(s.arguments.text);
-    if (repaired !== undefined) return { ok: true, name, arguments: repaired, repaired: true };
-  }
+  const closed = name === undefined ? undefined : closedArguments(s);
+  if (name !== undefined && closed !== undefined)
+    return { ok: true, name, arguments: closed, repaired: true, fromStreamedText: true };
   const unescaped = unescapedArguments(s.body);
   if (unescaped) return { ok: true, ...unescaped, repaired: true };
-  const whole = repairWholeBody(s.body);
-  if (whole) return { ok: true, ...whole, repaired: true };
   return { ok: false, name, detail: describeFailure(s) };
 }
 
@@ -105,6 +119,7 @@ function describeFailure(s: JsonBlockSnapshot): string {
   if (s.name === undefined) return 'the block is not a JSON object with a string "name"';
   if (s.argumentsKind === "other") return '"arguments" is neither a JSON string nor an object';
   if (s.arguments?.status === "complete" && !s.arguments.isObject) return "arguments are not a JSON object";
+  if (s.arguments?.literalized) return "arguments hold an unescaped quote or backslash inside a string";
   if (s.arguments?.sanitized) return "arguments contain raw control characters inside strings";
   return "arguments are not valid JSON";
 }
@@ -118,20 +133,6 @@ function unescapedArguments(body: string): { name: string; arguments: string } |
   const name = m[1].trim();
   if (name === "" || !parseObject(m[2])) return undefined;
   return { name, arguments: m[2] };
-}
-
-function repairWholeBody(body: string): { name: string; arguments: string } | undefined {
-  const outer = repairObject(body);
-  const parsed = outer === undefined ? undefined : parseObject(outer);
-  if (!parsed || typeof parsed.name !== "string" || parsed.name.trim() === "") return undefined;
-  const name = parsed.name.trim();
-  const args = parsed.arguments;
-  if (args === undefined || args === null || args === "") return { name, arguments: EMPTY_ARGS };
-  if (isPlainObject(args)) return { name, arguments: JSON.stringify(args) };
-  if (typeof args !== "string") return undefined;
-  if (parseObject(args)) return { name, arguments: args };
-  const repaired = repairObject(args);
-  return repaired === undefined ? undefined : { name, arguments: repaired };
 }
 
 /**

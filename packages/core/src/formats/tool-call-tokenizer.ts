@@ -33,6 +33,11 @@ export interface ToolCallTokenizer {
   argumentsText(): TextBuffer | undefined;
   /** The argument text when the arguments are an object (written as is, so a slice of the block). */
   objectArgumentsText(): TextBuffer | undefined;
+  /**
+   * The object, which named a tool, ended and another `{` began (`{…}{…}`, `{…}, {…}` or on the
+   * next line): a block holding several calls. That `{` was not taken: it starts the next object.
+   */
+  nextObject(): boolean;
   snapshot(body: string): JsonBlockSnapshot;
 }
 
@@ -50,6 +55,9 @@ const O_SKIP = 9;
 const O_AFTER = 10;
 const O_DONE = 11;
 const O_FAIL = 12;
+/** After the object: one `,` seen, another object may follow. */
+const O_SEPARATED = 13;
+const O_NEXT = 14;
 
 const isJsonWs = (c: number) => c === 32 || c === 10 || c === 13 || c === 9;
 
@@ -77,6 +85,7 @@ class OuterObjectTokenizer implements ToolCallTokenizer {
     this.args = createJsonSyntaxValidator({
       text: this.argsText,
       trailing: kind === "string" ? "absorb" : "reject",
+      repair: true,
     });
   }
   private resolveName(): void {
@@ -167,7 +176,11 @@ class OuterObjectTokenizer implements ToolCallTokenizer {
         else if (!isJsonWs(c)) this.outer = O_FAIL;
         return;
       case O_DONE:
-        if (!isJsonWs(c)) this.outer = O_FAIL;
+      case O_SEPARATED:
+        // Another object after a named one is another call (nameless `{}{}…` stays one bad block).
+        if (c === 123 && this.resolved !== undefined) this.outer = O_NEXT;
+        else if (c === 44 && this.outer === O_DONE) this.outer = O_SEPARATED;
+        else if (!isJsonWs(c)) this.outer = O_FAIL;
         return;
     }
   }
@@ -203,11 +216,15 @@ class OuterObjectTokenizer implements ToolCallTokenizer {
   objectArgumentsText(): TextBuffer | undefined {
     return this.argumentsKind === "object" ? this.argsText : undefined;
   }
+  nextObject(): boolean {
+    return this.outer === O_NEXT;
+  }
   snapshot(body: string): JsonBlockSnapshot {
     const args = this.args;
     return {
       body,
-      outerComplete: this.outer === O_DONE,
+      outerComplete: this.outer === O_DONE || this.outer === O_NEXT,
+      argumentsOpen: this.outer === O_ARGS_OBJECT || this.outer === O_ARGS_STRING,
       name: this.resolved,
       argumentsKind: this.argumentsKind,
       arguments:
@@ -218,6 +235,8 @@ class OuterObjectTokenizer implements ToolCallTokenizer {
               isObject: args.isObject(),
               isEmptyObject: args.isEmptyObject(),
               sanitized: args.sanitized(),
+              literalized: args.literalized(),
+              closers: args.status() === "pending" ? args.closers() : undefined,
               valueEnd: args.valueEnd(),
               closed: this.argsClosed,
             }

@@ -24,13 +24,14 @@ function decideUseTool(ctx: BlockContext, content: string, raw: string): AfterBl
     rejectBlock(ctx, "schema-mismatch", true, problem, raw, parsed.name);
     return "drop-whitespace";
   }
-  createCallStream(ctx, parsed.name).finish({
+  const ended = createCallStream(ctx, parsed.name).finish({
     arguments: parsed.arguments,
     repaired: false,
     raw,
     format: "xml",
   });
-  return "drop-whitespace";
+  // Arguments no mode accepts (a prototype key, say) were given back as text.
+  return ended ? "drop-whitespace" : "text";
 }
 
 /**

@@ -7,6 +7,11 @@ export interface OpenBlock {
   state(): "open" | "closed" | "too-large";
   /** Emits the block's final events (at close, overflow, or end of stream). */
   finish(): AfterBlock;
+  /**
+   * After `finish`: text the block turned out not to hold (it was taken to end earlier), to be
+   * read again as text. Empty for most blocks.
+   */
+  unread?(): string;
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { ToolSpec } from "../model/tool-spec.js";
-import { closeJsonPrefix } from "./json-syntax-validator.js";
+import { argumentShapeProblem } from "../tools/argument-shape.js";
 import type { ArgumentsValidator, ParserEvent, RejectReason } from "./parser-types.js";
 import type { TextBuffer } from "./text-buffer.js";
 import { createTextBuffer } from "./text-buffer.js";
@@ -37,17 +37,19 @@ export interface FinishedCall {
 /**
  * One call's event lifecycle: `call-start` with the first fragment, append-only deltas, and a
  * `call-end` whose arguments are exactly the concatenation of the deltas. If the final arguments
- * do not extend what was already streamed, the streamed prefix is closed minimally instead.
+ * do not extend what was already streamed, the call is withdrawn: closing the streamed prefix
+ * would hand the client a shortened value.
  */
 export interface CallStream {
   started(): boolean;
   /** Emits `call-start` now (XML blocks announce the call as soon as the name is known). */
   begin(): void;
   delta(fragment: string): void;
-  finish(call: FinishedCall): void;
+  /** Ends the call; false when it had to be withdrawn instead (see `abandon`). */
+  finish(call: FinishedCall): boolean;
   /**
-   * The block was cut off or outgrew its budget after the call started: the call is withdrawn
-   * (a rejection naming its index) and, being soft, its raw block follows as text.
+   * The block was cut off, outgrew its budget or went bad after the call started: the call is
+   * withdrawn (a rejection naming its index) and, being soft, its raw block follows as text.
    */
   abandon(reason: RejectReason, detail: string, raw: string): void;
 }
@@ -93,52 +95,79 @@ class CallEvents implements CallStream {
     this.ctx.emit({ type: "call-delta", index: this.index, delta: fragment });
   }
 
-  finish(call: FinishedCall): void {
-    let args = call.arguments;
-    let repaired = call.repaired;
+  finish(call: FinishedCall): boolean {
+    const args = call.arguments;
     if (this.sentLength > 0 && call.extendsStreamed !== true) {
       const prefix =
         this.sent?.toString() ?? (this.streamed as TextBuffer).toString().slice(0, this.sentLength);
       if (!args.startsWith(prefix)) {
-        args = closeJsonPrefix(prefix);
-        repaired = true;
+        this.abandon("invalid-json", "the arguments do not extend what was streamed", call.raw);
+        return false;
       }
     }
+    const verdict = checkArguments(this.ctx, this.name, args);
+    if (verdict?.refused) {
+      this.refuse(verdict.message, call.raw);
+      return false;
+    }
+    const schemaWarning = verdict?.message;
     this.begin();
     this.delta(args.slice(this.sentLength));
-    const schemaWarning = schemaProblem(this.ctx, this.name, args);
     this.ctx.emit({
       type: "call-end",
       index: this.index,
       name: this.name,
       arguments: args,
       format: call.format,
-      repaired,
+      repaired: call.repaired,
       raw: call.raw,
       ...(schemaWarning === undefined ? {} : { schemaWarning }),
     });
+    return true;
+  }
+
+  /** Arguments no mode accepts: a strict tool's rejection, or a soft call withdrawn or given back. */
+  private refuse(detail: string, raw: string): void {
+    const strict = this.ctx.tools.get(this.name)?.strict === true;
+    if (this.index >= 0 && !strict) this.abandon("schema-mismatch", detail, raw);
+    else rejectBlock(this.ctx, "schema-mismatch", strict, detail, raw, this.name, this.index);
   }
 
   abandon(reason: RejectReason, detail: string, raw: string): void {
     const { ctx, name, index } = this;
     ctx.emit({ type: "call-rejected", reason, strict: false, detail, raw, name, index });
-    ctx.emit({ type: "text", text: raw });
+    // A native call (no raw text) was never text: nothing is given back.
+    if (raw.length > 0) ctx.emit({ type: "text", text: raw });
   }
 }
 
-/** The validator's complaint about final arguments, if any (undefined when they conform). */
-export function schemaProblem(ctx: BlockContext, name: string, args: string): string | undefined {
-  // Final arguments are always a JSON object, which a tool without parameters accepts.
-  if (!ctx.validator || ctx.tools.get(name)?.parameters === undefined) return undefined;
+/**
+ * What the checks say about final arguments: undefined when they conform; `refused` when they
+ * are no call in any mode (forbidden keys, too deep, a value the schema forbids outright); else
+ * the schema's complaint (a strict tool's rejection, a soft tool's warning).
+ */
+export function checkArguments(
+  ctx: BlockContext,
+  name: string,
+  args: string,
+): { readonly refused: boolean; readonly message: string } | undefined {
   let value: unknown;
   try {
     value = JSON.parse(args);
   } catch {
-    return "arguments are not valid JSON";
+    return { refused: true, message: "arguments are not valid JSON" };
   }
+  const shape = argumentShapeProblem(value);
+  if (shape !== undefined) return { refused: true, message: shape };
+  // Final arguments are always a JSON object, which a tool without parameters accepts.
+  if (!ctx.validator || ctx.tools.get(name)?.parameters === undefined) return undefined;
   const result = ctx.validator.validate(name, value);
-  return result.ok ? undefined : result.message;
+  return result.ok ? undefined : { refused: result.refused === true, message: result.message };
 }
+
+/** Why final arguments do not pass (undefined when they conform). */
+export const schemaProblem = (ctx: BlockContext, name: string, args: string): string | undefined =>
+  checkArguments(ctx, name, args)?.message;
 
 /** Emits a rejection; a soft one is followed by the raw block as text. */
 export function rejectBlock(
@@ -148,7 +177,17 @@ export function rejectBlock(
   detail: string,
   raw: string,
   name: string | undefined,
+  index = -1,
 ): void {
-  ctx.emit({ type: "call-rejected", reason, strict, detail, raw, ...(name === undefined ? {} : { name }) });
-  if (!strict) ctx.emit({ type: "text", text: raw });
+  ctx.emit({
+    type: "call-rejected",
+    reason,
+    strict,
+    detail,
+    raw,
+    ...(name === undefined ? {} : { name }),
+    ...(index < 0 ? {} : { index }),
+  });
+  // A native call (no raw text) was never text: nothing is given back.
+  if (!strict && raw.length > 0) ctx.emit({ type: "text", text: raw });
 }

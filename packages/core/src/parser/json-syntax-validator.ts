@@ -9,6 +9,13 @@ import type { TextBuffer } from "./text-buffer.js";
  * JSON (the top-level `}` is never a commit point) yet can always be closed if the rest goes bad.
  * Raw control characters inside strings (models write real newlines) are escaped on the fly
  * and reported as `sanitized`.
+ *
+ * With `repair`, what JSON would reject inside a value string is kept as the character written,
+ * by adding the escape it lacks (reported as `literalized`): a backslash that starts no valid
+ * escape (`C:\q`, a backslash before a raw tab), and a quote after which the JSON could not go on
+ * (`"He said "hello" to me"`: a quote ends the string only before `,` or the closing bracket).
+ * A quote followed by another quote, `:` or an opening or other bracket is ambiguous (a missing
+ * comma?) and fails: nothing is ever dropped or guessed, so a repaired value is the text written.
  */
 export interface JsonSyntaxValidator {
   /** Feeds one UTF-16 code unit; false when the value already ended before it (caller owns it). */
@@ -23,7 +30,10 @@ export interface JsonSyntaxValidator {
    */
   feedStringRun(text: string, openSurrogates: number): void;
   status(): "pending" | "complete" | "failed";
+  /** Inside a string, or right after a quote that may not end it (`repair`). */
   inString(): boolean;
+  /** Right after a quote whose meaning the next character decides (`repair`). */
+  quotePending(): boolean;
   /** Text length of the last commit point (0 until the top-level object has content). */
   commitEnd(): number;
   /** The top-level value is an object (`{` was its first character). */
@@ -33,6 +43,8 @@ export interface JsonSyntaxValidator {
   /** Text length right after the top-level value (-1 while pending). */
   valueEnd(): number;
   sanitized(): boolean;
+  /** A stray backslash or an inner quote was kept as a character (`repair` only). */
+  literalized(): boolean;
   /** Characters that close everything open, or undefined when no valid closing exists. */
   closers(): string | undefined;
 }
@@ -42,6 +54,8 @@ export interface JsonSyntaxValidatorOptions {
   readonly text?: TextBuffer | undefined;
   /** After the value: `reject` hands characters back, `absorb` keeps whitespace and fails on anything else. */
   readonly trailing: "reject" | "absorb";
+  /** Keep stray backslashes and inner quotes of value strings as written (see above). */
+  readonly repair?: boolean | undefined;
 }
 
 const S_START = 0;
@@ -56,6 +70,8 @@ const S_NUM = 8;
 const S_LIT = 9;
 const S_DONE = 10;
 const S_FAIL = 11;
+/** Right after a quote inside a value string (`repair`): whether it ends the string is pending. */
+const S_QUOTE = 12;
 
 const OPEN_OBJECT = 123;
 const OPEN_ARRAY = 91;
@@ -79,6 +95,7 @@ const escapeControl = (c: number) => CONTROL_ESCAPES[c] ?? `\\u${c.toString(16).
 class JsonSyntaxChecker implements JsonSyntaxValidator {
   private readonly out: TextBuffer | undefined;
   private readonly rejectTrailing: boolean;
+  private readonly repair: boolean;
   private readonly stack: number[] = [];
   private state = S_START;
   private arrayJustOpened = false;
@@ -91,10 +108,16 @@ class JsonSyntaxChecker implements JsonSyntaxValidator {
   private members = 0;
   private end = -1;
   private wasSanitized = false;
+  private wasLiteralized = false;
+  /** Digits of a `\u` escape being read (the escape is emitted once complete). */
+  private hex = "";
+  /** Whitespace after a quote in `S_QUOTE` (emitted once the quote is decided). */
+  private quoteWs = "";
 
   constructor(options: JsonSyntaxValidatorOptions) {
     this.out = options.text;
     this.rejectTrailing = options.trailing === "reject";
+    this.repair = options.repair === true;
   }
 
   private emit(s: string): void {
@@ -150,36 +173,101 @@ class JsonSyntaxChecker implements JsonSyntaxValidator {
     } else return this.fail(ch);
     return true;
   }
+  /** The escape the model left out, so that what it wrote stays a character of the string. */
+  private keepAsWritten(escaped: string): void {
+    this.out?.diverge();
+    this.emit(escaped);
+    this.wasLiteralized = true;
+    this.escapeState = 0;
+    this.hex = "";
+  }
+  /** A string's character: kept small, it runs for every character a run does not cover. */
   private stringChar(ch: string, c: number, isKey: boolean): boolean {
-    if (this.escapeState === 0) {
-      if (c === 34) {
-        this.emit(ch);
-        if (isKey) this.state = S_COLON;
-        else this.valueDone();
-        return true;
-      }
-      if (c === 92) {
-        this.emit(ch);
-        this.escapeState = 1;
-        return true;
-      }
-      if (c < 0x20) {
-        this.out?.diverge();
-        this.emit(escapeControl(c));
-        this.wasSanitized = true;
-      } else this.emit(ch);
-      if (!isKey && !isHighSurrogate(c)) this.markCommit();
+    if (this.escapeState !== 0) return this.escapeChar(ch, c, isKey);
+    if (c === 34) return this.quote(ch, isKey);
+    if (c === 92) {
+      // Emitted with the character after it: a stray backslash gets its own escape first.
+      this.escapeState = 1;
       return true;
     }
-    if (this.escapeState === 1) {
-      if (c === 117) this.escapeState = 2;
-      else if (isSimpleEscape(c)) this.escapeState = 0;
-      else return this.fail(ch);
-    } else if (isHex(c)) this.escapeState = this.escapeState === 5 ? 0 : this.escapeState + 1;
-    else return this.fail(ch);
-    this.emit(ch);
-    if (this.escapeState === 0 && !isKey) this.markCommit();
+    if (c < 0x20) {
+      this.out?.diverge();
+      this.emit(escapeControl(c));
+      this.wasSanitized = true;
+    } else this.emit(ch);
+    if (!isKey && !isHighSurrogate(c)) this.markCommit();
     return true;
+  }
+  private quote(ch: string, isKey: boolean): boolean {
+    if (!isKey && this.repair && this.stack.length > 0) {
+      this.state = S_QUOTE;
+      return true;
+    }
+    this.emit(ch);
+    if (isKey) this.state = S_COLON;
+    else this.valueDone();
+    return true;
+  }
+  private escapeChar(ch: string, c: number, isKey: boolean): boolean {
+    const repair = this.repair && !isKey;
+    const inEscape = this.escapeState;
+    if (inEscape === 1) {
+      if (c === 117) {
+        this.escapeState = 2;
+        return true;
+      }
+      if (!isSimpleEscape(c)) {
+        if (!repair) return this.failEscape(ch);
+        this.keepAsWritten("\\\\");
+        return this.stringChar(ch, c, isKey);
+      }
+      this.escapeState = 0;
+      this.emit("\\");
+      this.emit(ch);
+    } else if (!isHex(c)) {
+      if (!repair) return this.failEscape(ch);
+      this.keepAsWritten(`\\\\u${this.hex}`);
+      return this.stringChar(ch, c, isKey);
+    } else if (inEscape < 5) {
+      this.hex += ch;
+      this.escapeState = inEscape + 1;
+      return true;
+    } else {
+      this.emit(`\\u${this.hex}${ch}`);
+      this.hex = "";
+      this.escapeState = 0;
+    }
+    if (!isKey) this.markCommit();
+    return true;
+  }
+  private failEscape(ch: string): boolean {
+    this.emit(this.escapeState === 1 ? "\\" : `\\u${this.hex}`);
+    return this.fail(ch);
+  }
+  /** After a quote in a value string: the string ended, or the quote was one of its characters. */
+  private afterQuote(ch: string, c: number): boolean {
+    if (isJsonWs(c)) {
+      this.quoteWs += ch;
+      return true;
+    }
+    const top = this.stack[this.stack.length - 1];
+    const ws = this.quoteWs;
+    this.quoteWs = "";
+    if (c === 44 || (c === 125 && top === OPEN_OBJECT) || (c === 93 && top === OPEN_ARRAY)) {
+      this.emit('"');
+      this.valueDone();
+      if (ws.length > 0) this.emit(ws);
+      return this.feed(ch, c);
+    }
+    if (c === 34 || c === 58 || c === 123 || c === 125 || c === 91 || c === 93) {
+      this.emit(`"${ws}`);
+      return this.fail(ch);
+    }
+    this.state = S_STR;
+    this.keepAsWritten('\\"');
+    for (let i = 0; i < ws.length; i += 1) this.stringChar(ws[i] as string, ws.charCodeAt(i), false);
+    this.markCommit();
+    return this.stringChar(ch, c, false);
   }
   /** Undefined when the number ended before `c`: the delimiter still has to be processed. */
   private numberChar(ch: string, c: number): boolean | undefined {
@@ -200,6 +288,8 @@ class JsonSyntaxChecker implements JsonSyntaxValidator {
         return this.stringChar(ch, c, false);
       case S_KEY:
         return this.stringChar(ch, c, true);
+      case S_QUOTE:
+        return this.afterQuote(ch, c);
       case S_NUM: {
         const r = this.numberChar(ch, c);
         return r === undefined ? this.feed(ch, c) : r;
@@ -285,7 +375,11 @@ class JsonSyntaxChecker implements JsonSyntaxValidator {
     return this.state === S_FAIL ? "failed" : this.state === S_DONE ? "complete" : "pending";
   }
   inString(): boolean {
-    return this.state === S_STR || this.state === S_KEY;
+    // Right after a quote the string may go on (`"He said "</tool_call> …`): no tag ends it there.
+    return this.state === S_STR || this.state === S_KEY || this.state === S_QUOTE;
+  }
+  quotePending(): boolean {
+    return this.state === S_QUOTE;
   }
   commitEnd(): number {
     return this.commit;
@@ -302,11 +396,14 @@ class JsonSyntaxChecker implements JsonSyntaxValidator {
   sanitized(): boolean {
     return this.wasSanitized;
   }
+  literalized(): boolean {
+    return this.wasLiteralized;
+  }
   closers(): string | undefined {
     const state = this.state;
     let s = "";
     if (state === S_FAIL || state === S_START || this.escapeState !== 0) return undefined;
-    if (state === S_STR) s = '"';
+    if (state === S_STR || state === S_QUOTE) s = '"';
     else if (state === S_KEY) s = '":null';
     else if (state === S_COLON) s = ":null";
     else if (state === S_LIT) s = this.literal.slice(this.literalPos);
@@ -319,11 +416,3 @@ class JsonSyntaxChecker implements JsonSyntaxValidator {
 
 export const createJsonSyntaxValidator = (options: JsonSyntaxValidatorOptions): JsonSyntaxValidator =>
   new JsonSyntaxChecker(options);
-
-/** Closes a committed argument prefix with the fewest characters (for a call whose rest went bad). */
-export function closeJsonPrefix(prefix: string): string {
-  const v = createJsonSyntaxValidator({ trailing: "absorb" });
-  for (let i = 0; i < prefix.length; i += 1) v.feed(prefix[i] as string, prefix.charCodeAt(i));
-  if (v.status() === "complete") return prefix;
-  return prefix + (v.closers() ?? "");
-}

@@ -1,15 +1,21 @@
-/** Checks parsed arguments against a tool's JSON Schema (compiled once per request). */
+/**
+ * Checks parsed arguments against a tool's JSON Schema (compiled once per request). A failure
+ * with `refused` is not a call in soft mode either (a value the schema forbids outright, such as
+ * one a `false` subschema matches); other failures are only warnings for soft tools.
+ */
 export interface ArgumentsValidator {
   validate(
     toolName: string,
     args: unknown,
-  ): { readonly ok: true } | { readonly ok: false; readonly message: string };
+  ):
+    | { readonly ok: true }
+    | { readonly ok: false; readonly message: string; readonly refused?: boolean | undefined };
 }
 
 export type RejectReason =
   | "unknown-tool" // name not in `tools`
-  | "invalid-json" // block or arguments unparsable even after one repair pass
-  | "schema-mismatch" // strict tool whose arguments fail its schema
+  | "invalid-json" // block or arguments unparsable even with what was missing added
+  | "schema-mismatch" // strict tool whose arguments fail its schema, or arguments refused in any mode
   | "block-too-large" // exceeded maxBlockBytes
   | "unterminated"; // stream ended inside a block that could not be recovered
 
@@ -38,7 +44,7 @@ export type ParserEvent =
       readonly arguments: string;
       /** The `id` of the block format the call was written in. */
       readonly format: string;
-      /** True when jsonrepair (or closing a truncated prefix) was needed. */
+      /** True when the model's JSON needed escapes or closing brackets added (see docs/core.md). */
       readonly repaired: boolean;
       /** Soft tools: the schema mismatch that was tolerated. */
       readonly schemaWarning?: string | undefined;

@@ -57,6 +57,9 @@ class StreamParser implements SentinelParser {
   private blockClose = "";
   /** Matched length of the close tag while the rest of an oversized block is skipped. */
   private skipMatched = 0;
+  /** Characters this message may still read again (see `OpenBlock.unread`): one block's worth. */
+  private rereadBudget: number;
+  private readonly maxBlockBytes: number;
 
   constructor(options: SentinelParserOptions) {
     this.out = new EventBatch(
@@ -65,6 +68,8 @@ class StreamParser implements SentinelParser {
       options.maxBlockBytes ?? DEFAULT_MAX_BLOCK_BYTES,
     );
     this.holdback = new TagHoldback(options.formats ?? BLOCK_FORMATS);
+    this.maxBlockBytes = options.maxBlockBytes ?? DEFAULT_MAX_BLOCK_BYTES;
+    this.rereadBudget = this.maxBlockBytes;
   }
 
   push(chunk: string): ParserEvent[] {
@@ -102,8 +107,9 @@ class StreamParser implements SentinelParser {
   }
 
   /** Scans a chunk past the token-piece check; its events are left in `out`. */
-  private scan(chunk: string): void {
+  private scan(piece: string): void {
     const { out, scanner } = this;
+    let chunk = piece;
     const plain = this.mode === TEXT && this.holdback.held === 0 && !this.dropWhitespace && out.empty();
     let i = 0;
     scanner.newChunk();
@@ -123,7 +129,14 @@ class StreamParser implements SentinelParser {
       if (this.mode === TEXT) i = this.scanText(chunk, i);
       else if (this.mode === BLOCK && block) {
         i = block.feed(chunk, i);
-        if (block.state() !== "open") this.endBlock(block.finish());
+        if (block.state() === "open") continue;
+        this.endBlock(block.finish());
+        const again = this.reread(block);
+        if (again.length > 0) {
+          chunk = again + chunk.slice(i);
+          i = 0;
+          scanner.newChunk();
+        }
       } else i = this.scanRest(chunk, i);
     }
   }
@@ -139,13 +152,36 @@ class StreamParser implements SentinelParser {
   }
 
   private end(): void {
+    let block = this.mode === BLOCK ? this.block : undefined;
+    while (block) {
+      this.endBlock(block.finish());
+      const again = this.reread(block);
+      if (again.length > 0) this.scan(again);
+      block = this.mode === BLOCK ? this.block : undefined;
+    }
     if (this.mode === TEXT && this.holdback.held > 0) this.releaseHeld();
-    if (this.mode === BLOCK && this.block) this.block.finish();
     // The next message starts fresh; call indexes keep counting within this parser.
     this.block = undefined;
     this.mode = TEXT;
     this.scanner.newMessage();
     this.dropWhitespace = true;
+    this.rereadBudget = this.maxBlockBytes;
+  }
+
+  /**
+   * What a finished block gives back to be read again, within the message's budget (one block's
+   * worth in all, so scanning stays linear); past it, the text is only text.
+   */
+  private reread(block: OpenBlock): string {
+    const again = block.unread?.() ?? "";
+    if (again.length === 0) return "";
+    if (again.length <= this.rereadBudget) {
+      this.rereadBudget -= again.length;
+      return again;
+    }
+    this.out.addText(again);
+    this.dropWhitespace = false;
+    return "";
   }
 
   private releaseHeld(): void {

@@ -3,6 +3,7 @@ import { Ajv } from "ajv";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import type { JsonSchema, ToolSpec } from "../model/tool-spec.js";
 import type { ArgumentsValidator } from "../parser/parser-types.js";
+import { argumentShapeProblem } from "./argument-shape.js";
 import { createLinearRegExpEngine } from "./linear-regexp.js";
 
 /** The validator plus what it learned about schemas it could not compile. */
@@ -13,7 +14,15 @@ export interface ToolArgumentsValidator extends ArgumentsValidator {
    * Compiles the schema if that has not happened yet.
    */
   schemaError(toolName: string): string | undefined;
+  /** Why no call of the tool could ever pass (its schema is `false`), strict or not; or undefined. */
+  unsatisfiable(toolName: string): string | undefined;
 }
+
+/** The schema `false` accepts nothing: a tool declared with it could never be called. */
+export const UNSATISFIABLE_SCHEMA = "the schema is `false`, which no arguments satisfy";
+
+/** ajv's keyword for a value matched by a `false` subschema: a value the schema forbids outright. */
+const FALSE_SCHEMA = "false schema";
 
 export type Compiled =
   | { readonly check: ValidateFunction; readonly unsupported?: string | undefined }
@@ -140,7 +149,9 @@ export const createSchemaCache = (
  * (or older) use ajv's draft-07 engine, everything else draft 2020-12 (what Copilot declares).
  * Each schema is compiled lazily, at most once per schema cache (pass an app-wide one to reuse
  * compiles across requests); a tool without parameters accepts any object. Patterns run on a
- * linear-time engine (see linear-regexp.ts).
+ * linear-time engine (see linear-regexp.ts). Fails closed, strict and soft alike: arguments with
+ * prototype keys or nested past `MAX_ARGUMENT_DEPTH` are refused (see argument-shape.ts), and so
+ * is a value a `false` subschema matches.
  */
 export function createArgumentsValidator(
   tools: ReadonlyArray<ToolSpec>,
@@ -153,7 +164,8 @@ export function createArgumentsValidator(
     const known = compiled.get(name);
     if (known) return known;
     const schema = specs.get(name)?.parameters;
-    const result: Compiled = schema ? cache.compile(schema) : { any: true };
+    // `false` is a schema too (it accepts nothing): only a missing one accepts anything.
+    const result: Compiled = schema === undefined || schema === null ? { any: true } : cache.compile(schema);
     compiled.set(name, result);
     return result;
   };
@@ -163,6 +175,10 @@ export function createArgumentsValidator(
       if (typeof args !== "object" || args === null || Array.isArray(args)) {
         return { ok: false, message: "arguments must be a JSON object" };
       }
+      const shape = argumentShapeProblem(args);
+      if (shape !== undefined) return { ok: false, message: shape, refused: true };
+      if ((specs.get(toolName)?.parameters as unknown) === false)
+        return { ok: false, message: UNSATISFIABLE_SCHEMA, refused: true };
       const c = compile(toolName);
       if (!("check" in c)) return { ok: true };
       if (c.check(args)) {
@@ -171,8 +187,12 @@ export function createArgumentsValidator(
           ? { ok: true }
           : { ok: false, message: `not checked: ${c.unsupported}` };
       }
-      return { ok: false, message: cache.errorsText(specs.get(toolName)?.parameters ?? {}, c.check) };
+      const message = cache.errorsText(specs.get(toolName)?.parameters ?? {}, c.check);
+      const refused = c.check.errors?.some((e) => e.keyword === FALSE_SCHEMA) === true;
+      return refused ? { ok: false, message, refused } : { ok: false, message };
     },
+    unsatisfiable: (toolName) =>
+      (specs.get(toolName)?.parameters as unknown) === false ? UNSATISFIABLE_SCHEMA : undefined,
     schemaError(toolName) {
       const c = compile(toolName);
       if ("error" in c) return c.error;

@@ -1,4 +1,3 @@
-import { jsonrepair } from "jsonrepair";
 import type { BackendEvent } from "../events/backend-event.js";
 import type { ToolSpec } from "../model/tool-spec.js";
 import {
@@ -7,6 +6,7 @@ import {
   createCallStream,
   schemaProblem,
 } from "../parser/call-stream.js";
+import { repairJson } from "../parser/json-repair.js";
 import type { ArgumentsValidator, ParserEvent, ParserSink, RejectReason } from "../parser/parser-types.js";
 
 /**
@@ -52,13 +52,10 @@ const parseObject = (text: string): boolean => {
   }
 };
 
+/** Only what is missing is added (escapes, closing brackets): the value stays the one written. */
 const repairObject = (text: string): string | undefined => {
-  try {
-    const repaired = jsonrepair(text);
-    return parseObject(repaired) ? repaired : undefined;
-  } catch {
-    return undefined;
-  }
+  const repaired = repairJson(text);
+  return repaired !== undefined && parseObject(repaired) ? repaired : undefined;
 };
 
 /**
@@ -131,11 +128,13 @@ export const createNativeCallReader = (options: {
       const clean = parseObject(text);
       const args = clean ? text : repairObject(text);
       const stream = call.stream ?? createCallStream(ctx, call.name);
-      if (args === undefined && !stream.started()) {
-        reject(call, "invalid-json", false, "arguments are not valid JSON");
+      if (args !== undefined) {
+        // Arguments that do not extend the streamed prefix withdraw the call.
+        stream.finish({ arguments: args, repaired: !clean, raw: "", format: "json" });
+      } else if (stream.started()) {
+        stream.abandon("invalid-json", "arguments are not valid JSON", "");
       } else {
-        // Unrepairable arguments after a streamed prefix: the prefix is closed minimally.
-        stream.finish({ arguments: args ?? "", repaired: !clean, raw: "", format: "json" });
+        reject(call, "invalid-json", false, "arguments are not valid JSON");
       }
     }
     tagging = undefined;

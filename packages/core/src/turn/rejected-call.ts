@@ -44,7 +44,8 @@ export const judgeRejectedCall = (
     telemetry.parseFailures++;
     if (!open.forwarded) return PASS;
     const code = e.reason === "block-too-large" ? "tool_call_too_large" : "tool_call_incomplete";
-    const message = `The model's call to ${open.name} was cut off (${e.detail}); the partial call was not completed.`;
+    const what = e.reason === "schema-mismatch" ? "was refused" : "was cut off";
+    const message = `The model's call to ${open.name} ${what} (${e.detail}); the partial call was not completed.`;
     return {
       result: { events: [], failure: new GatewayError("tool_call_validation_failed", message, { code }) },
       swallowNextText: false,

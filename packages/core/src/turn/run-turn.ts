@@ -97,11 +97,17 @@ export const runTurn = (deps: TurnDeps, input: TurnInput): TurnHandle => {
       yield [{ type: "error", error: mode }];
       return;
     }
-    // A strict tool whose schema cannot be compiled could never be enforced: refuse the request.
-    const uncheckable = offered.find((t) => t.strict && validator?.schemaError(t.name) !== undefined);
+    // A strict tool whose schema cannot be compiled could never be enforced, and a tool whose
+    // schema is `false` could never be called: refuse the request.
+    const uncheckable = offered.find(
+      (t) =>
+        validator?.unsatisfiable(t.name) !== undefined ||
+        (t.strict && validator?.schemaError(t.name) !== undefined),
+    );
     if (uncheckable) {
-      const detail = validator?.schemaError(uncheckable.name);
-      const message = `Invalid schema for strict function '${uncheckable.name}': ${detail}.`;
+      const detail = validator?.unsatisfiable(uncheckable.name) ?? validator?.schemaError(uncheckable.name);
+      const kind = uncheckable.strict ? "strict function" : "function";
+      const message = `Invalid schema for ${kind} '${uncheckable.name}': ${detail}.`;
       const error = new GatewayError("invalid_request", message, {
         param: "tools",
         code: "invalid_function_parameters",

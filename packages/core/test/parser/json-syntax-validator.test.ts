@@ -1,7 +1,15 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { closeJsonPrefix, createJsonSyntaxValidator } from "../../src/parser/json-syntax-validator.js";
+import { repairJson } from "../../src/parser/json-repair.js";
+import { createJsonSyntaxValidator } from "../../src/parser/json-syntax-validator.js";
 import { createTextBuffer } from "../../src/parser/text-buffer.js";
+
+/** A committed prefix closed with the fewest characters (what `closers()` says). */
+function closeJsonPrefix(prefix: string): string {
+  const v = createJsonSyntaxValidator({ trailing: "absorb" });
+  for (let i = 0; i < prefix.length; i += 1) v.feed(prefix[i] as string, prefix.charCodeAt(i));
+  return v.status() === "complete" ? prefix : prefix + (v.closers() ?? "");
+}
 
 function run(text: string) {
   const buffer = createTextBuffer(false);
@@ -106,5 +114,31 @@ describe("incremental JSON syntax validator", () => {
       }),
       { numRuns: 400, seed: 7 },
     );
+  });
+});
+
+describe("repairJson: only what is missing is added", () => {
+  it("keeps inner quotes, stray backslashes and raw control characters as written", () => {
+    const cases: ReadonlyArray<readonly [string, unknown]> = [
+      ['{"content":"He said "hello" to me"}', { content: 'He said "hello" to me' }],
+      ['{"content":"a\\\tb rest"}', { content: "a\\\tb rest" }],
+      ['{"p":"C:\\q\\ux1"}', { p: "C:\\q\\ux1" }],
+      ['{"a":["x"y", 1]}', { a: ['x"y', 1] }],
+      ['{"a":"b"', { a: "b" }],
+      ['{"a":[1, {"b": 2', { a: [1, { b: 2 }] }],
+    ];
+    for (const [text, value] of cases) expect(JSON.parse(repairJson(text) ?? "null"), text).toEqual(value);
+  });
+
+  it("refuses what it would have to guess or drop", () => {
+    for (const text of [
+      '{"a":"x" "b":"y"}', // a missing comma, or a quote inside the string?
+      '{"a":"x":"y"}',
+      '{"a":1,}',
+      "{'a':1}",
+      '{"a":"cut off',
+      '{"a":"x"}{"b":1}',
+    ])
+      expect(repairJson(text), text).toBeUndefined();
   });
 });

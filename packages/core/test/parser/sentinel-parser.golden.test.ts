@@ -111,9 +111,33 @@ describe("sentinel parser: golden cases", () => {
     ]);
   });
 
-  it("soft tool, repairable JSON (trailing comma): one jsonrepair pass, marked repaired", () => {
+  it("soft tool, a trailing comma is not a call: a repair only adds what is missing", () => {
     const block = tc('{"name":"search","arguments":"{\\"q\\":\\"a\\",}"}');
-    expect(parse(block).at(-1)).toMatchObject({ type: "call-end", arguments: '{"q":"a"}', repaired: true });
+    const events = parse(block);
+    expect(events.some((e) => e.type === "call-end")).toBe(false);
+    expect(events.slice(-2)).toEqual([
+      expect.objectContaining({ type: "call-rejected", reason: "invalid-json", strict: false, index: 0 }),
+      { type: "text", text: block },
+    ]);
+  });
+
+  it("soft tool, missing closing braces before the close tag are added, marked repaired", () => {
+    const block = tc('{"name":"write_file","arguments":{"path":"a.md","n":[1, 2]');
+    const events = parseChunks([...block]);
+    assertInvariants(events);
+    expect(events.at(-1)).toMatchObject({
+      type: "call-end",
+      arguments: '{"path":"a.md","n":[1, 2]}',
+      repaired: true,
+    });
+  });
+
+  it("soft tool, the close tag right after a quote is not taken for missing braces (it may be in the string)", () => {
+    const block = tc('{"name":"write_file","arguments":{"content":"say "hi"');
+    const events = parseChunks([...`${block} rest`]);
+    assertInvariants(events);
+    expect(events.some((e) => e.type === "call-end")).toBe(false);
+    expect(normalize(events).at(-1)).toEqual({ type: "text", text: `${block} rest` });
   });
 
   it("soft tool, real newlines inside an argument string are escaped while streaming", () => {

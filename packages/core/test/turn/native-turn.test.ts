@@ -224,14 +224,14 @@ describe("native calls through the gate", () => {
     });
   });
 
-  it("an unknown tool's call is dropped; soft arguments are repaired", async () => {
+  it("an unknown tool's call is dropped; soft arguments are repaired (only what is missing is added)", async () => {
     const { events, telemetry } = await run(
       [
         {
           chunks: [],
           toolCalls: [
             { callId: "u1", name: "launch_rockets", arguments: "{}" },
-            { callId: "r1", name: "get_weather", arguments: "{city:'Paris'}" },
+            { callId: "r1", name: "get_weather", arguments: '{"city":"Paris"' },
           ],
         },
       ],

@@ -51,6 +51,21 @@ const finish = (events: AssistantEvent[]) => events.filter((e) => e.type === "fi
 const policy = (extra: Partial<ToolPolicy> = {}) => policyOf([weatherTool, timeTool], extra);
 
 describe("runTurn", () => {
+  it("refuses a tool whose schema is false (soft too) before the backend is asked", async () => {
+    const never = { name: "never", strict: false, parameters: false } as unknown as ToolSpec;
+    const { events, backend } = await run([{ chunks: ["unused"] }], policyOf([weatherTool, never]));
+    expect(events).toEqual([
+      {
+        type: "error",
+        error: expect.objectContaining({
+          kind: "invalid_request",
+          message: "Invalid schema for function 'never': the schema is `false`, which no arguments satisfy.",
+        }),
+      },
+    ]);
+    expect(backend.requests).toHaveLength(0);
+  });
+
   it("passes plain text through and finishes with stop", async () => {
     const { events } = await run([{ chunks: ["Hel", "lo <b>", " there"] }], policy());
     expect(events[0]?.type).toBe("stream-start");
