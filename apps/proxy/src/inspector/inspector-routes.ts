@@ -1,7 +1,9 @@
-import type { Context, Hono } from "hono";
+import type { Context, Hono, MiddlewareHandler } from "hono";
 import type { GatewayBackend } from "../backend/gateway-backend.js";
+import { NOT_LOGGED_IN } from "../backend/require-auth.js";
 import type { GatewayRouteSpec } from "../http/routes.js";
-import { type InspectorAuth, sameOriginPost } from "./inspector-auth.js";
+import { type InspectorAuth, sameOrigin } from "./inspector-auth.js";
+import { createLiveEvents } from "./live-events.js";
 import type { Redactor } from "./redact.js";
 import type { RequestLog, RequestRecord } from "./request-log.js";
 import type { StaticFile } from "./static-files.js";
@@ -9,6 +11,7 @@ import type { TrafficStats } from "./traffic-stats.js";
 
 export const INSPECTOR_PATH = "/ui";
 const P = INSPECTOR_PATH;
+export const isInspectorPath = (path: string) => path === P || path.startsWith(`${P}/`);
 
 /** Its routes (its static files aside): the handlers below, the 405 answers and `/openapi.json`. */
 export const INSPECTOR_ROUTES = {
@@ -40,13 +43,20 @@ export const INSPECTOR_ROUTES = {
   requests: {
     method: "GET",
     path: `${P}/api/requests`,
-    summary: "The recorded requests; `?surface=&route=&key=&status=` (`4xx` too).",
+    summary:
+      "The recorded requests, newest first, a page at a time: `?surface=&route=&key=&status=` (`4xx` too), `?id=` (a request id, or its start), `?limit=` (at most 500) and `?before=` (the `next` of the previous page).",
     admin: true,
   },
   request: {
     method: "GET",
     path: `${P}/api/requests/:seq`,
     summary: "One recorded request: attempts, parser decisions, output, usage.",
+    admin: true,
+  },
+  export: {
+    method: "GET",
+    path: `${P}/api/requests/:seq/export`,
+    summary: "One recorded request as a JSON file (secrets redacted), for a bug report.",
     admin: true,
   },
   stream: {
@@ -79,10 +89,20 @@ export interface InspectorView {
   readonly files: ReadonlyMap<string, StaticFile>;
   readonly backend: GatewayBackend;
   readonly bodies: boolean;
-  /** The model's text is kept as it streamed; a key it repeats is hidden when it is shown. */
+  /** Everything served is redacted on the way out: records keep text as it came. */
   readonly redactor: Redactor;
   readonly limits: { readonly maxRequests: number; readonly maxBytes: number };
   readonly pool: { readonly processes: number; readonly warmThreads: number };
+  readonly about: InspectorAbout;
+}
+
+/** What the overview says about the gateway itself. */
+export interface InspectorAbout {
+  readonly version: string;
+  /** The codex CLI's version, when the backend is codex and it is known. */
+  readonly codexVersion?: string | undefined;
+  /** Epoch milliseconds the gateway started. */
+  readonly startedAt: number;
 }
 
 /** A record without its bodies: one row of the requests view and one live event. */
@@ -98,8 +118,10 @@ export const rowOf = (r: RequestRecord) => ({
   status: r.status,
   done: r.done,
   model: r.model,
+  mode: r.mode,
   stream: r.stream,
   toolCalls: r.toolCalls,
+  calls: r.calls,
   repairs: r.repairs,
   rejected: r.rejected,
   retries: r.retries,
@@ -115,28 +137,53 @@ const matches = (q: (name: string) => string | undefined) => {
   const route = q("route");
   const key = q("key");
   const status = q("status");
-  return (r: RequestRecord): boolean => {
-    const row = rowOf(r);
-    if (surface && row.surface !== surface) return false;
-    if (route && row.route !== route) return false;
-    if (key && row.keyName !== key) return false;
-    if (
-      status &&
-      !(/^\dxx$/i.test(status) ? String(row.status)[0] === status[0] : String(row.status) === status)
-    )
-      return false;
-    if (q("tools") === "1" && row.toolCalls === 0) return false;
-    if (q("repairs") === "1" && row.repairs === 0 && row.rejected === 0 && row.retries === 0) return false;
-    if (q("failed") === "1" && !row.failed) return false;
-    return true;
-  };
+  const id = q("id")?.trim();
+  const statusOk = (n: number) =>
+    !status || (/^\dxx$/i.test(status) ? String(n)[0] === status[0] : String(n) === status);
+  return (r: RequestRecord): boolean =>
+    (!surface || r.surface === surface) &&
+    (!route || r.route === route) &&
+    (!key || r.keyName === key) &&
+    statusOk(r.status) &&
+    (!id || r.requestId.startsWith(id)) &&
+    (q("tools") !== "1" || r.toolCalls > 0) &&
+    (q("repairs") !== "1" || r.repairs + r.rejected + r.retries > 0) &&
+    (q("failed") !== "1" || (r.done && (r.status >= 400 || r.error !== "")));
 };
+
+const DEFAULT_PAGE = 100;
+const MAX_PAGE = 500;
+/** Bytes of a login form read at most (a key is far shorter); more is refused unread. */
+export const MAX_LOGIN_BODY = 8 * 1024;
 
 const finite = (n: number) => (Number.isFinite(n) ? n : null);
 
+/** The form body of a request, up to `max` bytes, chunked or not; undefined when it is longer. */
+const boundedForm = async (c: Context, max: number): Promise<URLSearchParams | undefined> => {
+  if (Number(c.req.header("content-length") ?? "0") > max) return undefined;
+  const reader = c.req.raw.body?.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const next = await reader?.read();
+    if (next === undefined || next.done) break;
+    size += next.value.byteLength;
+    if (size > max) {
+      await reader?.cancel();
+      return undefined;
+    }
+    chunks.push(next.value);
+  }
+  return new URLSearchParams(Buffer.concat(chunks).toString("utf8"));
+};
+
 /** Mounts the page, its login and its read-only API under /ui. Nothing here reaches a backend. */
 export const mountInspectorRoutes = (app: Hono, view: InspectorView): void => {
-  const { log, auth, files } = view;
+  const { log, auth, files, redactor } = view;
+  const live = createLiveEvents(log, (record) => redactor.text(JSON.stringify(rowOf(record))));
+  /** A JSON answer with every configured key redacted, wherever in it. */
+  const answer = (c: Context, value: unknown, headers: Record<string, string> = {}) =>
+    c.body(redactor.text(JSON.stringify(value)), 200, { "content-type": "application/json", ...headers });
   const page = (c: Context, name: string, status: 200 | 401 = 200, error = "") => {
     const file = files.get(name);
     if (!file) return c.text("missing page", 500);
@@ -155,21 +202,38 @@ export const mountInspectorRoutes = (app: Hono, view: InspectorView): void => {
       { "www-authenticate": 'Bearer realm="inspector"', "cache-control": "no-store" },
     );
 
+  // Same-origin only, before anything else under /ui (PROXY_CORS_ORIGINS is for the API).
+  const ownPageOnly: MiddlewareHandler = async (c, next) => {
+    if (!sameOrigin(c))
+      return c.json(
+        {
+          error: {
+            message:
+              "The inspector answers only its own page (same origin); PROXY_CORS_ORIGINS does not apply to /ui.",
+            code: "cross_origin_refused",
+          },
+        },
+        403,
+        { "cache-control": "no-store" },
+      );
+    return next();
+  };
+  app.use(INSPECTOR_PATH, ownPageOnly);
+  app.use(`${INSPECTOR_PATH}/*`, ownPageOnly);
+
   app.get(INSPECTOR_ROUTES.page.path, (c) =>
     auth.allowed(c) ? page(c, "index.html") : page(c, "login.html", 401),
   );
   app.get(INSPECTOR_ROUTES.loginPage.path, (c) => page(c, "login.html"));
   app.post(INSPECTOR_ROUTES.login.path, async (c) => {
-    if (!sameOriginPost(c)) return c.text("Cross-site login refused.", 403);
-    if (Number(c.req.header("content-length") ?? "0") > 4096) return c.text("Too large.", 413);
     if (auth.open) return c.redirect(INSPECTOR_PATH, 303);
-    const form = await c.req.parseBody();
-    const key = typeof form.key === "string" ? form.key : "";
-    if (auth.login(c, key)) return c.redirect(INSPECTOR_PATH, 303);
+    const form = await boundedForm(c, MAX_LOGIN_BODY);
+    if (form === undefined)
+      return c.text(`The login form is larger than ${MAX_LOGIN_BODY} bytes.`, 413, { connection: "close" });
+    if (auth.login(c, form.get("key") ?? "")) return c.redirect(INSPECTOR_PATH, 303);
     return page(c, "login.html", 401, "That is not the admin key.");
   });
   app.post(INSPECTOR_ROUTES.logout.path, (c) => {
-    if (!sameOriginPost(c)) return c.text("Cross-site logout refused.", 403);
     auth.logout(c);
     return c.redirect(`${INSPECTOR_PATH}/login`, 303);
   });
@@ -188,8 +252,21 @@ export const mountInspectorRoutes = (app: Hono, view: InspectorView): void => {
     const { backend } = view;
     const r = backend.readiness();
     const routes = backend.routes?.() ?? [];
-    return c.json({
-      backend: { name: backend.name, ...r, capacity: finite(r.capacity), activeTurns: backend.activeTurns() },
+    const counts = log.counts();
+    return answer(c, {
+      gateway: {
+        version: view.about.version,
+        ...(view.about.codexVersion ? { codexVersion: view.about.codexVersion } : {}),
+        startedAt: view.about.startedAt,
+        uptimeSeconds: Math.round((Date.now() - view.about.startedAt) / 1000),
+      },
+      backend: {
+        name: backend.name,
+        ...r,
+        capacity: finite(r.capacity),
+        activeTurns: backend.activeTurns(),
+        credentials: r.detail === NOT_LOGGED_IN ? "not logged in" : "no problem known",
+      },
       routes: routes.map((route) => ({ ...route, capacity: finite(route.capacity) })),
       pool: { ...view.pool, inFlight: r.inFlight, queued: r.queued, restarts: r.restarts },
       // Per route with model routes, else the one backend's; empty while no plan is known.
@@ -198,16 +275,36 @@ export const mountInspectorRoutes = (app: Hono, view: InspectorView): void => {
         ...routes.flatMap((route) => (route.planLimits ? [{ scope: route.route, ...route.planLimits }] : [])),
       ],
       traffic: view.stats.series(),
-      inspector: { bodies: view.bodies, requests: log.list().length, bytes: log.bytes(), ...view.limits },
+      inspector: {
+        bodies: view.bodies,
+        requests: counts.kept,
+        refused: counts.refused,
+        bytes: log.bytes(),
+        ...view.limits,
+        live: live.stats(),
+      },
     });
   });
   app.get(INSPECTOR_ROUTES.requests.path, (c) => {
     const keep = matches((name) => c.req.query(name));
+    const limit = Math.min(MAX_PAGE, Math.max(1, Number(c.req.query("limit")) || DEFAULT_PAGE));
+    const before = Number(c.req.query("before")) || Number.POSITIVE_INFINITY;
     const all = log.list();
+    const page: RequestRecord[] = [];
+    let next: number | null = null;
+    for (const r of all) {
+      if (r.seq >= before || !keep(r)) continue;
+      if (page.length === limit) {
+        next = (page.at(-1) as RequestRecord).seq;
+        break;
+      }
+      page.push(r);
+    }
     const facets = (f: (r: RequestRecord) => string) =>
       [...new Set(all.map(f).filter((v) => v !== ""))].sort();
-    return c.json({
-      requests: all.filter(keep).map(rowOf),
+    return answer(c, {
+      requests: page.map(rowOf),
+      next,
       facets: {
         surface: facets((r) => r.surface),
         route: facets((r) => r.route),
@@ -215,56 +312,28 @@ export const mountInspectorRoutes = (app: Hono, view: InspectorView): void => {
       },
     });
   });
-  app.get(INSPECTOR_ROUTES.request.path, (c) => {
-    const record = log.get(Number(c.req.param("seq")));
-    if (!record) return c.json({ error: { message: "No such request (it may have left the log)." } }, 404);
+  const detailOf = (record: RequestRecord) => {
     const { decisions, client, usage, errorBody } = record;
     // The text is kept in the pieces it arrived in; the page gets it whole.
-    const attempts = record.attempts.map((a) => ({ ...a, raw: view.redactor.text(a.raw.join("")) }));
-    const output = { text: view.redactor.text(record.output.text.join("")), calls: record.output.calls };
-    return c.json({
-      ...rowOf(record),
-      bodies: view.bodies,
-      client,
-      attempts,
-      decisions,
-      output,
-      usage,
-      errorBody,
-    });
+    const attempts = record.attempts.map((a) => ({ ...a, raw: a.raw.join("") }));
+    const output = { text: record.output.text.join(""), calls: record.output.calls };
+    return { ...rowOf(record), bodies: view.bodies, client, attempts, decisions, output, usage, errorBody };
+  };
+  const missing = (c: Context) =>
+    c.json({ error: { message: "No such request (it may have left the log)." } }, 404);
+  app.get(INSPECTOR_ROUTES.request.path, (c) => {
+    const record = log.get(Number(c.req.param("seq")));
+    return record ? answer(c, detailOf(record)) : missing(c);
   });
-  app.get(INSPECTOR_ROUTES.stream.path, (c) => {
-    let unsubscribe = () => {};
-    let ping: ReturnType<typeof setInterval> | undefined;
-    const encoder = new TextEncoder();
-    const body = new ReadableStream<Uint8Array>(
-      {
-        start(controller) {
-          const send = (frame: string) => {
-            // A page that stops reading misses events; it refetches the list on the next one.
-            if ((controller.desiredSize ?? 0) > 0) controller.enqueue(encoder.encode(frame));
-          };
-          send("retry: 2000\n\n");
-          unsubscribe = log.subscribe((record, event) =>
-            send(`event: ${event}\ndata: ${JSON.stringify(rowOf(record))}\n\n`),
-          );
-          ping = setInterval(() => send(": ping\n\n"), 15_000);
-          c.req.raw.signal.addEventListener("abort", () => {
-            unsubscribe();
-            clearInterval(ping);
-          });
-        },
-        cancel() {
-          unsubscribe();
-          clearInterval(ping);
-        },
-      },
-      { highWaterMark: 64 },
+  app.get(INSPECTOR_ROUTES.export.path, (c) => {
+    const record = log.get(Number(c.req.param("seq")));
+    if (!record) return missing(c);
+    const name = `request-${record.requestId.replace(/[^\w.-]/g, "_").slice(0, 64) || record.seq}.json`;
+    return answer(
+      c,
+      { exported: new Date().toISOString(), gateway: view.about.version, request: detailOf(record) },
+      { "content-disposition": `attachment; filename="${name}"` },
     );
-    return c.body(body, 200, {
-      "content-type": "text/event-stream",
-      "cache-control": "no-store",
-      "x-accel-buffering": "no",
-    });
   });
+  app.get(INSPECTOR_ROUTES.stream.path, (c) => live.stream(c));
 };
