@@ -249,8 +249,9 @@ describe("redaction with many keys does not hold the event loop", { timeout: 120
     await res.text();
     clearInterval(lag);
     console.log(`recording a 7 MB request held the event loop at most ${Math.round(worst)} ms`);
-    // Generous for a loaded machine: a pass per key over the text held it for seconds.
-    expect(worst).toBeLessThan(1_000);
+    // Generous for a loaded machine (decoding and summarizing 7 MB is still work): a pass per key
+    // over the text held it for over 5 s.
+    expect(worst).toBeLessThan(2_000);
     // Read back whole (an admin's read), with every key that was in it redacted.
     const { requests } = await adminJson<{ requests: Row[] }>(g.url, "/ui/api/requests");
     const detail = await (
