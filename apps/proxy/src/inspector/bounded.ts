@@ -11,8 +11,22 @@ export const FIELD_LIMITS = {
   errorText: 4_000,
 } as const;
 
-/** Bytes a record costs besides its texts (numbers, timings, the object itself), counted for each. */
-export const RECORD_OVERHEAD = 512;
+/**
+ * About how many characters `value` takes as JSON, without writing it: a walk summing string
+ * lengths (each O(1)) costs far less than `JSON.stringify` on a multi-megabyte summary.
+ */
+export const jsonSize = (value: unknown): number => {
+  if (typeof value === "string") return value.length + 2;
+  if (value === null || typeof value !== "object") return 8;
+  let size = 2;
+  if (Array.isArray(value)) {
+    for (const v of value) size += jsonSize(v) + 1;
+    return size;
+  }
+  const record = value as Record<string, unknown>;
+  for (const k in record) if (Object.hasOwn(record, k)) size += k.length + 4 + jsonSize(record[k]);
+  return size;
+};
 
 const MAX_DEPTH = 6;
 const MAX_ITEMS = 32;

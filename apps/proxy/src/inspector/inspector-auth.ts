@@ -77,12 +77,14 @@ const isHttps = (c: Context): boolean =>
 /**
  * The inspector answers its own page only, whatever PROXY_CORS_ORIGINS allows for the API: a
  * browser sends `Origin` on every cross-origin request (and on same-origin posts), and it must
- * name this host; `Sec-Fetch-Site`, where sent, must not say another site. A client without
- * either is no browser page.
+ * name this host; `Sec-Fetch-Site`, where sent, must not say another site (but for following a
+ * link to the page). A client without either is no browser page.
  */
 export const sameOrigin = (c: Context): boolean => {
   const site = c.req.header("sec-fetch-site");
-  if (site === "cross-site" || site === "same-site") return false;
+  // Following a link to the page is fine: a navigation cannot read what it opens for the linking site.
+  const navigation = c.req.method === "GET" && c.req.header("sec-fetch-mode") === "navigate";
+  if ((site === "cross-site" || site === "same-site") && !navigation) return false;
   const origin = c.req.header("origin");
   if (origin === undefined) return true;
   return URL.canParse(origin) && new URL(origin).host === c.req.header("host");

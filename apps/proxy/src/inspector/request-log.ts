@@ -1,4 +1,5 @@
-import { RECORD_OVERHEAD } from "./bounded.js";
+/** Bytes a record costs besides its texts (numbers, timings, the object itself), counted for each. */
+const RECORD_OVERHEAD = 512;
 
 /** One decision of the parser, the call gate or the output guard, as the timeline shows it. */
 export interface Decision {

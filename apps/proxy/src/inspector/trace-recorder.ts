@@ -8,7 +8,7 @@ import type {
   TurnSummary,
 } from "@proxy/core";
 import type { RequestTrace, TracedTurnStart } from "@proxy/http-surface";
-import { FIELD_LIMITS, keepErrorBody } from "./bounded.js";
+import { FIELD_LIMITS, jsonSize, keepErrorBody } from "./bounded.js";
 import { type Redactor, summarizeBackendRequest, summarizeClientRequest } from "./redact.js";
 import type { AttemptRecord, Decision, RequestLog, RequestRecord } from "./request-log.js";
 
@@ -61,7 +61,7 @@ export const createTraceRecorder = (deps: TraceRecorderDeps): RequestTrace => {
     record.decisions.push({ atMs: Math.round(deps.elapsed()), attempt: attempt?.attempt ?? 0, kind, text });
   };
   const keep = (value: unknown): unknown =>
-    log.grow(record, JSON.stringify(value).length) ? value : "[over the inspector's byte bound]";
+    log.grow(record, jsonSize(value)) ? value : "[over the inspector's byte bound]";
   const rawOf = (raw: string) => (bodies ? `: ${redactor.cut(raw, RAW_BLOCK_LIMIT)}` : "");
 
   return {

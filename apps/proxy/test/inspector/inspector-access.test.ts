@@ -1,3 +1,4 @@
+import { get } from "node:http";
 import { GatewayError } from "@proxy/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ReliabilityGateway } from "../reliability/support.js";
@@ -42,6 +43,23 @@ describe("the inspector is same-origin only, whatever PROXY_CORS_ORIGINS allows"
       headers: { ...ADMIN, "sec-fetch-site": "cross-site" },
     });
     expect(site.status).toBe(403);
+    // Following a link to the page from another site still opens it (its login: no cookie is sent).
+    // (node:http: fetch writes its own Sec-Fetch-Mode.)
+    const link = await new Promise<{ status: number; body: string }>((resolve, reject) =>
+      get(
+        `${g.url}/ui`,
+        { headers: { "sec-fetch-site": "cross-site", "sec-fetch-mode": "navigate" } },
+        (res) => {
+          let body = "";
+          res.on("data", (d) => {
+            body += d;
+          });
+          res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
+        },
+      ).on("error", reject),
+    );
+    expect(link.status).toBe(401);
+    expect(link.body).toContain('action="/ui/login"');
     // Its own page's origin is served; so is a client that is no browser.
     const own = await fetch(`${g.url}/ui/api/requests`, { headers: { ...ADMIN, origin: g.url } });
     expect(own.status).toBe(200);
