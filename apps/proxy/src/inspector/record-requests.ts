@@ -112,7 +112,9 @@ export const createRequestRecording = (deps: {
       record = entry.record ?? admitAtEnd(c, entry);
       if (record !== undefined) {
         record.status = c.res.status;
-        record.route = redactor.cut(routePath(c) || c.req.path, FIELD_LIMITS.path);
+        // A request answered by a middleware (refused) matched no route of its own: its path.
+        const route = routePath(c);
+        record.route = redactor.cut(route && route !== "/*" ? route : c.req.path, FIELD_LIMITS.path);
         const caller = c.get(CALLER_VARIABLE as never) as Caller | undefined;
         record.keyName = caller?.owner ? (keyNames.get(caller.owner) ?? "unknown key") : "";
         log.count(record, record.route.length);
