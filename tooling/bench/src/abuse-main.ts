@@ -35,6 +35,12 @@ const startChild = async (file: string, ...args: string[]): Promise<{ child: Chi
   return { child, url: line.toString().trim() };
 };
 
+/** A child's resident memory now, as the result lines print it. */
+const rssLine = (child: ChildProcess) => {
+  const status = readFileSync(`/proc/${child.pid}/status`, "utf8");
+  return `rss ${Math.round(Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024)} MB`;
+};
+
 const randomRun = (n: number) => {
   let out = "";
   for (let i = 0; i < n; i++) out += String.fromCharCode(97 + Math.floor(Math.random() * 26));
@@ -319,10 +325,7 @@ if (runs("plain")) {
 // per-key usage on: its own baseline, then each abuser beside it, and the gateway's RSS after each.
 if (runs("traced")) {
   const traced = await startChild("./child/abuse-gateway.ts", "traced");
-  const rss = () => {
-    const status = readFileSync(`/proc/${traced.child.pid}/status`, "utf8");
-    return `rss ${Math.round(Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024)} MB`;
-  };
+  const rss = () => rssLine(traced.child);
   try {
     await normalLoad(traced.url, KEYED); // warm-up
     line("traced baseline (64 connections, no abuser)", await normalLoad(traced.url, KEYED), rss());
@@ -343,10 +346,7 @@ if (runs("traced")) {
 // not slow the others, nor grow the gateway's memory past its bounds.
 if (runs("inspector")) {
   const inspected = await startChild("./child/abuse-gateway.ts", "inspector");
-  const inspectedRss = () => {
-    const status = readFileSync(`/proc/${inspected.child.pid}/status`, "utf8");
-    return `rss ${Math.round(Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024)} MB`;
-  };
+  const inspectedRss = () => rssLine(inspected.child);
   const noise = (n: number) => {
     let out = "";
     while (out.length < n) out += Math.random().toString(36).slice(2);

@@ -106,6 +106,8 @@ export interface InspectorAbout {
   readonly startedAt: number;
 }
 
+/** Characters of an answer redacted at once; a bigger one goes out in slices of this size. */
+const ANSWER_SLICE = 256 * 1024;
 /** Bytes of a login form read at most (a key is far shorter); more is refused unread. */
 export const MAX_LOGIN_BODY = 8 * 1024;
 
@@ -135,8 +137,23 @@ export const mountInspectorRoutes = (app: Hono, view: InspectorView): void => {
   const { log, auth, files, redactor } = view;
   const live = createLiveEvents(log, (record) => redactor.text(JSON.stringify(rowOf(record))));
   /** A JSON answer with every configured key redacted, wherever in it. */
-  const answer = (c: Context, value: unknown, headers: Record<string, string> = {}) =>
-    c.body(redactor.text(JSON.stringify(value)), 200, { "content-type": "application/json", ...headers });
+  const answer = (c: Context, value: unknown, headers: Record<string, string> = {}) => {
+    const json = JSON.stringify(value);
+    const type = { "content-type": "application/json", ...headers };
+    if (json.length <= ANSWER_SLICE) return c.body(redactor.text(json), 200, type);
+    // A big record is redacted and sent a slice at a time, the loop free between slices.
+    const pieces = redactor.pieces(json, ANSWER_SLICE);
+    const encoder = new TextEncoder();
+    const body = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        await new Promise(setImmediate);
+        const next = pieces.next();
+        if (next.done) controller.close();
+        else controller.enqueue(encoder.encode(next.value));
+      },
+    });
+    return c.body(body, 200, type);
+  };
   const page = (c: Context, name: string, status: 200 | 401 = 200, error = "") => {
     const file = files.get(name);
     if (!file) return c.text("missing page", 500);

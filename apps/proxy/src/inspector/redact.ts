@@ -27,6 +27,8 @@ export interface Redactor {
   text(s: string): string;
   /** `s` cut to about `max` chars with a marker saying how much went, never inside a secret. */
   cut(s: string, max: number): string;
+  /** `text(s)` in pieces of about `size` chars, no secret split across two: a big answer, sent in slices. */
+  pieces(s: string, size: number): Generator<string>;
 }
 
 /** Kept text is cut like this: the reader sees how much is missing. */
@@ -41,7 +43,22 @@ export const createRedactor = (secrets: ReadonlyArray<string>): Redactor => {
   const keys = [...new Set(secrets.filter((s) => s.length >= 8))];
   const forms = [...new Set(keys.flatMap((k) => [k, JSON.stringify(k).slice(1, -1)]))];
   const matcher = createSecretMatcher(forms);
+  /** `at`, or past the secret that spans it. */
+  const clear = (s: string, at: number) => {
+    const from = Math.max(0, at - matcher.longest);
+    let end = at;
+    for (const [start, stop] of matcher.ranges(s.slice(from, at + matcher.longest)))
+      if (from + start < at && from + stop > at) end = from + stop;
+    return end;
+  };
   return {
+    *pieces(s, size) {
+      for (let at = 0; at < s.length; ) {
+        const end = at + size >= s.length ? s.length : clear(s, at + size);
+        yield this.text(s.slice(at, end));
+        at = end;
+      }
+    },
     text(s) {
       const ranges = matcher.ranges(s);
       if (ranges.length === 0) return s;

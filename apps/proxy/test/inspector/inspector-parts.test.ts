@@ -126,6 +126,11 @@ describe("the inspector's one-pass secret search", () => {
   it("finds a key as JSON writes it, and never cuts text inside a key", () => {
     const r = createRedactor(['key"with\\quote-0123']);
     expect(r.text(JSON.stringify({ v: 'x key"with\\quote-0123 y' }))).toBe('{"v":"x [redacted] y"}');
+    // Sent in slices, a key across a slice's end is redacted whole all the same.
+    const sliced = createRedactor(["sk-secret-0123456789"]);
+    const text = `${"a".repeat(95)}sk-secret-0123456789${"b".repeat(95)}`.repeat(20);
+    for (const size of [1, 7, 100, 101, 4_000])
+      expect([...sliced.pieces(text, size)].join("")).toBe(sliced.text(text));
     const cutter = createRedactor(["sk-secret-0123456789"]);
     const cut = cutter.cut(`${"a".repeat(10)}sk-secret-0123456789${"b".repeat(100)}`, 20);
     expect(cut).toBe(`${"a".repeat(10)}… [120 more chars]`);
