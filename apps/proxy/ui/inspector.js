@@ -184,7 +184,7 @@ async function showOverview() {
         ["tool calls", sum(t.toolCalls)],
         [
           "inspector",
-          `${o.inspector.requests} requests kept (+${o.inspector.refused} refused), ${Math.round(o.inspector.bytes / 1024)} KiB${o.inspector.bodies ? "" : " (bodies off)"}`,
+          `${o.inspector.requests} kept + ${o.inspector.refused} refused, ${Math.round(o.inspector.bytes / 1024)} KiB${o.inspector.bodies ? "" : " (bodies off)"}`,
         ],
       ]),
       h("section.card", {}, h("h3", {}, "Plan usage"), plan),
