@@ -93,6 +93,31 @@ describe("the inspector's memory bound counts everything it keeps (at the wire)"
     watcher.close();
   });
 
+  it("keeps a refused request's huge fields cut too (a 4.5 MB model name, a 1 MB tool name)", async () => {
+    const before = (await adminJson<Overview>(g.url, "/ui/api/overview")).inspector.bytes;
+    const huge = [
+      { model: "m".repeat(4_500_000), messages: [{ role: "user", content: "hi" }] },
+      {
+        messages: [{ role: "user", content: "hi" }],
+        tools: [{ type: "function", function: { name: "t", parameters: { type: "object" } } }],
+        tool_choice: { type: "function", function: { name: "n".repeat(1_000_000) } },
+      },
+    ];
+    for (const body of huge) {
+      const res = await chatAs(g.url, CLIENT_KEY, body);
+      expect(res.status).toBe(400);
+      await res.text();
+    }
+    const { requests } = await adminJson<{ requests: Row[] }>(g.url, "/ui/api/requests?limit=2");
+    for (const row of requests) {
+      expect(row.status).toBe(400);
+      const detail = await (await fetch(`${g.url}/ui/api/requests/${row.seq}`, { headers: ADMIN })).text();
+      expect(detail.length).toBeLessThan(20_000);
+    }
+    const after = (await adminJson<Overview>(g.url, "/ui/api/overview")).inspector.bytes;
+    expect(after - before).toBeLessThan(20_000);
+  });
+
   it("pages the list: at most `limit` rows, and `next` for the older ones", async () => {
     const first = await adminJson<{ requests: Row[]; next: number | null }>(
       g.url,
@@ -104,7 +129,7 @@ describe("the inspector's memory bound counts everything it keeps (at the wire)"
       g.url,
       `/ui/api/requests?limit=500&before=${first.next}`,
     );
-    expect(rest.requests).toHaveLength(7);
+    expect(rest.requests).toHaveLength(9);
     expect(rest.next).toBeNull();
     expect(Math.max(...rest.requests.map((r) => r.seq))).toBeLessThan(first.next ?? 0);
   });
