@@ -101,13 +101,13 @@ export const createApp = (deps: AppDeps): Hono => {
     ...requestGuards({ ...deps, frontFor, sameOriginPrefixes: deps.inspector?.sameOriginPrefixes }),
   );
   if (deps.corsOrigins.length > 0) {
-    app.use(
-      "*",
-      cors({
-        origin: deps.corsOrigins.includes("*") ? "*" : [...deps.corsOrigins],
-        exposeHeaders: [...EXPOSED_HEADERS],
-      }),
-    );
+    const allowOrigins = cors({
+      origin: deps.corsOrigins.includes("*") ? "*" : [...deps.corsOrigins],
+      exposeHeaders: [...EXPOSED_HEADERS],
+    });
+    // The inspector is same-origin only: no CORS answer for its paths.
+    const own = deps.inspector?.owns;
+    app.use("*", own ? (c, next) => (own(c.req.path) ? next() : allowOrigins(c, next)) : allowOrigins);
   }
 
   deps.inspector?.mount(app);

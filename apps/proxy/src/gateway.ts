@@ -36,6 +36,15 @@ import { openUsageAccounting } from "./usage/usage-accounting.js";
 export const VERSION: string = (createRequire(import.meta.url)("../package.json") as { version: string })
   .version;
 
+/** The version of the codex CLI the gateway runs by default (its npm package), when it is installed. */
+const bundledCodexVersion = (): string | undefined => {
+  try {
+    return (createRequire(import.meta.url)("@openai/codex/package.json") as { version: string }).version;
+  } catch {
+    return undefined;
+  }
+};
+
 export const turnSettingsFrom = (config: GatewayConfig): TurnSettings => ({
   ...DEFAULT_TURN_SETTINGS,
   outputMode: config.outputMode,
@@ -212,6 +221,7 @@ export const startGateway = async (
           maxRequests: config.inspectorMaxRequests,
           maxBytes: config.inspectorMaxBytes,
           pool: { processes: config.codexPoolSize, warmThreads: config.codexWarmThreads },
+          versions: { gateway: VERSION, codex: config.codexBin ? undefined : bundledCodexVersion() },
         })
       : undefined,
   });

@@ -82,6 +82,13 @@ const card = (title, rows) =>
   );
 
 const sum = (xs) => xs.reduce((a, b) => a + (b ?? 0), 0);
+const percent = (n, of) => (of ? `${Math.round((1000 * n) / of) / 10} %` : "–");
+const uptime = (s) =>
+  s >= 86_400
+    ? `${Math.floor(s / 86_400)} d ${Math.floor((s % 86_400) / 3600)} h`
+    : s >= 3600
+      ? `${Math.floor(s / 3600)} h ${Math.floor((s % 3600) / 60)} min`
+      : `${Math.floor(s / 60)} min ${s % 60} s`;
 
 async function showOverview() {
   const o = await api("overview");
@@ -146,11 +153,18 @@ async function showOverview() {
         { id: "plan-usage" },
         "Plan usage: not known (the backend has not reported its plan limits).",
       );
+  const g = o.gateway;
   view().replaceChildren(
     h("h2", {}, "Overview"),
     h(
       "div.cards",
       {},
+      card("Gateway", [
+        ["version", g.version],
+        ["codex CLI", g.codexVersion ?? "–"],
+        ["up", uptime(g.uptimeSeconds)],
+        ["codex credentials", o.backend.credentials],
+      ]),
       card("Backend", [
         ["name", o.backend.name],
         ["health", o.backend.ready ? "ready" : `not ready${o.backend.detail ? `: ${o.backend.detail}` : ""}`],
@@ -165,11 +179,12 @@ async function showOverview() {
       ]),
       card("Last hour", [
         ["requests", requests],
-        ["error rate", requests ? `${Math.round((1000 * sum(t.errors)) / requests) / 10} %` : "–"],
+        ["gateway / backend failures", percent(sum(t.errors), requests)],
+        ["client errors (4xx)", percent(sum(t.clientErrors), requests)],
         ["tool calls", sum(t.toolCalls)],
         [
           "inspector",
-          `${o.inspector.requests} requests kept, ${Math.round(o.inspector.bytes / 1024)} KiB${o.inspector.bodies ? "" : " (bodies off)"}`,
+          `${o.inspector.requests} kept + ${o.inspector.refused} refused, ${Math.round(o.inspector.bytes / 1024)} KiB${o.inspector.bodies ? "" : " (bodies off)"}`,
         ],
       ]),
       h("section.card", {}, h("h3", {}, "Plan usage"), plan),
@@ -184,9 +199,10 @@ async function showOverview() {
         [
           ["requests", "#2563eb"],
           ["tool calls", "#16a34a"],
-          ["errors", "#dc2626"],
+          ["failures", "#dc2626"],
+          ["client 4xx", "#d97706"],
         ],
-        [t.t, t.requests, t.toolCalls, t.errors],
+        [t.t, t.requests, t.toolCalls, t.errors, t.clientErrors],
         "per min",
       ),
       chart(
@@ -198,14 +214,31 @@ async function showOverview() {
         [t.t, t.ttftP50, t.ttftP99],
         "ms",
       ),
-      chart("Error rate", [["errors %", "#dc2626"]], [t.t, t.errorRate], "%"),
+      chart(
+        "Error rate",
+        [
+          ["gateway / backend %", "#dc2626"],
+          ["client 4xx %", "#d97706"],
+        ],
+        [t.t, t.errorRate, t.clientErrorRate],
+        "%",
+      ),
     ),
   );
 }
 
 // ---------------------------------------------------------------- requests
 
-const filters = { surface: "", route: "", key: "", status: "", tools: false, repairs: false, failed: false };
+const filters = {
+  id: "",
+  surface: "",
+  route: "",
+  key: "",
+  status: "",
+  tools: false,
+  repairs: false,
+  failed: false,
+};
 /** Sets one filter and redraws the list. */
 const setFilter = (name, value) => {
   filters[name] = value;
@@ -237,9 +270,23 @@ const check = (name, label) =>
     label,
   );
 
-async function showRequests() {
-  const { requests, facets } = await api(`requests?${query()}`);
+/** The rows on screen (the first page, then each "older requests" page), and where the next starts. */
+let listed = [];
+let olderNext = null;
+const toolsCell = (r) =>
+  r.toolCalls
+    ? `${r.calls.join(", ") || `${r.toolCalls} call(s)`}${r.mode ? ` · ${r.mode}` : ""}`
+    : r.mode
+      ? `none · ${r.mode}`
+      : "";
+
+async function showRequests(more = false) {
+  const page = await api(`requests?${query()}${more && olderNext ? `&before=${olderNext}` : ""}`);
   if (!location.hash.startsWith("#requests")) return;
+  listed = more ? listed.concat(page.requests) : page.requests;
+  olderNext = page.next;
+  const { facets } = page;
+  const requests = listed;
   const rows = requests.map((r) =>
     h(
       "tr",
@@ -254,7 +301,7 @@ async function showRequests() {
       h("td", {}, r.model || ""),
       h("td", {}, r.keyName || ""),
       h("td.status", {}, r.done ? String(r.status) : "…"),
-      h("td", {}, r.toolCalls ? `${r.toolCalls} call(s)` : ""),
+      h("td.tools", {}, toolsCell(r)),
       h(
         "td",
         {},
@@ -276,6 +323,14 @@ async function showRequests() {
     h(
       "div.filters",
       {},
+      h("input", {
+        name: "id",
+        type: "search",
+        placeholder: "request id",
+        "aria-label": "request id",
+        value: filters.id,
+        onchange: (e) => setFilter("id", e.target.value.trim()),
+      }),
       select("surface", facets.surface),
       select("route", facets.route),
       select("key", facets.key),
@@ -312,6 +367,9 @@ async function showRequests() {
       rows,
     ),
     rows.length ? "" : h("p.muted", {}, "No requests yet (or none match)."),
+    olderNext
+      ? h("button.older", { type: "button", onclick: () => showRequests(true) }, "older requests")
+      : "",
   );
 }
 
@@ -327,6 +385,33 @@ const messages = (items) =>
     items.map((m) => h("li", {}, h("span.role", {}, m.kind), " ", h("span.text", {}, m.text))),
   );
 
+/** What the model produced in one attempt: its raw text, or in native mode its own calls. */
+const modelOutput = (r, a) => {
+  const native = r.decisions.filter(
+    (d) => d.attempt === a.attempt && d.kind === "call-found" && d.text.startsWith("native call"),
+  );
+  const out = [];
+  if (a.mode === "native" && native.length)
+    out.push(
+      h("h4", {}, "Native calls the model made"),
+      h(
+        "ol.native-calls",
+        {},
+        native.map((d) =>
+          h("li", {}, h("span.at", {}, `+${d.atMs} ms`), " ", d.text.slice("native call ".length)),
+        ),
+      ),
+    );
+  if (a.raw || a.rawTruncated)
+    out.push(
+      h("h4", {}, "Raw model text, as streamed"),
+      pre(a.raw + (a.rawTruncated ? "\n… [truncated: over the inspector's bound]" : ""), "raw"),
+    );
+  else if (!native.length)
+    out.push(h("p.muted", {}, r.bodies ? "The model wrote no text." : "Model text is not recorded."));
+  return out;
+};
+
 async function showRequest(seq) {
   const r = await api(`requests/${seq}`);
   if (r.error && !r.seq) {
@@ -334,13 +419,52 @@ async function showRequest(seq) {
     return;
   }
   const t = r.timings;
-  const parts = [
-    h("p", {}, h("a", { href: "#requests" }, "← all requests")),
+  const head = [
+    h(
+      "p",
+      {},
+      h("a", { href: "#requests" }, "← all requests"),
+      " · ",
+      h(
+        "a.export",
+        { href: `/ui/api/requests/${r.seq}/export`, download: "" },
+        "export as JSON (secrets redacted)",
+      ),
+    ),
     h("h2", {}, `${r.method} ${r.path} · ${r.done ? r.status : "running"}`),
+  ];
+  // Refused before any turn ran (a bad key, a request that did not decode): what and why, nothing empty.
+  if (r.done && !r.surface && r.attempts.length === 0) {
+    const e = r.errorBody?.error ?? r.errorBody ?? {};
+    view().replaceChildren(
+      ...head,
+      h("p.meta", {}, `${time(r.at)} · request id ${r.requestId} · ${ms(t.totalMs)}`),
+      block(
+        `Refused (HTTP ${r.status}) before any turn ran`,
+        h("p.refusal", {}, typeof e.message === "string" ? e.message : r.error || "No error body was kept."),
+        h(
+          "dl.refusal-fields",
+          {},
+          [
+            ["type", e.type],
+            ["code", e.code],
+            ["param", e.param],
+            ["key", r.keyName || (r.status === 401 ? "none valid" : "")],
+          ]
+            .filter(([, v]) => v !== undefined && v !== null && v !== "")
+            .flatMap(([k, v]) => [h("dt", {}, k), h("dd", {}, String(v))]),
+        ),
+        r.errorBody !== undefined ? fold("the error body the client got", pre(json(r.errorBody))) : null,
+      ),
+    );
+    return;
+  }
+  const parts = [
+    ...head,
     h(
       "p.meta",
       {},
-      `${time(r.at)} · ${r.surface || "no turn"} · model ${r.model || "–"} · ${r.stream ? "stream" : "json"} · ${r.keyName || "no key"} · request id ${r.requestId}`,
+      `${time(r.at)} · ${r.surface || "no turn"} · model ${r.model || "–"} · ${r.mode ? `${r.mode} mode · ` : ""}${r.stream ? "stream" : "json"} · ${r.keyName || "no key"} · request id ${r.requestId}`,
     ),
     block(
       "Timings",
@@ -396,8 +520,7 @@ async function showRequest(seq) {
               h("p", {}, h("strong", {}, "input: "), req.input),
             )
           : null,
-        h("h4", {}, "Raw model text, as streamed"),
-        pre(a.raw + (a.rawTruncated ? "\n… [truncated: over the inspector's bound]" : ""), "raw"),
+        ...modelOutput(r, a),
         a.end ? h("p.end", {}, `ended: ${a.end}`) : null,
       ),
     );
@@ -471,7 +594,11 @@ document.addEventListener("DOMContentLoaded", () => {
   refresh();
   const events = new EventSource("/ui/api/stream");
   const badge = document.getElementById("live");
+  let opened = false;
   events.onopen = () => {
+    // Back after a break (the gateway drops a page that falls behind): what was missed is refetched.
+    if (opened) refresh();
+    opened = true;
     badge.textContent = "● live";
     badge.classList.add("on");
   };

@@ -4,12 +4,14 @@
  * its request back to back. Prints the normal clients' p50/p99 and throughput for each run. Then the
  * same against a gateway with tracing (to a collector that never answers), the access log and
  * per-key usage on, for the abusers of model names and telemetry, with its RSS after each run; then
- * over the real codex binary, with codex's abusers and the gateway's and codex's RSS.
- * `pnpm --filter @proxy/bench exec tsx --conditions=@proxy/source src/abuse-main.ts [seconds]`
+ * against a gateway with the request inspector on (500 keys, live pages that never read), with its
+ * RSS; then over the real codex binary, with codex's abusers and the gateway's and codex's RSS.
+ * `pnpm --filter @proxy/bench exec tsx --conditions=@proxy/source src/abuse-main.ts [seconds] [section]`
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import { readFileSync } from "node:fs";
+import { request as httpRequest } from "node:http";
 import { connect } from "node:net";
 import { fileURLToPath } from "node:url";
 import { noisePng } from "@proxy/adapter-codex-appserver/testing";
@@ -17,6 +19,9 @@ import autocannon from "autocannon";
 import { descendantsRss, rssOf } from "./proc.js";
 
 const seconds = Number(process.argv[2] ?? "10");
+/** Only one section (`plain`, `traced`, `inspector`, `codex`); all by default. */
+const only = process.argv[3];
+const runs = (section: string) => only === undefined || only === section;
 
 const startChild = async (file: string, ...args: string[]): Promise<{ child: ChildProcess; url: string }> => {
   const child = spawn(
@@ -28,6 +33,12 @@ const startChild = async (file: string, ...args: string[]): Promise<{ child: Chi
   );
   const [line] = (await once(child.stdout as NodeJS.ReadableStream, "data")) as [Buffer];
   return { child, url: line.toString().trim() };
+};
+
+/** A child's resident memory now, as the result lines print it. */
+const rssLine = (child: ChildProcess) => {
+  const status = readFileSync(`/proc/${child.pid}/status`, "utf8");
+  return `rss ${Math.round(Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024)} MB`;
 };
 
 const randomRun = (n: number) => {
@@ -173,10 +184,10 @@ const neverRead = async (url: string, body: object, holdMs: number): Promise<str
   return "dropped unread";
 };
 
-const post = async (url: string, body: object): Promise<string> => {
+const post = async (url: string, body: object, headers: Record<string, string> = {}): Promise<string> => {
   const res = await fetch(`${url}/v1/chat/completions`, {
     method: "POST",
-    headers: { "content-type": "application/json" },
+    headers: { "content-type": "application/json", ...headers },
     body: JSON.stringify(body),
   });
   const text = await res.text();
@@ -290,73 +301,177 @@ const line = (name: string, r: autocannon.Result, extra = "") =>
     `${name.padEnd(78)} rps ${r.requests.average.toFixed(0).padStart(5)}  p50 ${String(r.latency.p50).padStart(4)} ms  p99 ${String(r.latency.p99).padStart(5)} ms  non2xx ${r.non2xx} ${extra}`,
   );
 
-const gateway = await startChild("./child/abuse-gateway.ts");
-const images = await startChild("./child/image-server.ts");
-try {
-  await normalLoad(gateway.url); // warm-up
-  line("baseline (64 connections, no abuser)", await normalLoad(gateway.url));
-  for (const a of abusers(images.url)) {
-    const stop = { done: false };
-    const abuser = abuse(gateway.url, a, stop);
-    const result = await normalLoad(gateway.url);
-    stop.done = true;
-    line(`with abuser ${a.name}`, result, `abuser statuses ${JSON.stringify(await abuser)}`);
+if (runs("plain")) {
+  const gateway = await startChild("./child/abuse-gateway.ts");
+  const images = await startChild("./child/image-server.ts");
+  try {
+    await normalLoad(gateway.url); // warm-up
+    line("baseline (64 connections, no abuser)", await normalLoad(gateway.url));
+    for (const a of abusers(images.url)) {
+      const stop = { done: false };
+      const abuser = abuse(gateway.url, a, stop);
+      const result = await normalLoad(gateway.url);
+      stop.done = true;
+      line(`with abuser ${a.name}`, result, `abuser statuses ${JSON.stringify(await abuser)}`);
+    }
+    line("baseline again", await normalLoad(gateway.url));
+  } finally {
+    gateway.child.kill("SIGTERM");
+    images.child.kill("SIGTERM");
   }
-  line("baseline again", await normalLoad(gateway.url));
-} finally {
-  gateway.child.kill("SIGTERM");
-  images.child.kill("SIGTERM");
 }
 
 // The same load against a gateway with tracing (its collector never answers), the access log and
 // per-key usage on: its own baseline, then each abuser beside it, and the gateway's RSS after each.
-const traced = await startChild("./child/abuse-gateway.ts", "traced");
-const rss = () => {
-  const status = readFileSync(`/proc/${traced.child.pid}/status`, "utf8");
-  return `rss ${Math.round(Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024)} MB`;
-};
-try {
-  await normalLoad(traced.url, KEYED); // warm-up
-  line("traced baseline (64 connections, no abuser)", await normalLoad(traced.url, KEYED), rss());
-  for (const a of tracedAbusers) {
-    const stop = { done: false };
-    const abuser = abuse(traced.url, a, stop);
-    const result = await normalLoad(traced.url, KEYED);
-    stop.done = true;
-    line(`with abuser ${a.name}`, result, `${rss()} abuser statuses ${JSON.stringify(await abuser)}`);
+if (runs("traced")) {
+  const traced = await startChild("./child/abuse-gateway.ts", "traced");
+  const rss = () => rssLine(traced.child);
+  try {
+    await normalLoad(traced.url, KEYED); // warm-up
+    line("traced baseline (64 connections, no abuser)", await normalLoad(traced.url, KEYED), rss());
+    for (const a of tracedAbusers) {
+      const stop = { done: false };
+      const abuser = abuse(traced.url, a, stop);
+      const result = await normalLoad(traced.url, KEYED);
+      stop.done = true;
+      line(`with abuser ${a.name}`, result, `${rss()} abuser statuses ${JSON.stringify(await abuser)}`);
+    }
+    line("traced baseline again", await normalLoad(traced.url, KEYED), rss());
+  } finally {
+    traced.child.kill("SIGTERM");
   }
-  line("traced baseline again", await normalLoad(traced.url, KEYED), rss());
-} finally {
-  traced.child.kill("SIGTERM");
+}
+
+// The inspector on (500 configured keys): what it records, redacts and sends its live pages must
+// not slow the others, nor grow the gateway's memory past its bounds.
+if (runs("inspector")) {
+  const inspected = await startChild("./child/abuse-gateway.ts", "inspector");
+  const inspectedRss = () => rssLine(inspected.child);
+  const noise = (n: number) => {
+    let out = "";
+    while (out.length < n) out += Math.random().toString(36).slice(2);
+    return out.slice(0, n);
+  };
+  /** Live pages that never read: each its own connection, paused. */
+  const stalledWatchers = (url: string, n: number) =>
+    Array.from({ length: n }, () => {
+      const { hostname, port } = new URL(url);
+      const socket = connect(Number(port), hostname, () =>
+        socket.write(
+          "GET /ui/api/stream HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer admin-abuse-0123456789\r\n\r\n",
+        ),
+      );
+      socket.pause();
+      return socket;
+    });
+  /** A login post of `bytes` chunked bytes, sent until the gateway answers (it should at once). */
+  const hugeLogin = (url: string, bytes: number) =>
+    new Promise<string>((resolve) => {
+      const req = httpRequest(
+        `${url}/ui/login`,
+        {
+          method: "POST",
+          headers: { "content-type": "application/x-www-form-urlencoded", "transfer-encoding": "chunked" },
+        },
+        (res) => {
+          res.resume();
+          req.destroy();
+          resolve(String(res.statusCode));
+        },
+      );
+      req.on("error", () => resolve("error"));
+      const chunk = Buffer.alloc(64 * 1024, "k");
+      let sent = 0;
+      const pump = () => {
+        while (sent < bytes && !req.destroyed) {
+          sent += chunk.length;
+          if (!req.write(chunk)) return void req.once("drain", pump);
+        }
+        if (!req.destroyed) req.end();
+      };
+      req.write("key=");
+      pump();
+    });
+  const inspectorAbusers: CodexAbuse[] = [
+    {
+      name: "inspector: 7 MB requests (1,750 messages of random text), 500 keys to redact",
+      send: (url) =>
+        post(
+          url,
+          {
+            model: "m",
+            messages: Array.from({ length: 1_750 }, (_, i) => ({
+              role: "user",
+              content: `${i === 0 ? "sk-abuse-0123456789 " : ""}${noise(4_000)}`,
+            })),
+          },
+          KEYED,
+        ),
+    },
+    {
+      name: "inspector: failed turns quoting a 1 MB prompt, 8 live pages that never read",
+      send: (url) =>
+        // Each refusal quotes its own prompt: counted by status alone.
+        post(
+          url,
+          { model: "m", messages: [{ role: "user", content: `fail ${noise(1_000_000)}` }] },
+          KEYED,
+        ).then((status) => status.slice(0, 3)),
+    },
+    { name: "inspector: 200 MB chunked login posts", send: (url) => hugeLogin(url, 200 * 1024 * 1024) },
+  ];
+  try {
+    await normalLoad(inspected.url, KEYED); // warm-up
+    line(
+      "inspector baseline (64 connections, no abuser)",
+      await normalLoad(inspected.url, KEYED),
+      inspectedRss(),
+    );
+    const watchers = stalledWatchers(inspected.url, 8);
+    for (const a of inspectorAbusers) {
+      const stop = { done: false };
+      const abuser = abuseCodex(inspected.url, a, stop);
+      const result = await normalLoad(inspected.url, KEYED);
+      stop.done = true;
+      const statuses = JSON.stringify(await abuser);
+      line(`with abuser ${a.name}`, result, `${inspectedRss()} abuser statuses ${statuses}`);
+    }
+    for (const w of watchers) w.destroy();
+    line("inspector baseline again", await normalLoad(inspected.url, KEYED), inspectedRss());
+  } finally {
+    inspected.child.kill("SIGTERM");
+  }
 }
 
 // The same check over the real codex binary (scripted model provider): 8 connections of normal
 // clients (a codex turn costs codex tens of ms of CPU) share its app-server with the abuser. After
 // each run: the gateway's RSS and codex's (its descendants).
-const CODEX_CONNECTIONS = 8;
-const codex = await startChild("./child/abuse-codex-gateway.ts");
-const mib = (n: number) => `${(n / 2 ** 20).toFixed(0)} MiB`;
-const memory = async () => {
-  const pid = codex.child.pid as number;
-  return `gateway RSS ${mib(await rssOf(pid))}, codex RSS ${mib(await descendantsRss(pid))}`;
-};
-try {
-  const photo = `data:image/png;base64,${noisePng(1300).toString("base64")}`;
-  await normalLoad(codex.url, {}, CODEX_CONNECTIONS); // warm-up
-  line(
-    "codex baseline (8 connections, no abuser)",
-    await normalLoad(codex.url, {}, CODEX_CONNECTIONS),
-    await memory(),
-  );
-  for (const a of codexAbusers(photo)) {
-    const stop = { done: false };
-    const abuser = abuseCodex(codex.url, a, stop);
-    const result = await normalLoad(codex.url, {}, CODEX_CONNECTIONS);
-    stop.done = true;
-    const statuses = JSON.stringify(await abuser);
-    line(`with abuser ${a.name}`, result, `abuser statuses ${statuses}; ${await memory()}`);
+if (runs("codex")) {
+  const CODEX_CONNECTIONS = 8;
+  const codex = await startChild("./child/abuse-codex-gateway.ts");
+  const mib = (n: number) => `${(n / 2 ** 20).toFixed(0)} MiB`;
+  const memory = async () => {
+    const pid = codex.child.pid as number;
+    return `gateway RSS ${mib(await rssOf(pid))}, codex RSS ${mib(await descendantsRss(pid))}`;
+  };
+  try {
+    const photo = `data:image/png;base64,${noisePng(1300).toString("base64")}`;
+    await normalLoad(codex.url, {}, CODEX_CONNECTIONS); // warm-up
+    line(
+      "codex baseline (8 connections, no abuser)",
+      await normalLoad(codex.url, {}, CODEX_CONNECTIONS),
+      await memory(),
+    );
+    for (const a of codexAbusers(photo)) {
+      const stop = { done: false };
+      const abuser = abuseCodex(codex.url, a, stop);
+      const result = await normalLoad(codex.url, {}, CODEX_CONNECTIONS);
+      stop.done = true;
+      const statuses = JSON.stringify(await abuser);
+      line(`with abuser ${a.name}`, result, `abuser statuses ${statuses}; ${await memory()}`);
+    }
+    line("codex baseline again", await normalLoad(codex.url, {}, CODEX_CONNECTIONS), await memory());
+  } finally {
+    codex.child.kill("SIGTERM");
   }
-  line("codex baseline again", await normalLoad(codex.url, {}, CODEX_CONNECTIONS), await memory());
-} finally {
-  codex.child.kill("SIGTERM");
 }

@@ -423,7 +423,7 @@ export const OPTIONS: ReadonlyArray<OptionSpec> = [
     "PROXY_INSPECTOR_MAX_BYTES",
     "int",
     "16777216",
-    "Bytes of recorded text the inspector keeps in memory (one request at most a quarter); the oldest requests go first.",
+    "Bytes the inspector's records keep in memory, every field counted (one request's text at most a quarter); the oldest requests go first.",
   ),
   opt("logLevel", "LOG_LEVEL", "enum", "info", "pino log level.", [
     "fatal",

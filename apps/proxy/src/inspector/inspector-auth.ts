@@ -1,31 +1,45 @@
-import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import type { Context } from "hono";
 import { getCookie, setCookie } from "hono/cookie";
 import { keyMatcher } from "../http/auth.js";
 
 export const SESSION_COOKIE = "proxy_inspector";
 const SESSION_SECONDS = 12 * 60 * 60;
+/** Sessions held at once; a new login past this ends the oldest. */
+const MAX_SESSIONS = 64;
 
 /**
  * Who may open the inspector: with an admin key, only a request carrying it (as a bearer token) or
  * a session cookie the login form set for it; without one (a gateway with no API keys), anyone
- * who can reach the gateway. The cookie holds an expiry signed with a per-process secret, never the
- * key: it is HttpOnly, SameSite=Strict, scoped to /ui, and Secure behind https.
+ * who can reach the gateway. The cookie holds a random session token, never the key; the gateway
+ * keeps the live sessions (by the token's digest), so signing out ends one for every copy of its
+ * cookie. It is HttpOnly, SameSite=Strict, scoped to /ui, and Secure behind https.
  */
 export const createInspectorAuth = (adminKey: string, now: () => number = Date.now) => {
   const open = adminKey === "";
   const matches = keyMatcher(open ? [] : [adminKey]);
-  const secret = randomBytes(32);
-  const sign = (expires: number) => createHmac("sha256", secret).update(String(expires)).digest("base64url");
-
-  const validCookie = (value: string | undefined): boolean => {
-    const [expires, mac] = (value ?? "").split(".");
-    if (!expires || !mac || !/^\d+$/.test(expires) || Number(expires) < now() / 1000) return false;
-    const expected = Buffer.from(sign(Number(expires)));
-    const given = Buffer.from(mac);
-    return expected.length === given.length && timingSafeEqual(expected, given);
+  /** Token digest → expiry (epoch ms), oldest first. */
+  const sessions = new Map<string, number>();
+  const idOf = (token: string) => createHash("sha256").update(token).digest("base64url");
+  const session = (c: Context): string | undefined => {
+    const token = getCookie(c, SESSION_COOKIE);
+    if (token === undefined || !/^[\w-]{43}$/.test(token)) return undefined;
+    const id = idOf(token);
+    const expires = sessions.get(id);
+    if (expires === undefined) return undefined;
+    if (expires > now()) return id;
+    sessions.delete(id);
+    return undefined;
   };
   const bearer = (c: Context) => /^Bearer\s+(.+)$/i.exec((c.req.header("authorization") ?? "").trim())?.[1];
+  const cookie = (c: Context, value: string, maxAge: number) =>
+    setCookie(c, SESSION_COOKIE, value, {
+      path: "/ui",
+      httpOnly: true,
+      sameSite: "Strict",
+      secure: isHttps(c),
+      maxAge,
+    });
 
   return {
     open,
@@ -34,29 +48,23 @@ export const createInspectorAuth = (adminKey: string, now: () => number = Date.n
       if (open) return true;
       const key = bearer(c);
       if (key !== undefined) return matches(key);
-      return validCookie(getCookie(c, SESSION_COOKIE));
+      return session(c) !== undefined;
     },
-    /** Checks a key from the login form; on success sets the session cookie. */
+    /** Checks a key from the login form; on success starts a session and sets its cookie. */
     login(c: Context, key: string): boolean {
       if (open || !matches(key)) return false;
-      const expires = Math.floor(now() / 1000) + SESSION_SECONDS;
-      setCookie(c, SESSION_COOKIE, `${expires}.${sign(expires)}`, {
-        path: "/ui",
-        httpOnly: true,
-        sameSite: "Strict",
-        secure: isHttps(c),
-        maxAge: SESSION_SECONDS,
-      });
+      const token = randomBytes(32).toString("base64url");
+      for (const [id, expires] of sessions) if (expires <= now()) sessions.delete(id);
+      while (sessions.size >= MAX_SESSIONS) sessions.delete(sessions.keys().next().value as string);
+      sessions.set(idOf(token), now() + SESSION_SECONDS * 1000);
+      cookie(c, token, SESSION_SECONDS);
       return true;
     },
+    /** Ends the request's session (its cookie no longer works anywhere) and clears the cookie. */
     logout(c: Context): void {
-      setCookie(c, SESSION_COOKIE, "", {
-        path: "/ui",
-        httpOnly: true,
-        sameSite: "Strict",
-        secure: isHttps(c),
-        maxAge: 0,
-      });
+      const id = session(c);
+      if (id !== undefined) sessions.delete(id);
+      cookie(c, "", 0);
     },
   };
 };
@@ -67,17 +75,19 @@ const isHttps = (c: Context): boolean =>
   (c.req.header("x-forwarded-proto") ?? "").split(",")[0]?.trim().toLowerCase() === "https";
 
 /**
- * A form post is accepted only from the gateway's own page: a browser always sends `Origin` on a
- * cross-site POST, and it must name this host (a client without `Origin` is no browser).
+ * The inspector answers its own page only, whatever PROXY_CORS_ORIGINS allows for the API: a
+ * browser sends `Origin` on every cross-origin request (and on same-origin posts), and it must
+ * name this host; `Sec-Fetch-Site`, where sent, must not say another site (but for following a
+ * link to the page). A client without either is no browser page.
  */
-export const sameOriginPost = (c: Context): boolean => {
+export const sameOrigin = (c: Context): boolean => {
+  const site = c.req.header("sec-fetch-site");
+  // Following a link to the page is fine: a navigation cannot read what it opens for the linking site.
+  const navigation = c.req.method === "GET" && c.req.header("sec-fetch-mode") === "navigate";
+  if ((site === "cross-site" || site === "same-site") && !navigation) return false;
   const origin = c.req.header("origin");
   if (origin === undefined) return true;
-  try {
-    return new URL(origin).host === c.req.header("host");
-  } catch {
-    return false;
-  }
+  return URL.canParse(origin) && new URL(origin).host === c.req.header("host");
 };
 
 export type InspectorAuth = ReturnType<typeof createInspectorAuth>;

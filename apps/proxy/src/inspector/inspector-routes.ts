@@ -1,14 +1,18 @@
-import type { Context, Hono } from "hono";
+import type { Context, Hono, MiddlewareHandler } from "hono";
 import type { GatewayBackend } from "../backend/gateway-backend.js";
+import { NOT_LOGGED_IN } from "../backend/require-auth.js";
 import type { GatewayRouteSpec } from "../http/routes.js";
-import { type InspectorAuth, sameOriginPost } from "./inspector-auth.js";
+import { type InspectorAuth, sameOrigin } from "./inspector-auth.js";
+import { createLiveEvents } from "./live-events.js";
 import type { Redactor } from "./redact.js";
 import type { RequestLog, RequestRecord } from "./request-log.js";
+import { pageOf, rowOf } from "./request-rows.js";
 import type { StaticFile } from "./static-files.js";
 import type { TrafficStats } from "./traffic-stats.js";
 
 export const INSPECTOR_PATH = "/ui";
 const P = INSPECTOR_PATH;
+export const isInspectorPath = (path: string) => path === P || path.startsWith(`${P}/`);
 
 /** Its routes (its static files aside): the handlers below, the 405 answers and `/openapi.json`. */
 export const INSPECTOR_ROUTES = {
@@ -40,13 +44,20 @@ export const INSPECTOR_ROUTES = {
   requests: {
     method: "GET",
     path: `${P}/api/requests`,
-    summary: "The recorded requests; `?surface=&route=&key=&status=` (`4xx` too).",
+    summary:
+      "The recorded requests, newest first, a page at a time: `?surface=&route=&key=&status=` (`4xx` too), `?id=` (a request id, or its start), `?limit=` (at most 500) and `?before=` (the `next` of the previous page).",
     admin: true,
   },
   request: {
     method: "GET",
     path: `${P}/api/requests/:seq`,
     summary: "One recorded request: attempts, parser decisions, output, usage.",
+    admin: true,
+  },
+  export: {
+    method: "GET",
+    path: `${P}/api/requests/:seq/export`,
+    summary: "One recorded request as a JSON file (secrets redacted), for a bug report.",
     admin: true,
   },
   stream: {
@@ -79,64 +90,70 @@ export interface InspectorView {
   readonly files: ReadonlyMap<string, StaticFile>;
   readonly backend: GatewayBackend;
   readonly bodies: boolean;
-  /** The model's text is kept as it streamed; a key it repeats is hidden when it is shown. */
+  /** Everything served is redacted on the way out: records keep text as it came. */
   readonly redactor: Redactor;
   readonly limits: { readonly maxRequests: number; readonly maxBytes: number };
   readonly pool: { readonly processes: number; readonly warmThreads: number };
+  readonly about: InspectorAbout;
 }
 
-/** A record without its bodies: one row of the requests view and one live event. */
-export const rowOf = (r: RequestRecord) => ({
-  seq: r.seq,
-  requestId: r.requestId,
-  at: r.at,
-  method: r.method,
-  path: r.path,
-  route: r.route,
-  surface: r.surface,
-  keyName: r.keyName,
-  status: r.status,
-  done: r.done,
-  model: r.model,
-  stream: r.stream,
-  toolCalls: r.toolCalls,
-  repairs: r.repairs,
-  rejected: r.rejected,
-  retries: r.retries,
-  finish: r.finish,
-  error: r.error,
-  failed: r.done && (r.status >= 400 || r.error !== ""),
-  timings: r.timings,
-});
+/** What the overview says about the gateway itself. */
+export interface InspectorAbout {
+  readonly version: string;
+  /** The codex CLI's version, when the backend is codex and it is known. */
+  readonly codexVersion?: string | undefined;
+  /** Epoch milliseconds the gateway started. */
+  readonly startedAt: number;
+}
 
-/** The requests view's filters (the same query parameters the page sends). */
-const matches = (q: (name: string) => string | undefined) => {
-  const surface = q("surface");
-  const route = q("route");
-  const key = q("key");
-  const status = q("status");
-  return (r: RequestRecord): boolean => {
-    const row = rowOf(r);
-    if (surface && row.surface !== surface) return false;
-    if (route && row.route !== route) return false;
-    if (key && row.keyName !== key) return false;
-    if (
-      status &&
-      !(/^\dxx$/i.test(status) ? String(row.status)[0] === status[0] : String(row.status) === status)
-    )
-      return false;
-    if (q("tools") === "1" && row.toolCalls === 0) return false;
-    if (q("repairs") === "1" && row.repairs === 0 && row.rejected === 0 && row.retries === 0) return false;
-    if (q("failed") === "1" && !row.failed) return false;
-    return true;
-  };
-};
+/** Characters of an answer redacted at once; a bigger one goes out in slices of this size. */
+const ANSWER_SLICE = 256 * 1024;
+/** Bytes of a login form read at most (a key is far shorter); more is refused unread. */
+export const MAX_LOGIN_BODY = 8 * 1024;
 
 const finite = (n: number) => (Number.isFinite(n) ? n : null);
 
+/** The form body of a request, up to `max` bytes, chunked or not; undefined when it is longer. */
+const boundedForm = async (c: Context, max: number): Promise<URLSearchParams | undefined> => {
+  if (Number(c.req.header("content-length") ?? "0") > max) return undefined;
+  const reader = c.req.raw.body?.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const next = await reader?.read();
+    if (next === undefined || next.done) break;
+    size += next.value.byteLength;
+    if (size > max) {
+      await reader?.cancel();
+      return undefined;
+    }
+    chunks.push(next.value);
+  }
+  return new URLSearchParams(Buffer.concat(chunks).toString("utf8"));
+};
+
 /** Mounts the page, its login and its read-only API under /ui. Nothing here reaches a backend. */
 export const mountInspectorRoutes = (app: Hono, view: InspectorView): void => {
-  const { log, auth, files } = view;
+  const { log, auth, files, redactor } = view;
+  const live = createLiveEvents(log, (record) => redactor.text(JSON.stringify(rowOf(record))));
+  /** A JSON answer with every configured key redacted, wherever in it. */
+  const answer = (c: Context, value: unknown, headers: Record<string, string> = {}) => {
+    const json = JSON.stringify(value);
+    const type = { "content-type": "application/json", ...headers };
+    if (json.length <= ANSWER_SLICE) return c.body(redactor.text(json), 200, type);
+    // A big record is redacted and sent a slice at a time, the loop free between slices.
+    const pieces = redactor.pieces(json, ANSWER_SLICE);
+    const encoder = new TextEncoder();
+    const body = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        await new Promise(setImmediate);
+        const next = pieces.next();
+        if (next.done) controller.close();
+        else controller.enqueue(encoder.encode(next.value));
+      },
+    });
+    return c.body(body, 200, type);
+  };
   const page = (c: Context, name: string, status: 200 | 401 = 200, error = "") => {
     const file = files.get(name);
     if (!file) return c.text("missing page", 500);
@@ -155,21 +172,38 @@ export const mountInspectorRoutes = (app: Hono, view: InspectorView): void => {
       { "www-authenticate": 'Bearer realm="inspector"', "cache-control": "no-store" },
     );
 
+  // Same-origin only, before anything else under /ui (PROXY_CORS_ORIGINS is for the API).
+  const ownPageOnly: MiddlewareHandler = async (c, next) => {
+    if (!sameOrigin(c))
+      return c.json(
+        {
+          error: {
+            message:
+              "The inspector answers only its own page (same origin); PROXY_CORS_ORIGINS does not apply to /ui.",
+            code: "cross_origin_refused",
+          },
+        },
+        403,
+        { "cache-control": "no-store" },
+      );
+    return next();
+  };
+  app.use(INSPECTOR_PATH, ownPageOnly);
+  app.use(`${INSPECTOR_PATH}/*`, ownPageOnly);
+
   app.get(INSPECTOR_ROUTES.page.path, (c) =>
     auth.allowed(c) ? page(c, "index.html") : page(c, "login.html", 401),
   );
   app.get(INSPECTOR_ROUTES.loginPage.path, (c) => page(c, "login.html"));
   app.post(INSPECTOR_ROUTES.login.path, async (c) => {
-    if (!sameOriginPost(c)) return c.text("Cross-site login refused.", 403);
-    if (Number(c.req.header("content-length") ?? "0") > 4096) return c.text("Too large.", 413);
     if (auth.open) return c.redirect(INSPECTOR_PATH, 303);
-    const form = await c.req.parseBody();
-    const key = typeof form.key === "string" ? form.key : "";
-    if (auth.login(c, key)) return c.redirect(INSPECTOR_PATH, 303);
+    const form = await boundedForm(c, MAX_LOGIN_BODY);
+    if (form === undefined)
+      return c.text(`The login form is larger than ${MAX_LOGIN_BODY} bytes.`, 413, { connection: "close" });
+    if (auth.login(c, form.get("key") ?? "")) return c.redirect(INSPECTOR_PATH, 303);
     return page(c, "login.html", 401, "That is not the admin key.");
   });
   app.post(INSPECTOR_ROUTES.logout.path, (c) => {
-    if (!sameOriginPost(c)) return c.text("Cross-site logout refused.", 403);
     auth.logout(c);
     return c.redirect(`${INSPECTOR_PATH}/login`, 303);
   });
@@ -188,8 +222,21 @@ export const mountInspectorRoutes = (app: Hono, view: InspectorView): void => {
     const { backend } = view;
     const r = backend.readiness();
     const routes = backend.routes?.() ?? [];
-    return c.json({
-      backend: { name: backend.name, ...r, capacity: finite(r.capacity), activeTurns: backend.activeTurns() },
+    const counts = log.counts();
+    return answer(c, {
+      gateway: {
+        version: view.about.version,
+        ...(view.about.codexVersion ? { codexVersion: view.about.codexVersion } : {}),
+        startedAt: view.about.startedAt,
+        uptimeSeconds: Math.round((Date.now() - view.about.startedAt) / 1000),
+      },
+      backend: {
+        name: backend.name,
+        ...r,
+        capacity: finite(r.capacity),
+        activeTurns: backend.activeTurns(),
+        credentials: r.detail === NOT_LOGGED_IN ? "not logged in" : "no problem known",
+      },
       routes: routes.map((route) => ({ ...route, capacity: finite(route.capacity) })),
       pool: { ...view.pool, inFlight: r.inFlight, queued: r.queued, restarts: r.restarts },
       // Per route with model routes, else the one backend's; empty while no plan is known.
@@ -198,16 +245,24 @@ export const mountInspectorRoutes = (app: Hono, view: InspectorView): void => {
         ...routes.flatMap((route) => (route.planLimits ? [{ scope: route.route, ...route.planLimits }] : [])),
       ],
       traffic: view.stats.series(),
-      inspector: { bodies: view.bodies, requests: log.list().length, bytes: log.bytes(), ...view.limits },
+      inspector: {
+        bodies: view.bodies,
+        requests: counts.kept,
+        refused: counts.refused,
+        bytes: log.bytes(),
+        ...view.limits,
+        live: live.stats(),
+      },
     });
   });
   app.get(INSPECTOR_ROUTES.requests.path, (c) => {
-    const keep = matches((name) => c.req.query(name));
     const all = log.list();
+    const { page, next } = pageOf(all, (name) => c.req.query(name));
     const facets = (f: (r: RequestRecord) => string) =>
       [...new Set(all.map(f).filter((v) => v !== ""))].sort();
-    return c.json({
-      requests: all.filter(keep).map(rowOf),
+    return answer(c, {
+      requests: page.map(rowOf),
+      next,
       facets: {
         surface: facets((r) => r.surface),
         route: facets((r) => r.route),
@@ -215,56 +270,28 @@ export const mountInspectorRoutes = (app: Hono, view: InspectorView): void => {
       },
     });
   });
-  app.get(INSPECTOR_ROUTES.request.path, (c) => {
-    const record = log.get(Number(c.req.param("seq")));
-    if (!record) return c.json({ error: { message: "No such request (it may have left the log)." } }, 404);
+  const detailOf = (record: RequestRecord) => {
     const { decisions, client, usage, errorBody } = record;
     // The text is kept in the pieces it arrived in; the page gets it whole.
-    const attempts = record.attempts.map((a) => ({ ...a, raw: view.redactor.text(a.raw.join("")) }));
-    const output = { text: view.redactor.text(record.output.text.join("")), calls: record.output.calls };
-    return c.json({
-      ...rowOf(record),
-      bodies: view.bodies,
-      client,
-      attempts,
-      decisions,
-      output,
-      usage,
-      errorBody,
-    });
+    const attempts = record.attempts.map((a) => ({ ...a, raw: a.raw.join("") }));
+    const output = { text: record.output.text.join(""), calls: record.output.calls };
+    return { ...rowOf(record), bodies: view.bodies, client, attempts, decisions, output, usage, errorBody };
+  };
+  const missing = (c: Context) =>
+    c.json({ error: { message: "No such request (it may have left the log)." } }, 404);
+  app.get(INSPECTOR_ROUTES.request.path, (c) => {
+    const record = log.get(Number(c.req.param("seq")));
+    return record ? answer(c, detailOf(record)) : missing(c);
   });
-  app.get(INSPECTOR_ROUTES.stream.path, (c) => {
-    let unsubscribe = () => {};
-    let ping: ReturnType<typeof setInterval> | undefined;
-    const encoder = new TextEncoder();
-    const body = new ReadableStream<Uint8Array>(
-      {
-        start(controller) {
-          const send = (frame: string) => {
-            // A page that stops reading misses events; it refetches the list on the next one.
-            if ((controller.desiredSize ?? 0) > 0) controller.enqueue(encoder.encode(frame));
-          };
-          send("retry: 2000\n\n");
-          unsubscribe = log.subscribe((record, event) =>
-            send(`event: ${event}\ndata: ${JSON.stringify(rowOf(record))}\n\n`),
-          );
-          ping = setInterval(() => send(": ping\n\n"), 15_000);
-          c.req.raw.signal.addEventListener("abort", () => {
-            unsubscribe();
-            clearInterval(ping);
-          });
-        },
-        cancel() {
-          unsubscribe();
-          clearInterval(ping);
-        },
-      },
-      { highWaterMark: 64 },
+  app.get(INSPECTOR_ROUTES.export.path, (c) => {
+    const record = log.get(Number(c.req.param("seq")));
+    if (!record) return missing(c);
+    const name = `request-${record.requestId.replace(/[^\w.-]/g, "_").slice(0, 64) || record.seq}.json`;
+    return answer(
+      c,
+      { exported: new Date().toISOString(), gateway: view.about.version, request: detailOf(record) },
+      { "content-disposition": `attachment; filename="${name}"` },
     );
-    return c.body(body, 200, {
-      "content-type": "text/event-stream",
-      "cache-control": "no-store",
-      "x-accel-buffering": "no",
-    });
   });
+  app.get(INSPECTOR_ROUTES.stream.path, (c) => live.stream(c));
 };

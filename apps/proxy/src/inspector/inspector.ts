@@ -3,7 +3,12 @@ import type { Hono } from "hono";
 import type { GatewayBackend } from "../backend/gateway-backend.js";
 import type { GatewayRouteSpec } from "../http/routes.js";
 import { createInspectorAuth } from "./inspector-auth.js";
-import { INSPECTOR_PATH, inspectorRoutes, mountInspectorRoutes } from "./inspector-routes.js";
+import {
+  INSPECTOR_PATH,
+  inspectorRoutes,
+  isInspectorPath,
+  mountInspectorRoutes,
+} from "./inspector-routes.js";
 import { createRequestRecording } from "./record-requests.js";
 import { createRedactor } from "./redact.js";
 import { createRequestLog } from "./request-log.js";
@@ -19,6 +24,8 @@ export interface InspectorOptions {
   readonly maxRequests: number;
   readonly maxBytes: number;
   readonly pool: { readonly processes: number; readonly warmThreads: number };
+  /** The gateway's (and codex's) version, for the overview. */
+  readonly versions: { readonly gateway: string; readonly codex?: string | undefined };
 }
 
 /** The request inspector as create-app sees it: one mount and the surfaces' trace source. */
@@ -28,6 +35,8 @@ export interface Inspector {
   readonly traceFor: RequestTraceFor;
   /** Paths where the page's own same-origin form posts pass the browser guards' Origin check. */
   readonly sameOriginPrefixes: ReadonlyArray<string>;
+  /** Its own paths: same-origin only, so no CORS middleware may answer for them. */
+  readonly owns: (path: string) => boolean;
   /** Its routes, for the 405 answers and `/openapi.json`. */
   readonly routes: ReadonlyArray<GatewayRouteSpec>;
 }
@@ -56,6 +65,7 @@ export const createInspector = (options: InspectorOptions): Inspector => {
     redactor,
     limits,
     pool: options.pool,
+    about: { version: options.versions.gateway, codexVersion: options.versions.codex, startedAt: Date.now() },
   };
   return {
     mount(app) {
@@ -64,6 +74,7 @@ export const createInspector = (options: InspectorOptions): Inspector => {
     },
     traceFor: recording.traceFor,
     sameOriginPrefixes: [INSPECTOR_PATH],
+    owns: isInspectorPath,
     routes: inspectorRoutes(auth.open),
   };
 };

@@ -5,6 +5,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import { routePath } from "hono/route";
 import { callerOf } from "../http/auth.js";
 import { isEventStream } from "../http/request-context.js";
+import { FIELD_LIMITS, keepErrorBody } from "./bounded.js";
 import type { Redactor } from "./redact.js";
 import type { RequestLog, RequestRecord } from "./request-log.js";
 import { createTraceRecorder } from "./trace-recorder.js";
@@ -12,17 +13,45 @@ import type { TrafficStats } from "./traffic-stats.js";
 
 /** Paths whose requests are recorded: the API surfaces, not the inspector or the probes. */
 const isApiPath = (path: string) => path.startsWith("/v1/") || path.startsWith("/v1beta/");
-/** An error body larger than this is not copied into the log. */
+/** An error body larger than this is not read back from the answer. */
 const MAX_ERROR_BODY = 64 * 1024;
 
 interface Entry {
-  readonly record: RequestRecord;
+  readonly fields: Pick<RequestRecord, "requestId" | "at" | "method" | "path">;
+  /** Set once the request is admitted to the log (after the key check). */
+  record: RequestRecord | undefined;
   readonly elapsed: () => number;
 }
 
+/** The JSON error body of an answer, read up to `MAX_ERROR_BODY` bytes (undefined past that). */
+const readErrorBody = async (res: Response): Promise<unknown> => {
+  const reader = res.clone().body?.getReader();
+  if (reader === undefined) return undefined;
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > MAX_ERROR_BODY) {
+      await reader.cancel();
+      return { note: `an error body over ${MAX_ERROR_BODY} bytes, not kept` };
+    }
+    chunks.push(value);
+  }
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString("utf8"));
+  } catch {
+    return undefined;
+  }
+};
+
 /**
  * Records each API request into the log (one middleware) and hands its turn a trace recorder
- * (`traceFor`, given to the surfaces). A request is done when its body has been sent in full.
+ * (`traceFor`, given to the surfaces). A request enters the log only once the API key check has
+ * let it in (a surface asking for its trace, or a caller set when it ends); one the check refused
+ * goes to the log's small ring of refused requests, so unauthenticated traffic can never push real
+ * records out. A request is done when its body has been sent in full.
  */
 export const createRequestRecording = (deps: {
   readonly log: RequestLog;
@@ -31,66 +60,85 @@ export const createRequestRecording = (deps: {
   readonly redactor: Redactor;
   readonly apiKeys: ReadonlyArray<string>;
 }) => {
-  const { log, stats } = deps;
+  const { log, stats, redactor } = deps;
   const entries = new WeakMap<Request, Entry>();
   // Keys are named by their place in PROXY_API_KEYS; the key itself is never shown.
   const keyNames = new Map(deps.apiKeys.map((k, i) => [callerOf(k).owner, `key ${i + 1}`]));
 
-  const finish = (entry: Entry) => {
-    const { record } = entry;
+  const finish = (entry: Entry, record: RequestRecord) => {
     if (record.done) return;
     record.timings.totalMs = Math.round(entry.elapsed());
-    const failed = record.status >= 400 || record.error !== "";
-    stats.observe({ failed, toolCalls: record.toolCalls, ttftMs: record.timings.firstTokenMs });
+    stats.observe({
+      status: record.status,
+      error: record.error !== "",
+      toolCalls: record.toolCalls,
+      ttftMs: record.timings.firstTokenMs,
+    });
     log.finish(record);
   };
 
   const copyErrorBody = async (c: Context, record: RequestRecord) => {
-    const type = c.res.headers.get("content-type") ?? "";
-    const length = Number(c.res.headers.get("content-length") ?? "0");
-    if (c.res.status < 400 || !type.includes("json") || length > MAX_ERROR_BODY) return;
-    const body: unknown = await c.res
-      .clone()
-      .json()
-      .catch(() => undefined);
-    if (body !== undefined && log.grow(record, JSON.stringify(body).length)) record.errorBody = body;
+    if (record.errorBody !== undefined || c.res.status < 400) return;
+    if (!(c.res.headers.get("content-type") ?? "").includes("json")) return;
+    if (Number(c.res.headers.get("content-length") ?? "0") > MAX_ERROR_BODY) return;
+    const body = await readErrorBody(c.res);
+    if (body !== undefined) keepErrorBody(log, redactor, record, body, deps.bodies);
+  };
+
+  /** Into the log's ring for what the key check decided; undefined when it never ran (a preflight). */
+  const admitAtEnd = (c: Context, entry: Entry): RequestRecord | undefined => {
+    if (c.get(CALLER_VARIABLE as never) !== undefined) return log.open(entry.fields, "kept");
+    return c.res.status === 401 || c.res.status === 403 ? log.open(entry.fields, "refused") : undefined;
   };
 
   const middleware: MiddlewareHandler = async (c, next) => {
     if (!isApiPath(c.req.path)) return next();
     const started = performance.now();
-    const record = log.open({
-      requestId: String(c.get("requestId" as never) ?? ""),
-      at: Date.now(),
-      method: c.req.method,
-      path: c.req.path,
-    });
-    const entry: Entry = { record, elapsed: () => performance.now() - started };
+    const entry: Entry = {
+      fields: {
+        requestId: redactor.cut(String(c.get("requestId" as never) ?? ""), FIELD_LIMITS.requestId),
+        at: Date.now(),
+        method: c.req.method,
+        path: redactor.cut(c.req.path, FIELD_LIMITS.path),
+      },
+      record: undefined,
+      elapsed: () => performance.now() - started,
+    };
     entries.set(c.req.raw, entry);
+    let record: RequestRecord | undefined;
     try {
       await next();
     } finally {
-      record.status = c.res.status;
-      record.route = routePath(c) || c.req.path;
-      const caller = c.get(CALLER_VARIABLE as never) as Caller | undefined;
-      record.keyName = caller?.owner ? (keyNames.get(caller.owner) ?? "unknown key") : "";
+      record = entry.record ?? admitAtEnd(c, entry);
+      if (record !== undefined) {
+        record.status = c.res.status;
+        // A request answered by a middleware (refused) matched no route of its own: its path.
+        const route = routePath(c);
+        record.route = redactor.cut(route && route !== "/*" ? route : c.req.path, FIELD_LIMITS.path);
+        const caller = c.get(CALLER_VARIABLE as never) as Caller | undefined;
+        record.keyName = caller?.owner ? (keyNames.get(caller.owner) ?? "unknown key") : "";
+        log.count(record, record.route.length);
+      }
     }
-    await copyErrorBody(c, record);
+    if (record === undefined) return;
+    const done = record;
+    await copyErrorBody(c, done);
     // A whole body is sent as it is once this returns; wrapping it would cost node-server its direct write.
-    if (!isEventStream(c.res)) return finish(entry);
+    if (!isEventStream(c.res)) return finish(entry, done);
     const body = c.res.body;
-    if (!body) return finish(entry);
+    if (!body) return finish(entry, done);
     const tap = new TransformStream<Uint8Array, Uint8Array>({
-      flush: () => finish(entry),
-      cancel: () => finish(entry),
+      flush: () => finish(entry, done),
+      cancel: () => finish(entry, done),
     } as Transformer<Uint8Array, Uint8Array>);
     c.res = new Response(body.pipeThrough(tap), c.res);
   };
 
-  /** The trace for a request being recorded (the surfaces' `trace` dependency). */
+  /** The trace for a request being recorded (the surfaces' `trace` dependency): past the key check. */
   const traceFor = (c: Context): RequestTrace | undefined => {
     const entry = entries.get(c.req.raw);
     if (entry === undefined) return undefined;
+    entry.record ??= log.open(entry.fields, "kept");
     return createTraceRecorder({
       log,
       record: entry.record,

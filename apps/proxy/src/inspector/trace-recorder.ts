@@ -3,16 +3,22 @@ import type {
   AttemptEnd,
   BackendEvent,
   BackendRequest,
+  GatewayError,
   ParserEvent,
   TurnSummary,
 } from "@proxy/core";
 import type { RequestTrace, TracedTurnStart } from "@proxy/http-surface";
+import { FIELD_LIMITS, jsonSize, keepErrorBody } from "./bounded.js";
 import { type Redactor, summarizeBackendRequest, summarizeClientRequest } from "./redact.js";
 import type { AttemptRecord, Decision, RequestLog, RequestRecord } from "./request-log.js";
 
 /** Decisions kept per request: enough to explain a reply, not a flood from a runaway one. */
 const MAX_DECISIONS = 200;
 const RAW_BLOCK_LIMIT = 2_000;
+/** Longest decision text, its quoted block included. */
+const DECISION_LIMIT = 4_000;
+/** Call names listed on a request's row. */
+const MAX_ROW_CALLS = 16;
 
 export interface TraceRecorderDeps {
   readonly log: RequestLog;
@@ -25,10 +31,16 @@ export interface TraceRecorderDeps {
   readonly headers: () => Readonly<Record<string, string>>;
 }
 
-const describeEnd = (end: AttemptEnd): string => {
+/** Without bodies an error is named by its kind and code: an upstream's message may quote the prompt. */
+const describeError = (error: GatewayError, bodies: boolean): string =>
+  bodies
+    ? `${error.kind}: ${error.message}`
+    : `${error.kind}${error.code !== error.kind ? ` (${error.code})` : ""} [message not recorded: bodies off]`;
+
+const describeEnd = (end: AttemptEnd, bodies: boolean): string => {
   const parts: string[] = [];
   if (end.violation) parts.push(`violation ${end.violation.kind}: ${end.violation.message}`);
-  if (end.error) parts.push(`error ${end.error.kind}: ${end.error.message}`);
+  if (end.error) parts.push(`error ${describeError(end.error, bodies)}`);
   if (end.finish) parts.push(`finish ${end.finish.reason}${end.finish.raw ? ` (${end.finish.raw})` : ""}`);
   if (end.stopped) parts.push("backend stopped early by the gateway");
   return parts.join("; ") || "ended";
@@ -42,29 +54,30 @@ const describeEnd = (end: AttemptEnd): string => {
 export const createTraceRecorder = (deps: TraceRecorderDeps): RequestTrace => {
   const { log, record, bodies, redactor } = deps;
   let attempt: AttemptRecord | undefined;
-  const decide = (kind: Decision["kind"], text: string) => {
+  const decide = (kind: Decision["kind"], whole: string) => {
     if (record.decisions.length >= MAX_DECISIONS) return;
-    if (!log.grow(record, text.length)) return;
+    const text = redactor.cut(whole, DECISION_LIMIT);
+    if (!log.grow(record, text.length + 32)) return;
     record.decisions.push({ atMs: Math.round(deps.elapsed()), attempt: attempt?.attempt ?? 0, kind, text });
   };
   const keep = (value: unknown): unknown =>
-    log.grow(record, JSON.stringify(value).length) ? value : "[over the inspector's byte bound]";
-  const rawOf = (raw: string) =>
-    bodies
-      ? `: ${redactor.text(raw.length > RAW_BLOCK_LIMIT ? `${raw.slice(0, RAW_BLOCK_LIMIT)}…` : raw)}`
-      : "";
+    log.grow(record, jsonSize(value)) ? value : "[over the inspector's byte bound]";
+  const rawOf = (raw: string) => (bodies ? `: ${redactor.cut(raw, RAW_BLOCK_LIMIT)}` : "");
 
   return {
     onTurnStart(turn: TracedTurnStart) {
       record.surface = turn.api;
-      record.model = turn.request.model;
+      record.model = redactor.cut(turn.request.model, FIELD_LIMITS.model);
+      log.count(record, record.model.length);
       record.stream = turn.stream;
       record.timings.turnStartMs = Math.round(deps.elapsed());
       if (bodies)
         record.client = keep(summarizeClientRequest(redactor, turn.request, turn.tools, deps.headers()));
     },
     onBackendRequest(request: BackendRequest, n: number) {
-      attempt = { attempt: n, raw: [], rawTruncated: false };
+      const mode = request.tools === undefined ? "prompt" : "native";
+      attempt = { attempt: n, mode, raw: [], rawTruncated: false };
+      record.mode = mode;
       if (bodies) attempt.request = keep(summarizeBackendRequest(redactor, request, n));
       record.attempts.push(attempt);
     },
@@ -89,6 +102,7 @@ export const createTraceRecorder = (deps: TraceRecorderDeps): RequestTrace => {
           decide("call-found", `native call ${event.name} (${event.callId})${rawOf(event.arguments)}`);
           return;
         case "usage":
+          if (record.usage === undefined) log.count(record, 128);
           record.usage = event.usage;
           return;
         default:
@@ -120,9 +134,12 @@ export const createTraceRecorder = (deps: TraceRecorderDeps): RequestTrace => {
       }
     },
     onAttemptEnd(end: AttemptEnd, n: number) {
-      const text = describeEnd(end);
+      const text = describeEnd(end, bodies);
       const current = record.attempts.find((a) => a.attempt === n);
-      if (current) current.end = text;
+      if (current) {
+        current.end = redactor.cut(text, FIELD_LIMITS.error);
+        log.count(record, current.end.length);
+      }
       decide("attempt-end", `attempt ${n}: ${text}`);
     },
     onAssistantBatch(batch: ReadonlyArray<AssistantEvent>) {
@@ -130,14 +147,19 @@ export const createTraceRecorder = (deps: TraceRecorderDeps): RequestTrace => {
         if (event.type === "text-delta") {
           if (bodies && log.grow(record, event.delta.length)) record.output.text.push(event.delta);
         } else if (event.type === "tool-call-end") {
-          const args = bodies ? redactor.text(event.arguments) : `[${event.arguments.length} chars]`;
-          if (log.grow(record, args.length + event.name.length))
-            record.output.calls.push({ name: event.name, id: event.callId, arguments: args });
+          const args = bodies ? event.arguments : `[${event.arguments.length} chars]`;
+          const name = redactor.cut(event.name, FIELD_LIMITS.model);
+          if (record.calls.length < MAX_ROW_CALLS) {
+            record.calls.push(name);
+            log.count(record, name.length);
+          }
+          if (log.grow(record, args.length + name.length + event.callId.length))
+            record.output.calls.push({ name, id: event.callId, arguments: args });
         }
       }
     },
     onTurnError(_error, body) {
-      record.errorBody = body;
+      keepErrorBody(log, redactor, record, body, bodies);
     },
     onTurnEnd(summary: TurnSummary) {
       const t = summary.telemetry;
@@ -145,7 +167,10 @@ export const createTraceRecorder = (deps: TraceRecorderDeps): RequestTrace => {
       record.repairs = t.repairs;
       record.retries = t.retries;
       record.finish = summary.finish ?? "";
-      if (summary.error) record.error = `${summary.error.kind}: ${summary.error.message}`;
+      if (summary.error) {
+        record.error = redactor.cut(describeError(summary.error, bodies), FIELD_LIMITS.error);
+        log.count(record, record.error.length);
+      }
       if (t.stoppedEarly)
         decide("attempt-end", "stop after tools: the backend turn was stopped after the calls");
       if (t.truncated)

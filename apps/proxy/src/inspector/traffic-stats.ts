@@ -33,6 +33,7 @@ interface Minute {
   minute: number;
   requests: number;
   errors: number;
+  clientErrors: number;
   toolCalls: number;
   readonly ttft: number[];
 }
@@ -42,9 +43,14 @@ export interface TrafficSeries {
   /** Unix seconds of each minute's start. */
   readonly t: number[];
   readonly requests: number[];
+  /** Gateway and backend failures: a 5xx, or a stream that ended in an error. */
   readonly errors: number[];
-  /** Errors / requests in percent (null for a minute without requests). */
+  /** Requests refused for the client's own mistake (4xx). */
+  readonly clientErrors: number[];
+  /** Failures / requests in percent (null for a minute without requests). */
   readonly errorRate: Array<number | null>;
+  /** Client 4xx / requests in percent (null for a minute without requests). */
+  readonly clientErrorRate: Array<number | null>;
   readonly toolCalls: number[];
   readonly ttftP50: Array<number | null>;
   readonly ttftP99: Array<number | null>;
@@ -71,6 +77,7 @@ export const createTrafficStats = (now: () => number = Date.now) => {
     minute: -1,
     requests: 0,
     errors: 0,
+    clientErrors: 0,
     toolCalls: 0,
     ttft: TTFT_BOUNDS.map(() => 0),
   }));
@@ -78,16 +85,23 @@ export const createTrafficStats = (now: () => number = Date.now) => {
     const slot = slots[slotIndex(minute)] as Minute;
     if (slot.minute !== minute) {
       slot.minute = minute;
-      slot.requests = slot.errors = slot.toolCalls = 0;
+      slot.requests = slot.errors = slot.clientErrors = slot.toolCalls = 0;
       slot.ttft.fill(0);
     }
     return slot;
   };
   return {
-    observe(outcome: { failed: boolean; toolCalls: number; ttftMs?: number | undefined }): void {
+    /** One finished request: its status, and whether its turn ended in an error after a 200. */
+    observe(outcome: {
+      status: number;
+      error: boolean;
+      toolCalls: number;
+      ttftMs?: number | undefined;
+    }): void {
       const slot = slotFor(Math.floor(now() / 60_000));
       slot.requests++;
-      if (outcome.failed) slot.errors++;
+      if (outcome.status >= 400 && outcome.status < 500) slot.clientErrors++;
+      else if (outcome.status >= 500 || outcome.error) slot.errors++;
       slot.toolCalls += outcome.toolCalls;
       if (outcome.ttftMs !== undefined) {
         const i = TTFT_BOUNDS.findIndex((b) => outcome.ttftMs! <= b);
@@ -100,7 +114,9 @@ export const createTrafficStats = (now: () => number = Date.now) => {
         t: [],
         requests: [],
         errors: [],
+        clientErrors: [],
         errorRate: [],
+        clientErrorRate: [],
         toolCalls: [],
         ttftP50: [],
         ttftP99: [],
@@ -111,9 +127,11 @@ export const createTrafficStats = (now: () => number = Date.now) => {
         out.t.push(m * 60);
         out.requests.push(live ? slot.requests : 0);
         out.errors.push(live ? slot.errors : 0);
-        out.errorRate.push(
-          live && slot.requests > 0 ? Math.round((1000 * slot.errors) / slot.requests) / 10 : null,
-        );
+        out.clientErrors.push(live ? slot.clientErrors : 0);
+        const rate = (n: number) =>
+          live && slot.requests > 0 ? Math.round((1000 * n) / slot.requests) / 10 : null;
+        out.errorRate.push(rate(slot.errors));
+        out.clientErrorRate.push(rate(slot.clientErrors));
         out.toolCalls.push(live ? slot.toolCalls : 0);
         out.ttftP50.push(live ? percentile(slot.ttft, 0.5) : null);
         out.ttftP99.push(live ? percentile(slot.ttft, 0.99) : null);

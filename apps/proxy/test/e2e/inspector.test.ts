@@ -266,7 +266,9 @@ describe("request inspector in a real browser (real codex app-server)", { timeou
     };
     expect(detail.errorBody).toEqual(sent);
     await page.goto(`${e2e.url}/ui#request/${refused?.seq}`);
-    await page.waitForSelector("text=The error the client got (HTTP 401)");
-    expect(await page.locator(".client-error pre").textContent()).toContain("Incorrect API key provided.");
+    // Refused before any turn: what and why, with no empty timeline around it.
+    await page.waitForSelector("text=Refused (HTTP 401) before any turn ran");
+    expect(await page.locator("p.refusal").textContent()).toContain("Incorrect API key provided.");
+    expect(await page.textContent("main")).not.toContain("Raw model text");
   });
 });

@@ -4,17 +4,33 @@
  * in 300 four-character deltas (a stop-sequence matcher's worst case), anything else says "ok".
  * With the argument `traced`: OpenTelemetry on, exporting to a collector that takes every request
  * and never answers, the access log written (to /dev/null) and usage accounted per key in SQLite.
+ * With `inspector`: the request inspector on, 500 API keys configured (`sk-abuse-0123456789` first);
+ * a prompt starting "fail" is refused by an error quoting it whole.
  */
 import { mkdtempSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { GatewayError } from "@proxy/core";
 import { createScriptedBackend } from "@proxy/core/testing";
 import { Backend, resolveConfig, startGateway } from "@proxy/gateway";
 import { pino } from "pino";
 
 const traced = process.argv[2] === "traced";
+/** The inspector on, with 500 configured keys (the abuse key first): what it records and redacts. */
+const inspector = process.argv[2] === "inspector";
+const inspectorEnv = (): Record<string, string> => ({
+  PROXY_INSPECTOR: "on",
+  PROXY_API_KEYS: [
+    "sk-abuse-0123456789",
+    ...Array.from(
+      { length: 499 },
+      (_, i) => `sk-${String(i).padStart(4, "0")}-${Math.random().toString(36).slice(2, 14)}`,
+    ),
+  ].join(","),
+  PROXY_ADMIN_KEY: "admin-abuse-0123456789",
+});
 /** A collector that reads each export and never answers it. */
 const silentCollector = async () => {
   const server = createServer((req) => req.resume());
@@ -28,11 +44,17 @@ const tracedEnv = async (): Promise<Record<string, string>> => ({
   PROXY_ADMIN_KEY: "admin-abuse-0123456789",
 });
 
+const inputOf = (request: { input: ReadonlyArray<{ type: string; text?: string }> }) =>
+  request.input.map((p) => p.text ?? "").join("");
 const backend = createScriptedBackend(
-  (request) =>
-    request.model === "abuse-stop"
-      ? { chunks: Array.from({ length: 300 }, () => "xxxx") }
-      : { chunks: ["ok, ", "done."] },
+  (request) => {
+    if (request.model === "abuse-stop") return { chunks: Array.from({ length: 300 }, () => "xxxx") };
+    // A provider that refuses by quoting the prompt whole (as upstream 400s do).
+    const input = inputOf(request);
+    if (input.startsWith("fail"))
+      return { chunks: [], startError: new GatewayError("backend_error", `The provider refused: ${input}`) };
+    return { chunks: ["ok, ", "done."] };
+  },
   { record: false },
 );
 const config = resolveConfig({
@@ -41,6 +63,7 @@ const config = resolveConfig({
     PROXY_MAX_IN_FLIGHT: "256",
     PROXY_MAX_QUEUE: "256",
     ...(traced ? await tracedEnv() : {}),
+    ...(inspector ? inspectorEnv() : {}),
   },
   flags: { port: "0" },
 });
