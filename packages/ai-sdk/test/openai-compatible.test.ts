@@ -9,6 +9,7 @@ import { generateText, jsonSchema, stepCountIs, streamText, tool, wrapLanguageMo
 import { afterEach, describe, expect, it } from "vitest";
 import { toolCallingMiddleware } from "../src/index.js";
 import { call } from "./support/tool-calling-suite.js";
+import { completion } from "./support/upstream.js";
 
 let upstream: ScriptedUpstream | undefined;
 afterEach(async () => {
@@ -38,21 +39,6 @@ const weather = tool({
 });
 
 type Sent = { role: string; content: unknown };
-
-/** A non-streamed chat completion (the scripted server streams unless told to answer with a body). */
-const completion = (text: string): UpstreamTurn => ({
-  raw: {
-    contentType: "application/json",
-    body: JSON.stringify({
-      id: "chatcmpl-upstream",
-      object: "chat.completion",
-      created: 1_700_000_000,
-      model: "upstream-model",
-      choices: [{ index: 0, message: { role: "assistant", content: text }, finish_reason: "stop" }],
-      usage: { prompt_tokens: 20, completion_tokens: 4, total_tokens: 24 },
-    }),
-  },
-});
 
 describe("over a real OpenAI-compatible text server (@ai-sdk/openai-compatible)", () => {
   it("streamText runs a tool loop: the SSE bytes split anywhere, the calls parsed, the result sent back as text", async () => {
