@@ -100,4 +100,23 @@ describe("over a real OpenAI-compatible text server (@ai-sdk/openai-compatible)"
       "Your previous reply broke the function-calling rules",
     );
   });
+
+  it("aborting a stream closes the server's response (the upstream stream is not left running)", async () => {
+    const { model } = await start([{ chunks: ["Thinking", " about it"], hang: true }]);
+    const controller = new AbortController();
+    const result = streamText({
+      model,
+      tools: { weather },
+      prompt: "Weather?",
+      abortSignal: controller.signal,
+      onError: () => undefined,
+    });
+    for await (const part of result.fullStream) {
+      if (part.type === "text-delta") {
+        controller.abort();
+        break;
+      }
+    }
+    await expect.poll(() => upstream?.abandoned()).toBe(1);
+  });
 });

@@ -42,6 +42,18 @@ const normalized = (parts: ReadonlyArray<Part>): Part[] => {
   return out;
 };
 
+/** The middleware around a model that writes `text`, cut by `chunk` when streamed. */
+const wrappedModel = (text: string, chunk?: (t: string) => string[]) =>
+  sdk.wrapLanguageModel({
+    model: scriptedModel(sdk, [text], chunk).model,
+    middleware: toolCallingMiddleware({ ids: createCountingIdGenerator() }),
+  });
+
+const CALL = {
+  prompt: [{ role: "user" as const, content: [{ type: "text" as const, text: "go" }] }],
+  tools: TOOLS,
+};
+
 const streamParts = async (text: string, cuts: ReadonlyArray<number>): Promise<Part[]> => {
   const points = [...new Set(cuts.map((c) => c % (text.length + 1)))].sort((a, b) => a - b);
   const chunk = (t: string) => {
@@ -53,15 +65,7 @@ const streamParts = async (text: string, cuts: ReadonlyArray<number>): Promise<P
     }
     return pieces;
   };
-  const scripted = scriptedModel(sdk, [text], chunk);
-  const model = sdk.wrapLanguageModel({
-    model: scripted.model,
-    middleware: toolCallingMiddleware({ ids: createCountingIdGenerator() }),
-  });
-  const result = await model.doStream({
-    prompt: [{ role: "user", content: [{ type: "text", text: "go" }] }],
-    tools: TOOLS,
-  });
+  const result = await wrappedModel(text, chunk).doStream(CALL);
   const parts: Part[] = [];
   const reader = result.stream.getReader();
   for (let next = await reader.read(); !next.done; next = await reader.read()) parts.push(next.value as Part);
@@ -89,15 +93,7 @@ describe("split anywhere", () => {
   it("streams the same calls and text that generate returns", async () => {
     for (const reply of REPLIES) {
       const parts = normalized(await streamParts(reply, [3, 17, 40]));
-      const scripted = scriptedModel(sdk, [reply]);
-      const model = sdk.wrapLanguageModel({
-        model: scripted.model,
-        middleware: toolCallingMiddleware({ ids: createCountingIdGenerator() }),
-      });
-      const generated = await model.doGenerate({
-        prompt: [{ role: "user", content: [{ type: "text", text: "go" }] }],
-        tools: TOOLS,
-      });
+      const generated = await wrappedModel(reply).doGenerate(CALL);
       const fromStream = parts.flatMap((p): Part[] =>
         p.type === "text-delta"
           ? [{ type: "text", text: p.delta }]

@@ -315,6 +315,21 @@ export const describeToolCalling = (sdk: Sdk): void => {
       expect(await result.finishReason).toBe("error");
     });
 
+    it("a call cut off by the end of the reply is never a call: the stream ends with an error naming it", async () => {
+      const s = setup(['Sure. <tool_call>{"name":"weather","arguments":"{\\"city\\":\\"Par']);
+      const result = sdk.streamText({
+        model: s.wrapped,
+        prompt: "Weather?",
+        tools: s.tools,
+        onError: () => undefined,
+      });
+      const errors = [];
+      for await (const part of result.fullStream) if (part.type === "error") errors.push(part.error);
+      expect(String(errors[0])).toMatch(/The model's call to weather was cut off/);
+      expect(await result.toolCalls).toEqual([]);
+      expect(s.executed).toEqual([]);
+    });
+
     it("the parallel cap holds in a stream too", async () => {
       const s = setup([call("weather", { city: "Paris" }) + call("time", { city: "Rome" })], {
         parallelToolCalls: false,
