@@ -1,4 +1,4 @@
-import { correctiveRequest, type GatewayError } from "@proxy/core";
+import { type BackendRequest, correctiveRequest, type GatewayError } from "@proxy/core";
 import type { StepPlan } from "./plan.js";
 import { addUsage, finishReasonOf, type PartSink, StreamPartWriter } from "./result-parts.js";
 import type { LanguageModel, SdkFinishReason, SdkUsage, StreamPart, StreamResult } from "./sdk-types.js";
@@ -37,7 +37,7 @@ class ToolStream implements PartSink {
   private reader: ReadableStreamDefaultReader<StreamPart>;
   private readonly step: ToolStep;
   private readonly writer = new StreamPartWriter();
-  private request;
+  private request: BackendRequest;
   private attempt = 0;
   private started = false;
   private finish: Finish | undefined;

@@ -95,7 +95,7 @@ export class ToolStep {
     return violation === undefined ? { kind: "done" } : { kind: "violation", violation };
   }
 
-  /** The request that re-asks after `violation` (the failed reply and what was wrong, appended). */
+  /** This attempt's model text, for the corrective re-ask (empty when no rule can call for one). */
   rawText(): string {
     return this.text;
   }
