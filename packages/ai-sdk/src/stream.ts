@@ -5,6 +5,7 @@ import type { LanguageModel, SdkFinishReason, SdkUsage, StreamPart, StreamResult
 import { rulesBroken, ToolStep } from "./tool-step.js";
 
 type Finish = Extract<StreamPart, { type: "finish" }>;
+type Controller = TransformStreamDefaultController<StreamPart>;
 
 const UNKNOWN_USAGE: SdkUsage = {
   inputTokens: { total: undefined, noCache: undefined, cacheRead: undefined, cacheWrite: undefined },
@@ -13,28 +14,26 @@ const UNKNOWN_USAGE: SdkUsage = {
 const NO_FINISH: SdkFinishReason = { unified: "other", raw: undefined };
 
 /**
- * `doStream` under the plan: a pull stream over the model's parts. Text deltas go through core's
- * parser and gate as they arrive (one synchronous push each); everything else passes through. A
- * reply that breaks the tool rules is re-asked on a new model stream, the one gate carrying on (text
- * the caller already has is not sent twice). One object per stream; nothing is allocated per delta
- * but the parts themselves.
+ * `doStream` under the plan: the model's stream through one TransformStream whose `transform` is
+ * synchronous. Text deltas go through core's parser and gate as they arrive (one `pushTo` each, no
+ * promise or closure per delta); everything else passes through. A reply that breaks the tool rules
+ * is re-asked from `flush` on a new model stream, the one gate carrying on (text the caller already
+ * has is not sent twice).
  */
 export const streamWithTools = async (model: LanguageModel, plan: StepPlan): Promise<StreamResult> => {
   const first = await model.doStream(plan.callOptions(plan.request));
-  const run = new ToolStream(model, plan, first.stream.getReader());
   return {
     ...first,
-    stream: new ReadableStream<StreamPart>({
-      pull: (controller) => run.pull(controller),
-      cancel: (reason) => run.cancel(reason),
-    }),
+    stream: first.stream.pipeThrough(
+      new TransformStream<StreamPart, StreamPart>(new ToolStream(model, plan)),
+    ),
   };
 };
 
+/** The transformer of one stream (a class: its methods are not closures made per stream part). */
 class ToolStream implements PartSink {
   private readonly model: LanguageModel;
   private readonly plan: StepPlan;
-  private reader: ReadableStreamDefaultReader<StreamPart>;
   private readonly step: ToolStep;
   private readonly writer = new StreamPartWriter();
   private request: BackendRequest;
@@ -42,43 +41,45 @@ class ToolStream implements PartSink {
   private started = false;
   private finish: Finish | undefined;
   private usage: SdkUsage | undefined;
-  private controller: ReadableStreamDefaultController<StreamPart> | undefined;
-  private enqueued = 0;
-  private closed = false;
+  private controller: Controller | undefined;
+  /** A corrective attempt's model stream, while `flush` reads it. */
+  private reader: ReadableStreamDefaultReader<StreamPart> | undefined;
 
-  constructor(model: LanguageModel, plan: StepPlan, reader: ReadableStreamDefaultReader<StreamPart>) {
+  constructor(model: LanguageModel, plan: StepPlan) {
     this.model = model;
     this.plan = plan;
-    this.reader = reader;
     this.request = plan.request;
     this.step = new ToolStep(plan);
     this.step.begin();
   }
 
-  /**
-   * Reads model parts until one part went out (or the stream ended): a pull that enqueues nothing
-   * is never pulled again, since the read that asked for it is still waiting.
-   */
-  async pull(controller: ReadableStreamDefaultController<StreamPart>): Promise<void> {
+  start(controller: Controller): void {
     this.controller = controller;
-    const before = this.enqueued;
-    while (this.enqueued === before && !this.closed) {
-      const next = await this.reader.read();
-      if (next.done) await this.endAttempt(this);
-      else this.read(next.value, this);
+  }
+
+  transform(part: StreamPart): void {
+    this.read(part);
+  }
+
+  /** The model's stream ended: finish, or re-ask and read the corrective attempts to their end. */
+  async flush(): Promise<void> {
+    while (this.endAttempt()) {
+      const next = await this.model.doStream(this.plan.callOptions(this.request));
+      const reader = next.stream.getReader();
+      this.reader = reader;
+      for (let r = await reader.read(); !r.done; r = await reader.read()) this.read(r.value);
     }
   }
 
+  cancel(reason: unknown): Promise<void> | undefined {
+    return this.reader?.cancel(reason);
+  }
+
   enqueue(part: StreamPart): void {
-    this.enqueued++;
     this.controller?.enqueue(part);
   }
 
-  cancel(reason: unknown): Promise<void> {
-    return this.reader.cancel(reason);
-  }
-
-  private read(part: StreamPart, sink: PartSink): void {
+  private read(part: StreamPart): void {
     switch (part.type) {
       case "text-start":
       case "text-end":
@@ -88,7 +89,7 @@ class ToolStream implements PartSink {
         step.push(part.delta);
         const events = step.events();
         if (events.length > 0) {
-          this.writer.write(events, sink);
+          this.writer.write(events, this);
           step.clear();
         }
         return;
@@ -96,7 +97,7 @@ class ToolStream implements PartSink {
       case "stream-start":
         if (this.started) return;
         this.started = true;
-        sink.enqueue(
+        this.enqueue(
           this.plan.warnings.length === 0
             ? part
             : { ...part, warnings: [...this.plan.warnings, ...part.warnings] },
@@ -107,51 +108,43 @@ class ToolStream implements PartSink {
         this.usage = addUsage(this.usage, part.usage);
         return;
       default:
-        sink.enqueue(part);
+        this.enqueue(part);
     }
   }
 
-  private async endAttempt(sink: PartSink): Promise<void> {
+  /** Ends the attempt; true when a corrective attempt is to be read next (`request` is set for it). */
+  private endAttempt(): boolean {
     const { step, writer } = this;
     const end = step.end();
-    writer.write(step.events(), sink);
+    writer.write(step.events(), this);
     step.clear();
     if (end.kind === "violation" && this.attempt < this.plan.settings.correctiveRetries) {
       this.attempt++;
       step.gate.discardHeld();
       this.request = correctiveRequest(this.request, step.rawText(), end.violation.message);
       step.begin();
-      const next = await this.model.doStream(this.plan.callOptions(this.request));
-      this.reader = next.stream.getReader();
-      return;
+      return true;
     }
-    writer.endText(sink);
+    writer.endText(this);
     if (end.kind !== "done") {
-      this.fail(end.kind === "failure" ? end.error : rulesBroken(end.violation, this.attempt), sink);
-      return;
+      this.fail(end.kind === "failure" ? end.error : rulesBroken(end.violation, this.attempt));
+      return false;
     }
-    const finish = this.finish;
-    sink.enqueue({
-      ...finish,
+    this.enqueue({
+      ...this.finish,
       type: "finish",
       usage: this.usage ?? UNKNOWN_USAGE,
-      finishReason: finishReasonOf(finish?.finishReason ?? NO_FINISH, writer.calls),
+      finishReason: finishReasonOf(this.finish?.finishReason ?? NO_FINISH, writer.calls),
     });
-    this.close();
+    return false;
   }
 
-  private fail(error: GatewayError, sink: PartSink): void {
-    sink.enqueue({ type: "error", error });
-    sink.enqueue({
+  private fail(error: GatewayError): void {
+    this.enqueue({ type: "error", error });
+    this.enqueue({
       type: "finish",
       usage: this.usage ?? UNKNOWN_USAGE,
       finishReason: { unified: "error", raw: this.finish?.finishReason.raw },
     });
-    this.close();
-  }
-
-  private close(): void {
-    this.closed = true;
-    this.controller?.close();
   }
 }
