@@ -1,5 +1,6 @@
-import { hermesToolMiddleware } from "@ai-sdk-tool/parser";
+import { hermesProtocol, hermesToolMiddleware } from "@ai-sdk-tool/parser";
 import { toolCallingMiddleware } from "@proxy/ai-sdk";
+import { createArgumentsValidator, createSentinelParser, type ParserSink, type ToolSpec } from "@proxy/core";
 import { type LanguageModelMiddleware, wrapLanguageModel } from "ai";
 
 /**
@@ -11,6 +12,8 @@ import { type LanguageModelMiddleware, wrapLanguageModel } from "ai";
 export interface Contender {
   readonly name: string;
   readonly middleware: () => LanguageModelMiddleware;
+  /** The contender's parser alone, over one stream of `deltas`; resolves once all is read. */
+  readonly parse: (deltas: ReadonlyArray<string>) => Promise<number>;
 }
 
 export const CONTENDERS: ReadonlyArray<Contender> = [
@@ -18,10 +21,21 @@ export const CONTENDERS: ReadonlyArray<Contender> = [
     name: "@proxy/ai-sdk",
     // Parsing alone: the policy that drops text after calls and repeated calls is off.
     middleware: () => toolCallingMiddleware({ stopAfterTools: false, dedupe: false }),
+    parse: async (deltas) => parseWithCore(deltas),
   },
   {
     name: "@ai-sdk-tool/parser (hermes)",
     middleware: () => hermesToolMiddleware as unknown as LanguageModelMiddleware,
+    // Its parser exists only as a TransformStream over stream parts: that is its push.
+    parse: (deltas) =>
+      drain(
+        deltaStream(deltas).pipeThrough(
+          hermesProtocol().createStreamParser({ tools: TOOLS as never }) as unknown as TransformStream<
+            Part,
+            Part
+          >,
+        ),
+      ),
   },
 ];
 
@@ -45,6 +59,35 @@ export const TOOLS = [
 ];
 
 type Part = { readonly type: string; readonly [key: string]: unknown };
+
+const SPECS: ReadonlyArray<ToolSpec> = TOOLS.map((t) => ({
+  name: t.name,
+  description: t.description,
+  parameters: t.inputSchema,
+  strict: false,
+}));
+const VALIDATOR = createArgumentsValidator(SPECS);
+const BY_NAME = new Map(SPECS.map((t) => [t.name, t]));
+
+/** Counts what core's parser delivers (the sink the middleware's pipeline stands in for). */
+class CountingSink implements ParserSink {
+  n = 0;
+  text(): void {
+    this.n++;
+  }
+  event(): void {
+    this.n++;
+  }
+}
+
+/** Core's parser alone: one synchronous `pushTo` per delta, then `flushTo`. */
+const parseWithCore = (deltas: ReadonlyArray<string>): number => {
+  const parser = createSentinelParser({ tools: BY_NAME, validator: VALIDATOR });
+  const sink = new CountingSink();
+  for (const delta of deltas) parser.pushTo(delta, sink);
+  parser.flushTo(sink);
+  return sink.n;
+};
 
 /** A model that only writes text: each stream plays the deltas its source hands it. */
 const textModel = (source: () => ReadableStream<Part>) => ({

@@ -62,6 +62,8 @@ export interface LibraryPeerResult {
   readonly contenders: ReadonlyArray<string>;
   readonly corpus: ReadonlyArray<CorpusRow>;
   readonly throughput: ReadonlyArray<ThroughputRow>;
+  /** The same workloads through each contender's parser alone (no AI SDK wrapper). */
+  readonly parser: ReadonlyArray<ThroughputRow>;
   readonly largeArgument: ReadonlyArray<{ readonly kib: number; readonly ms: Record<string, number> }>;
   readonly memory: {
     readonly streams: number;
@@ -145,21 +147,14 @@ const cut = (text: string, sizes: ReadonlyArray<number>): string[] => {
   return out;
 };
 
-/**
- * One stream of `deltas` per contender per round, timed, in rotated contender order. Each contender
- * wraps its model once, as a user does (its compiled schemas and prompt caches are kept), and
- * streams once untimed first.
- */
+/** Rounds in rotated contender order, after one untimed run each; `run` is one timed unit of work. */
 const interleaved = async (
   rounds: number,
-  deltas: ReadonlyArray<string>,
+  run: (c: Contender) => Promise<unknown>,
 ): Promise<Record<string, number[]>> => {
-  const models = new Map(CONTENDERS.map((c) => [c.name, wrapped(c, () => deltaStream(deltas))] as const));
   const time = async (c: Contender): Promise<number> => {
-    const model = models.get(c.name);
-    if (model === undefined) throw new Error(`no model for ${c.name}`);
     const t = performance.now();
-    await drain((await openStream(model)).stream);
+    await run(c);
     return performance.now() - t;
   };
   const times: Record<string, number[]> = Object.fromEntries(CONTENDERS.map((c) => [c.name, []]));
@@ -171,38 +166,52 @@ const interleaved = async (
   return times;
 };
 
-const runThroughput = async (
-  config: LibraryPeerConfig,
-  log: (line: string) => void,
-): Promise<ThroughputRow[]> => {
-  const rows: ThroughputRow[] = [];
+/** One stream of `deltas` through each contender's wrapped model, wrapped once as a user does. */
+const streamsOf = (deltas: ReadonlyArray<string>) => {
+  const models = new Map(CONTENDERS.map((c) => [c.name, wrapped(c, () => deltaStream(deltas))] as const));
+  return async (c: Contender) => {
+    const model = models.get(c.name);
+    if (model === undefined) throw new Error(`no model for ${c.name}`);
+    return drain((await openStream(model)).stream);
+  };
+};
+
+const rowOf = (
+  workload: string,
+  pushChars: string,
+  text: string,
+  deltas: ReadonlyArray<string>,
+  times: Record<string, number[]>,
+): ThroughputRow => {
+  const byContender: Record<string, { nsPerPush: number; mbPerSecond: number }> = {};
+  for (const [name, ms] of Object.entries(times)) {
+    const m = median(ms);
+    byContender[name] = { nsPerPush: (m * 1e6) / deltas.length, mbPerSecond: text.length / 1e6 / (m / 1000) };
+  }
+  return { workload, pushChars, bytes: text.length, pushes: deltas.length, byContender };
+};
+
+const runThroughput = async (config: LibraryPeerConfig, log: (line: string) => void) => {
+  const throughput: ThroughputRow[] = [];
+  const parser: ThroughputRow[] = [];
   for (const kind of ["plain", "tools"] as const) {
     const text = workloadText(kind, config.throughputKiB * 1024);
+    const workload = kind === "plain" ? "plain text" : "tool-heavy (text and calls in turn)";
     for (const [label, sizes] of [
       ["3–4", [3, 4]],
       ["64", [64]],
     ] as const) {
       const deltas = cut(text, sizes);
-      const times = await interleaved(config.rounds, deltas);
-      const byContender: ThroughputRow["byContender"] = {};
-      for (const [name, ms] of Object.entries(times)) {
-        const m = median(ms);
-        byContender[name] = {
-          nsPerPush: (m * 1e6) / deltas.length,
-          mbPerSecond: text.length / 1e6 / (m / 1000),
-        };
-      }
+      throughput.push(
+        rowOf(workload, label, text, deltas, await interleaved(config.rounds, streamsOf(deltas))),
+      );
+      parser.push(
+        rowOf(workload, label, text, deltas, await interleaved(config.rounds, (c) => c.parse(deltas))),
+      );
       log(`library-peer: ${kind} text at ${label} chars per delta done`);
-      rows.push({
-        workload: kind === "plain" ? "plain text" : "tool-heavy (text and calls in turn)",
-        pushChars: label,
-        bytes: text.length,
-        pushes: deltas.length,
-        byContender,
-      });
     }
   }
-  return rows;
+  return { throughput, parser };
 };
 
 const runLargeArgument = async (config: LibraryPeerConfig, log: (line: string) => void) => {
@@ -210,7 +219,7 @@ const runLargeArgument = async (config: LibraryPeerConfig, log: (line: string) =
   for (const kib of config.largeArgumentKiB) {
     const query = "x".repeat(kib * 1024);
     const deltas = cut(`<tool_call>{"name":"search","arguments":{"query":"${query}"}}</tool_call>`, [16]);
-    const times = await interleaved(Math.min(config.rounds, 3), deltas);
+    const times = await interleaved(Math.min(config.rounds, 3), streamsOf(deltas));
     const ms: Record<string, number> = {};
     for (const [name, xs] of Object.entries(times)) ms[name] = median(xs);
     log(`library-peer: ${kib} KiB argument done`);
@@ -266,7 +275,7 @@ export const runLibraryPeerBench = async (
   const loadAtStart = loadavg()[0] ?? 0;
   const corpus = await runCorpus();
   log("library-peer: corpus done");
-  const throughput = await runThroughput(config, log);
+  const { throughput, parser } = await runThroughput(config, log);
   const largeArgument = await runLargeArgument(config, log);
   const bytesPerStream: Record<string, number> = {};
   for (const round of [0, 1])
@@ -283,6 +292,7 @@ export const runLibraryPeerBench = async (
     contenders: CONTENDERS.map((c) => c.name),
     corpus,
     throughput,
+    parser,
     largeArgument,
     memory: { streams: config.streams, prefixChars: PREFIX.length, bytesPerStream },
   };

@@ -1,5 +1,5 @@
 import { f, type Goal, table } from "../report-format.js";
-import type { LibraryPeerResult } from "./library-peer-bench.js";
+import type { LibraryPeerResult, ThroughputRow } from "./library-peer-bench.js";
 
 /** docs/benchmarks.md's section on `@proxy/ai-sdk` beside `@ai-sdk-tool/parser`, and its goals. */
 
@@ -65,32 +65,33 @@ export const libraryPeerSection = (r: LibraryPeerResult | undefined): string => 
     ],
   );
   const ours = r.corpus.flatMap((row) => (row.example[OURS] ? [`${row.id}: ${row.example[OURS]}`] : []));
-  const throughput = table(
-    [
-      "workload",
-      "chars per delta",
-      "deltas",
-      `${OURS} ns / delta`,
-      `${peer} ns / delta`,
-      "peer / ours",
-      `${OURS} MB/s`,
-      `${peer} MB/s`,
-    ],
-    r.throughput.map((row) => {
-      const a = row.byContender[OURS];
-      const b = row.byContender[peer];
-      return [
-        row.workload,
-        row.pushChars,
-        String(row.pushes),
-        f(a?.nsPerPush, 0),
-        f(b?.nsPerPush, 0),
-        a && b ? `× ${f(b.nsPerPush / a.nsPerPush, 1)}` : "n/a",
-        f(a?.mbPerSecond, 2),
-        f(b?.mbPerSecond, 2),
-      ];
-    }),
-  );
+  const speed = (rows: ReadonlyArray<ThroughputRow>) =>
+    table(
+      [
+        "workload",
+        "chars per delta",
+        "deltas",
+        `${OURS} ns / delta`,
+        `${peer} ns / delta`,
+        "peer / ours",
+        `${OURS} MB/s`,
+        `${peer} MB/s`,
+      ],
+      rows.map((row) => {
+        const a = row.byContender[OURS];
+        const b = row.byContender[peer];
+        return [
+          row.workload,
+          row.pushChars,
+          String(row.pushes),
+          f(a?.nsPerPush, 0),
+          f(b?.nsPerPush, 0),
+          a && b ? `× ${f(b.nsPerPush / a.nsPerPush, 1)}` : "n/a",
+          f(a?.mbPerSecond, 2),
+          f(b?.mbPerSecond, 2),
+        ];
+      }),
+    );
   const large = table(
     ["argument", `${OURS} ms`, `${peer} ms`],
     r.largeArgument.map((row) => [`${row.kib} KiB`, f(row.ms[OURS], 1), f(row.ms[peer], 1)]),
@@ -109,7 +110,11 @@ ${corpus}
 ${ours.length > 0 ? `\n${OURS}'s wrong answers: ${ours.join("; ")}.\n` : ""}
 **Time per delta and MB/s** through the wrapped model's stream (the middleware's prompt rendering once per stream, then every delta), about ${f(r.throughput[0]?.bytes ?? 0, 0)} bytes per stream:
 
-${throughput}
+${speed(r.throughput)}
+
+**The parsers alone**, the same deltas: core's \`createSentinelParser\` (one synchronous \`pushTo\` per delta, into a counting sink) against the peer's hermes stream parser (\`hermesProtocol().createStreamParser\`, a TransformStream over stream parts, which is its only push):
+
+${speed(r.parser ?? [])}
 
 **One long argument** (a single call whose \`query\` argument is this long, in 16-character deltas):
 
