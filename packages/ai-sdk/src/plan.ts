@@ -7,6 +7,7 @@ import {
   findToolPolicyProblem,
   GatewayError,
   type IdGenerator,
+  mustCall,
   offeredTools,
   renderBackendRequest,
   type SchemaCache,
@@ -104,9 +105,12 @@ export const planStep = (params: CallOptions, ctx: PlanContext): StepPlan | unde
   const turn = { model: "", items: conversationOf(params.prompt, table) };
   const { request } = renderBackendRequest(turn, policy, format, options.instructions ?? "");
   const { tools: _tools, toolChoice: _choice, ...rest } = params;
+  // Only a strict tool or a call the choice demands can break a rule; otherwise no re-ask can come,
+  // and neither the reply nor the text sent is kept for one (a long answer then costs no memory).
+  const canBreakRules = mustCall(policy) || offered.some((t) => t.strict);
   return {
     policy,
-    settings: ctx.settings,
+    settings: canBreakRules ? ctx.settings : { ...ctx.settings, correctiveRetries: 0 },
     ids: ctx.ids,
     callable: new Map(callableTools(policy).map((t) => [t.name, t])),
     validator,

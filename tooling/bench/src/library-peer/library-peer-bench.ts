@@ -67,8 +67,12 @@ export interface LibraryPeerResult {
   readonly largeArgument: ReadonlyArray<{ readonly kib: number; readonly ms: Record<string, number> }>;
   readonly memory: {
     readonly streams: number;
-    readonly prefixChars: number;
-    readonly bytesPerStream: Record<string, number>;
+    /** Per prefix each open stream was fed: its length and the heap per stream, by contender. */
+    readonly rows: ReadonlyArray<{
+      readonly what: string;
+      readonly chars: number;
+      readonly bytesPerStream: Record<string, number>;
+    }>;
   };
 }
 
@@ -228,10 +232,15 @@ const runLargeArgument = async (config: LibraryPeerConfig, log: (line: string) =
   return out;
 };
 
-const PREFIX = `Let me check the weather for you. <tool_call>{"name":"weather","arguments":{"city":"Par`;
+const IN_A_CALL = `Let me check the weather for you. <tool_call>{"name":"weather","arguments":{"city":"Par`;
+/** What each open stream has been fed when the heap is read. */
+const PREFIXES = [
+  { what: "cut inside a call", text: IN_A_CALL },
+  { what: "16 KiB of prose, then cut inside a call", text: workloadText("plain", 16 * 1024) + IN_A_CALL },
+];
 
-/** Heap per open stream: `n` streams each fed PREFIX (cut inside a call) and left open. */
-const heapPerStream = async (contender: Contender, n: number): Promise<number> => {
+/** Heap per open stream: `n` streams each fed `prefix` (in 4-character deltas) and left open. */
+const heapPerStream = async (contender: Contender, n: number, prefix: string): Promise<number> => {
   const gc = (globalThis as { gc?: () => void }).gc;
   const controllers: Array<ReadableStreamDefaultController<{ type: string; [k: string]: unknown }>> = [];
   const model = wrapped(
@@ -242,7 +251,7 @@ const heapPerStream = async (contender: Contender, n: number): Promise<number> =
           controllers.push(controller);
           controller.enqueue({ type: "stream-start", warnings: [] });
           controller.enqueue({ type: "text-start", id: "t" });
-          for (const delta of cut(PREFIX, [4])) controller.enqueue({ type: "text-delta", id: "t", delta });
+          for (const delta of cut(prefix, [4])) controller.enqueue({ type: "text-delta", id: "t", delta });
         },
       }),
   );
@@ -277,12 +286,16 @@ export const runLibraryPeerBench = async (
   log("library-peer: corpus done");
   const { throughput, parser } = await runThroughput(config, log);
   const largeArgument = await runLargeArgument(config, log);
-  const bytesPerStream: Record<string, number> = {};
-  for (const round of [0, 1])
-    for (const c of round === 0 ? CONTENDERS : [...CONTENDERS].reverse()) {
-      const bytes = await heapPerStream(c, config.streams);
-      bytesPerStream[c.name] = round === 0 ? bytes : Math.min(bytesPerStream[c.name] ?? bytes, bytes);
-    }
+  const rows: LibraryPeerResult["memory"]["rows"][number][] = [];
+  for (const prefix of PREFIXES) {
+    const bytesPerStream: Record<string, number> = {};
+    for (const round of [0, 1])
+      for (const c of round === 0 ? CONTENDERS : [...CONTENDERS].reverse()) {
+        const bytes = await heapPerStream(c, config.streams, prefix.text);
+        bytesPerStream[c.name] = Math.min(bytesPerStream[c.name] ?? bytes, bytes);
+      }
+    rows.push({ what: prefix.what, chars: prefix.text.length, bytesPerStream });
+  }
   log("library-peer: memory done");
   return {
     startedAt,
@@ -294,6 +307,6 @@ export const runLibraryPeerBench = async (
     throughput,
     parser,
     largeArgument,
-    memory: { streams: config.streams, prefixChars: PREFIX.length, bytesPerStream },
+    memory: { streams: config.streams, rows },
   };
 };

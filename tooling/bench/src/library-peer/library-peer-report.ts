@@ -97,8 +97,11 @@ export const libraryPeerSection = (r: LibraryPeerResult | undefined): string => 
     r.largeArgument.map((row) => [`${row.kib} KiB`, f(row.ms[OURS], 1), f(row.ms[peer], 1)]),
   );
   const memory = table(
-    ["contender", "heap per open stream"],
-    r.contenders.map((c) => [c, `${f((r.memory.bytesPerStream[c] ?? Number.NaN) / 1024, 1)} KiB`]),
+    ["each open stream fed", ...r.contenders.map((c) => `${c} heap per stream`)],
+    r.memory.rows.map((row) => [
+      `${row.what} (${row.chars} chars)`,
+      ...r.contenders.map((c) => `${f((row.bytesPerStream[c] ?? Number.NaN) / 1024, 1)} KiB`),
+    ]),
   );
   return `## 7. The engine as an AI SDK middleware, beside \`${peer}\`
 
@@ -120,7 +123,7 @@ ${speed(r.parser ?? [])}
 
 ${large}
 
-**Memory per open stream:** ${r.memory.streams} streams of each contender left open after ${r.memory.prefixChars} characters (cut inside a call, in 4-character deltas); heap after GC, over the heap before they opened, per stream (the lower of two passes):
+**Memory per open stream:** ${r.memory.streams} streams of each contender left open after being fed a prefix in 4-character deltas; heap after GC, over the heap before they opened, per stream (the lower of two passes):
 
 ${memory}
 `;
