@@ -13,6 +13,27 @@ import {
 } from "@proxy/core";
 import type { StepPlan } from "./plan.js";
 
+/**
+ * Text kept delta by delta without a rope of tiny strings: pieces are joined into flat blocks every
+ * 256 deltas (a rope costs tens of bytes per delta; a joined block about one byte per character).
+ */
+class TextLog {
+  private readonly blocks: string[] = [];
+  private pieces: string[] = [];
+
+  add(piece: string): void {
+    this.pieces.push(piece);
+    if (this.pieces.length === 256) {
+      this.blocks.push(this.pieces.join(""));
+      this.pieces = [];
+    }
+  }
+
+  text(): string {
+    return this.blocks.join("") + this.pieces.join("");
+  }
+}
+
 /** How an attempt ended: its events are in `events()`; a violation may be corrected. */
 export type AttemptEnd =
   | { readonly kind: "done" }
@@ -33,7 +54,7 @@ export class ToolStep {
   private parser: SentinelParser | undefined;
   private pipeline: AttemptPipeline;
   /** This attempt's model text, kept for a corrective re-ask (only tool rules can call for one). */
-  private text = "";
+  private text = new TextLog();
   private readonly keepText: boolean;
 
   constructor(plan: StepPlan) {
@@ -60,7 +81,7 @@ export class ToolStep {
     this.gate.beginAttempt();
     this.guard = createOutputGuard({});
     this.pipeline = new AttemptPipeline(this.gate, this.guard, undefined);
-    this.text = "";
+    this.text = new TextLog();
   }
 
   /** The events produced since the last `clear()`. */
@@ -79,7 +100,7 @@ export class ToolStep {
 
   push(delta: string): void {
     if (this.pipeline.halt !== undefined || this.parser === undefined) return;
-    if (this.keepText) this.text += delta;
+    if (this.keepText) this.text.add(delta);
     this.parser.pushTo(delta, this.pipeline);
   }
 
@@ -97,7 +118,7 @@ export class ToolStep {
 
   /** This attempt's model text, for the corrective re-ask (empty when no rule can call for one). */
   rawText(): string {
-    return this.text;
+    return this.text.text();
   }
 }
 
