@@ -73,6 +73,14 @@ module.exports = {
       to: { path: "^packages/adapter-|@proxy/adapter-|^apps/|@proxy/gateway" },
     },
     {
+      name: "ai-sdk-imports-core-and-ai-only",
+      comment:
+        "packages/ai-sdk is the AI SDK middleware over core: it imports core and (types of) the `ai` its user has, nothing else: no node:*, no kit, no adapter.",
+      severity: "error",
+      from: { path: "^packages/ai-sdk/src" },
+      to: { pathNot: "^packages/(core|ai-sdk)/src/|(^|/)node_modules/ai/" },
+    },
+    {
       name: "core-does-not-import-the-kit",
       comment: "core stays below the HTTP kit.",
       severity: "error",

@@ -103,7 +103,13 @@ export {
 
 // Core as a library (docs/core.md): teach a text-only model a block format, parse its text into
 // calls, validate them, cap its output. runTurn composes these; another gateway may use them alone.
-export { forcedName, mustCall, offeredTools } from "./model/tool-policy.js";
+export { callableTools, forcedName, mustCall, offeredTools } from "./model/tool-policy.js";
+// runTurn's tool policy without its backend port, for an engine that makes its own model calls
+// (the AI SDK middleware): the call gate over parser events, the sink that runs it with the output
+// guard, and the corrective request that re-asks once.
+export { type CallGate, createCallGate, type GateResult, type Violation } from "./turn/call-gate.js";
+export { AttemptPipeline, type Halt } from "./turn/attempt-pipeline.js";
+export { correctiveRequest } from "./turn/native-turn.js";
 export type { BlockFormat } from "./parser/block-format.js";
 export {
   BLOCK_FORMATS,

@@ -167,6 +167,18 @@ describe("the hexagon is enforced, not promised", { timeout: 60_000 }, () => {
     ).toEqual(["http-surface-imports-core-only"]);
   });
 
+  it("fails when the AI SDK middleware imports anything but core and ai", async () => {
+    expect(
+      await broken({
+        ...manifest("ai-sdk", ["ai", "hono"]),
+        ...npmPackage("ai"),
+        ...npmPackage("hono"),
+        "packages/ai-sdk/src/index.ts":
+          'import "../../core/src/x.js";\nimport "ai";\nimport "hono";\nimport "node:fs";\nexport {};\n',
+      }),
+    ).toEqual(["ai-sdk-imports-core-and-ai-only"]);
+  });
+
   it("fails on an import cycle between files, type imports included", async () => {
     expect(
       await broken({

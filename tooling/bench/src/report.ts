@@ -1,5 +1,6 @@
 import { agentSessionGoals, agentSessionSection } from "./agent-session/agent-report.js";
 import type { HttpCell } from "./http-overhead.js";
+import { libraryPeerGoals, libraryPeerSection } from "./library-peer/library-peer-report.js";
 import { linearityRatios, numericLeaves, parserBars } from "./parser-result.js";
 import { peerGoals, peerSection } from "./peer/peer-report.js";
 import { beforeGoals, beforeHttpSection } from "./report-before.js";
@@ -106,6 +107,7 @@ export const goalsOf = (r: BenchResults): Goal[] => {
   goals.push(...parserThroughputGoals(r.parser));
   goals.push(...codexGoals(r));
   goals.push(...beforeGoals(r));
+  goals.push(...libraryPeerGoals(r.libraryPeer));
   return goals;
 };
 
@@ -240,5 +242,8 @@ ${r.http ? httpTable(r.http.cells) : "_not measured_"}
 ${beforeHttpSection(r)}`);
   parts.push(renderRest(r, plots));
   parts.push(agentSessionSection(r.agentSession));
+  parts.push(libraryPeerSection(r.libraryPeer));
+  // Measured by hand (src/abuse-main.ts), so kept in a page this report does not rewrite.
+  parts.push("\n## Abusive clients beside normal ones\n\nSee [benchmarks-abuse.md](benchmarks-abuse.md).\n");
   return parts.join("\n");
 };

@@ -2,6 +2,7 @@ import type { AgentSessionResult } from "./agent-session/agent-report.js";
 import type { BeforeBuild } from "./before.js";
 import type { runCodexGateway } from "./codex.js";
 import type { HttpCell } from "./http-overhead.js";
+import type { LibraryPeerResult } from "./library-peer/library-peer-bench.js";
 import type { PeerConfig, PeerResult } from "./peer/peer-bench.js";
 import type { profileScenario } from "./profile.js";
 import type { StreamMemoryResult } from "./stream-memory.js";
@@ -33,6 +34,8 @@ export interface BenchResults {
   ttfb?: TtfbResult[];
   holdback?: HoldbackResult[];
   parser?: unknown;
+  /** `@proxy/ai-sdk` beside `@ai-sdk-tool/parser` (library-peer/). */
+  libraryPeer?: LibraryPeerResult;
   codexGateway?: Awaited<ReturnType<typeof runCodexGateway>>;
   codexAdapter?: unknown;
   /** The 30-turn agent session through the gateway against codex direct (absent in older results). */

@@ -1,7 +1,7 @@
 /**
  * `pnpm bench`: every benchmark in one run, then results/latest.json, results/runs/<time>.json,
  * the SVG plots under results/, and docs/benchmarks.md. Knobs: BENCH_* (see results.ts);
- * BENCH_ONLY=peer,agent-session,http,ttfb,profile,memory,parser,codex-adapter,codex-gateway runs a subset.
+ * BENCH_ONLY=peer,agent-session,http,ttfb,profile,memory,parser,library-peer,codex-adapter,codex-gateway runs a subset.
  * BENCH_BEFORE_DIR=<an earlier checkout, built>: the peer and http sections run that build beside this one.
  */
 import { fork, spawn } from "node:child_process";
@@ -15,6 +15,7 @@ import { beforeFromEnv } from "./before.js";
 import { type ServerChild, startServerChild } from "./child/protocol.js";
 import { runAdapterTurnBench, runCodexGateway } from "./codex.js";
 import { runHttpOverhead } from "./http-overhead.js";
+import { libraryPeerConfigFromEnv, runLibraryPeerBench } from "./library-peer/library-peer-bench.js";
 import { parserBars } from "./parser-result.js";
 import { peerConfigFromEnv, runPeerBench } from "./peer/peer-bench.js";
 import { latencyPlot, parserPlot, rpsPlot } from "./plots.js";
@@ -163,6 +164,9 @@ const main = async () => {
     });
     await section(results, "parser", async () => {
       results.parser = await runParserInChild();
+    });
+    await section(results, "library-peer", async () => {
+      results.libraryPeer = await runLibraryPeerBench(libraryPeerConfigFromEnv(process.env), log);
     });
     if (config.codex) {
       await section(results, "agent-session", async () => {

@@ -1,0 +1,2 @@
+export { toolCallingMiddleware } from "./middleware.js";
+export type { ToolCallingOptions } from "./options.js";

@@ -1,0 +1,4 @@
+import { AI6 } from "./support/sdk.js";
+import { describeToolCalling } from "./support/tool-calling-suite.js";
+
+describeToolCalling(AI6);
