@@ -7,6 +7,7 @@ import {
   type MediaFetcher,
   type SchemaCache,
   systemClock,
+  type TextBackend,
   type TokenEncoding,
   type TurnSettings,
   toGatewayError,
@@ -20,7 +21,7 @@ import {
 } from "@proxy/http-surface";
 import { type Context, Hono, type MiddlewareHandler } from "hono";
 import { cors } from "hono/cors";
-import type { GatewayBackend } from "./backend/gateway-backend.js";
+import type { BackendControl } from "./backend/backend-stack.js";
 import { type KeyList, keyAuth } from "./http/auth.js";
 import { bodyLimit } from "./http/body-limit.js";
 import { methodNotAllowed, onError } from "./http/errors.js";
@@ -41,7 +42,10 @@ import { ADMIN_PREFIX, ADMIN_ROUTES, type AdminDeps, createAdminApp } from "./us
 
 export interface AppDeps
   extends Partial<Pick<RequestGuardOptions, "bindHost" | "allowedHosts" | "metricsAuth">> {
-  readonly backend: GatewayBackend;
+  /** The backend stack's stream port (`backend/backend-stack.ts`)… */
+  readonly backend: TextBackend;
+  /** …and its control plane: drain, active turns, routes, plan limits. */
+  readonly control: BackendControl;
   readonly settings: TurnSettings;
   /** A model's route settings (`models[].outputMode`), applied under the request's own headers. */
   readonly routeSettings?: ((model: string) => RouteSettings | undefined) | undefined;
@@ -82,7 +86,7 @@ const GATEWAY_API = /^\/v1(\/|$)/;
 
 /** The composition of HTTP concerns around the API surfaces (`SURFACES`); no I/O of its own. */
 export const createApp = (deps: AppDeps): Hono => {
-  const { backend, logger, metrics } = deps;
+  const { backend, control, logger, metrics } = deps;
   const clock = deps.clock ?? systemClock;
   const context = createRequestContext({
     logger,
@@ -93,7 +97,7 @@ export const createApp = (deps: AppDeps): Hono => {
   const app = new Hono();
   app.onError(onError(logger));
   app.use("*", context.middleware);
-  app.use("*", routeHeaders(backend, context.answeringRoute));
+  app.use("*", routeHeaders(control, context.answeringRoute));
   // The surface a request is for: refusals before it runs answer in its shape, with its key scheme.
   const frontFor = (c: Context): SurfaceFront => SURFACES.find((s) => s.owns(c)) ?? OPENAI_FRONT;
   app.use(
@@ -129,7 +133,7 @@ export const createApp = (deps: AppDeps): Hono => {
   app.get(G.healthz.path, (c) => c.json({ status: "ok" }));
   /** The backend's readiness (and each model route's), recorded in the metrics as it is read. */
   const observeBackend = () => {
-    const routes = backend.routes?.();
+    const routes = control.routes();
     for (const r of routes ?? []) metrics.observeBackend(r, r.route);
     const r = backend.readiness();
     if (!routes) metrics.observeBackend(r);

@@ -6,7 +6,8 @@ import * as Effect from "effect/Effect";
 import type * as Layer from "effect/Layer";
 import * as ManagedRuntime from "effect/ManagedRuntime";
 import type { Hono } from "hono";
-import type { GatewayBackend } from "./backend/gateway-backend.js";
+import { type AcquiredBackend, createBackendStack } from "./backend/backend-stack.js";
+import { statusView } from "./backend/gateway-backend.js";
 import type { GatewayConfig, UnknownSetting } from "./config/config.js";
 import { loadConfig } from "./config/load-config.js";
 import { createApp } from "./create-app.js";
@@ -155,7 +156,7 @@ export const startGateway = async (
   ]);
   let state: Awaited<ReturnType<typeof openGatewayState>>;
   let tracer: Awaited<ReturnType<typeof startTracing>>;
-  let acquired: GatewayBackend;
+  let acquired: AcquiredBackend;
   try {
     state = settled(opening, (e) => storeProblem(e, config));
     tracer = settled(tracing, tracingProblem);
@@ -169,12 +170,14 @@ export const startGateway = async (
     throw error;
   }
   const usage = openUsageAccounting(config, state.usage, metrics.registry, logger);
-  const backend = usage.limit(acquired);
+  const stack = createBackendStack(acquired, { aliases: config.modelAliases, keyLimits: usage.keyLimits });
+  const { backend, control } = stack;
   const app = createApp({
     stored: state.stored,
     turnObservers: tracer ? [usage.recorder, tracer] : [usage.recorder],
     admin: usage.admin,
     backend,
+    control,
     tokens,
     settings: turnSettingsFrom(config),
     routeSettings: routeSettingsOf(config.models),
@@ -202,7 +205,7 @@ export const startGateway = async (
     version: VERSION,
     inspector: config.inspector
       ? createInspector({
-          backend,
+          backend: statusView(stack),
           adminKey: config.adminKey,
           apiKeys: usage.keys.map((k) => k.key),
           bodies: config.inspectorBodies,
@@ -230,9 +233,9 @@ export const startGateway = async (
   let closing: Promise<void> | undefined;
   const shutdown = (reason: string) =>
     (closing ??= (async () => {
-      logger.info({ reason, activeTurns: backend.activeTurns() }, "shutting down: no new connections");
+      logger.info({ reason, activeTurns: control.activeTurns() }, "shutting down: no new connections");
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      await backend.drain(config.shutdownGraceMs);
+      await control.drain(config.shutdownGraceMs);
       if ("closeIdleConnections" in server) server.closeIdleConnections();
       await Promise.race([closed, new Promise((r) => setTimeout(r, 1000).unref())]);
       if ("closeAllConnections" in server) server.closeAllConnections();

@@ -1,6 +1,6 @@
 import type { PlanLimits } from "@proxy/core";
 import type { MiddlewareHandler } from "hono";
-import type { GatewayBackend } from "../backend/gateway-backend.js";
+import type { BackendControl } from "../backend/backend-stack.js";
 
 /**
  * `x-proxy-route` names the route that answered (the last one tried, after fallbacks), and a codex
@@ -25,14 +25,14 @@ export const ROUTE_HEADER_NAMES: ReadonlyArray<string> = [
 ];
 
 export const routeHeaders =
-  (backend: GatewayBackend, answeringRoute: () => string | undefined): MiddlewareHandler =>
+  (control: BackendControl, answeringRoute: () => string | undefined): MiddlewareHandler =>
   async (c, next) => {
     await next();
     const route = answeringRoute();
     if (route === undefined) return;
     const headers = c.res.headers;
     headers.set(ROUTE_HEADER, route);
-    setPlanHeaders(headers, backend.planLimitsOf(route));
+    setPlanHeaders(headers, control.planLimitsOf(route));
   };
 
 const setPlanHeaders = (headers: Headers, limits: PlanLimits | undefined) => {

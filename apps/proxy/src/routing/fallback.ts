@@ -8,7 +8,6 @@ import {
 } from "@proxy/core";
 import { logText } from "../observability/log-fields.js";
 import type { Logger } from "../observability/logger.js";
-import type { RouteReporter } from "./answering-route.js";
 import type { Route } from "./route.js";
 
 /** Failures after which the next route may take the request, if nothing was sent to the client yet. */
@@ -69,11 +68,9 @@ export async function* withFallbacks(
   attempts: ReadonlyArray<Attempt>,
   signal: AbortSignal,
   logger: Logger,
-  report: RouteReporter,
 ): AsyncGenerator<BackendBatch> {
   for (const [i, { route, request }] of attempts.entries()) {
     const id = route.config.id;
-    report(id);
     const next = attempts[i + 1];
     if (next === undefined) {
       yield* route.backend.stream(request, { signal }).batches();

@@ -9,7 +9,6 @@ import {
 } from "@proxy/core";
 import { pino } from "pino";
 import type { Logger } from "../observability/logger.js";
-import type { RouteReporter } from "./answering-route.js";
 import { type Attempt, unfitReason, withFallbacks } from "./fallback.js";
 import type { Route } from "./route.js";
 import type { RouteConfig } from "./route-config.js";
@@ -22,7 +21,9 @@ export interface RouteStatus extends BackendReadiness {
   readonly backend: RouteConfig["backend"];
 }
 
-export interface RoutedBackend extends TextBackend {
+/** The route table: the backend that picks a route per request, and what the control plane reads of it. */
+export interface RouteTable {
+  readonly backend: TextBackend;
   routes(): ReadonlyArray<RouteStatus>;
   /** The last known plan usage of a codex route (by id), for its responses' headers. */
   planLimitsOf(route: string): PlanLimits | undefined;
@@ -36,15 +37,14 @@ const sum = (rs: ReadonlyArray<BackendReadiness>, f: (r: BackendReadiness) => nu
  * `upstreamModel` with the route's default reasoning effort, and refuses unknown models with
  * OpenAI's 404 `model_not_found`. `/v1/models` lists every route and alias.
  */
-export const createRoutedBackend = (
+export const createRouteTable = (
   routes: ReadonlyArray<Route>,
-  options: { readonly logger?: Logger | undefined; readonly report?: RouteReporter | undefined } = {},
-): RoutedBackend => {
+  options: { readonly logger?: Logger | undefined } = {},
+): RouteTable => {
   const byName = new Map<string, Route>();
   for (const route of routes)
     for (const name of [route.config.id, ...(route.config.aliases ?? [])]) byName.set(name, route);
   const byId = new Map(routes.map((r) => [r.config.id, r]));
-  const report = options.report ?? (() => {});
   const logger = options.logger ?? pino({ level: "silent" });
 
   const find = (request: BackendRequest): Route => {
@@ -92,7 +92,7 @@ export const createRoutedBackend = (
       ...backend.readiness(),
     }));
 
-  return {
+  const backend: TextBackend = {
     specificationVersion: "v1",
     name: "model router",
     capabilitiesFor(model) {
@@ -104,8 +104,7 @@ export const createRoutedBackend = (
       backendStream(() => {
         const attempts = attemptsFor(request);
         const only = attempts.length === 1 ? attempts[0] : undefined;
-        if (only === undefined) return withFallbacks(attempts, options.signal, logger, report);
-        report(only.route.config.id);
+        if (only === undefined) return withFallbacks(attempts, options.signal, logger);
         return only.route.backend.stream(only.request, options).batches();
       }),
     async listModels(): Promise<ReadonlyArray<ModelInfo>> {
@@ -131,6 +130,9 @@ export const createRoutedBackend = (
         detail: down.length === 0 ? `${all.length} route(s) ready` : `not ready: ${down.join(", ")}`,
       };
     },
+  };
+  return {
+    backend,
     routes: statuses,
     planLimitsOf(id) {
       const route = byId.get(id);

@@ -2,8 +2,9 @@ import { GatewayError } from "@proxy/core";
 import { createScriptedBackend, type ScriptedTurn } from "@proxy/core/testing";
 import { pino } from "pino";
 import { describe, expect, it } from "vitest";
+import { createRouteStack } from "../../src/backend/backend-stack.js";
 import type { RouteConfig } from "../../src/routing/route-config.js";
-import { createRoutedBackend } from "../../src/routing/route-table.js";
+import { createRouteTable } from "../../src/routing/route-table.js";
 
 const request = (model: string) => ({
   model,
@@ -17,22 +18,20 @@ const table = (a: ScriptedTurn, b: ScriptedTurn, extra: Partial<RouteConfig> = {
   const backends = { a: createScriptedBackend([a]), b: createScriptedBackend([b]) };
   const reported: string[] = [];
   const lines: Array<Record<string, unknown>> = [];
-  const routed = createRoutedBackend(
+  const report = (r: string) => void reported.push(r);
+  const routed = createRouteTable(
     [
       {
         config: { id: "a", backend: "codex", fallbacks: ["b"], ...extra } as RouteConfig,
-        backend: backends.a,
+        backend: createRouteStack(backends.a, { id: "a" }, report),
       },
-      { config: { id: "b", backend: "codex" }, backend: backends.b },
+      { config: { id: "b", backend: "codex" }, backend: createRouteStack(backends.b, { id: "b" }, report) },
     ],
-    {
-      report: (r) => reported.push(r),
-      logger: pino({ level: "info" }, { write: (l: string) => void lines.push(JSON.parse(l)) }),
-    },
+    { logger: pino({ level: "info" }, { write: (l: string) => void lines.push(JSON.parse(l)) }) },
   );
   const run = async (signal = new AbortController().signal) => {
     const events = [];
-    for await (const e of routed.stream(request("a"), { signal })) events.push(e);
+    for await (const e of routed.backend.stream(request("a"), { signal })) events.push(e);
     return events;
   };
   return { backends, reported, lines, run };
@@ -110,7 +109,7 @@ describe("fallbacks before the first byte (routing table over scripted backends)
 
   it("a fallback that cannot take the request is skipped, with the reason logged", async () => {
     const t = table({ chunks: [], startError: new GatewayError("rate_limited", "limit") }, { chunks: ["b"] });
-    const routed = createRoutedBackend(
+    const routed = createRouteTable(
       [
         { config: { id: "a", backend: "codex", fallbacks: ["b"] }, backend: t.backends.a },
         {
@@ -125,7 +124,7 @@ describe("fallbacks before the first byte (routing table over scripted backends)
       input: [{ type: "image" as const, url: "data:image/png;base64,AAAA" }],
     };
     const consume = async () => {
-      for await (const _ of routed.stream(withImage, { signal: new AbortController().signal })) {
+      for await (const _ of routed.backend.stream(withImage, { signal: new AbortController().signal })) {
         // drain
       }
     };

@@ -68,9 +68,9 @@ describe("wrapBackend over a list of middleware", () => {
       },
     };
     const backend = wrapBackend(inner, [refuse, watch]);
-    await expect(textOf(backend.stream(request("m"), { signal: new AbortController().signal }))).rejects.toThrow(
-      "no",
-    );
+    await expect(
+      textOf(backend.stream(request("m"), { signal: new AbortController().signal })),
+    ).rejects.toThrow("no");
     expect(seen).toEqual(["refuse"]);
     expect(inner.requests).toHaveLength(0);
   });
