@@ -97,7 +97,7 @@ export const createApp = (deps: AppDeps): Hono => {
   const app = new Hono();
   app.onError(onError(logger));
   app.use("*", context.middleware);
-  app.use("*", routeHeaders(control, context.answeringRoute));
+  app.use("*", routeHeaders(control));
   // The surface a request is for: refusals before it runs answer in its shape, with its key scheme.
   const frontFor = (c: Context): SurfaceFront => SURFACES.find((s) => s.owns(c)) ?? OPENAI_FRONT;
   app.use(

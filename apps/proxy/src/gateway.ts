@@ -11,7 +11,7 @@ import { statusView } from "./backend/gateway-backend.js";
 import type { GatewayConfig, UnknownSetting } from "./config/config.js";
 import { loadConfig } from "./config/load-config.js";
 import { createApp } from "./create-app.js";
-import { createRequestScope, routeReporter } from "./http/request-context.js";
+import { createRequestScope } from "./http/request-context.js";
 import { isLoopbackHost } from "./http/request-guard.js";
 import { guardServer, SERVER_OPTIONS } from "./http/server-guard.js";
 import { createInspector } from "./inspector/inspector.js";
@@ -139,8 +139,8 @@ export const startGateway = async (
   const runtime = ManagedRuntime.make(
     options.backendLayer ??
       (config.models.length > 0
-        ? Backend.layerRoutes(config, logger, options.env, metrics.observeRpc, routeReporter(scope), tokens)
-        : Backend.layerCodex(config, logger, options.env, metrics.observeRpc, routeReporter(scope))),
+        ? Backend.layerRoutes(config, logger, options.env, metrics.observeRpc, tokens)
+        : Backend.layerCodex(config, logger, options.env, metrics.observeRpc)),
   );
   // The backend starts first (codex: spawning and initializing its app-servers, which takes them
   // tens of ms of their own): the store opens and tracing starts while they boot. Each is waited

@@ -13,7 +13,7 @@ import { lazyO200kEncoding } from "./tokens/lazy-o200k.js";
 /** Told how each JSON-RPC request to a codex app-server ended (for metrics). */
 type RpcResultObserver = (method: string, outcome: string) => void;
 
-import { DEFAULT_CODEX_ROUTE, type RouteReporter } from "./routing/answering-route.js";
+import { DEFAULT_CODEX_ROUTE } from "./routing/answering-route.js";
 import { type AcquiredCodex, acquireRoutes } from "./routing/routes-layer.js";
 
 /** A sealed, supervised codex app-server pool and its login check, closed with the scope. */
@@ -86,20 +86,16 @@ export class Backend extends Context.Service<Backend, AcquiredBackend>()("@proxy
     logger: Logger,
     env: NodeJS.ProcessEnv = process.env,
     onRpcResult?: RpcResultObserver,
-    report: RouteReporter = () => {},
-  ) => Backend.layerCodexOver(acquireCodex(config, logger, env, onRpcResult), report);
+  ) => Backend.layerCodexOver(acquireCodex(config, logger, env, onRpcResult));
 
   /** codex as the one route (`codex`), over a given acquisition (the contract suite passes a scripted one). */
-  static readonly layerCodexOver = (
-    codex: Effect.Effect<AcquiredCodex, never, Scope.Scope>,
-    report: RouteReporter = () => {},
-  ) =>
+  static readonly layerCodexOver = (codex: Effect.Effect<AcquiredCodex, never, Scope.Scope>) =>
     Layer.effect(
       Backend,
       codex.pipe(
         Effect.map(
           ({ backend, auth, beginShutdown }): AcquiredBackend => ({
-            backend: createRouteStack(backend, { id: DEFAULT_CODEX_ROUTE, auth }, report),
+            backend: createRouteStack(backend, { id: DEFAULT_CODEX_ROUTE, auth }),
             beginShutdown,
           }),
         ),
@@ -112,17 +108,8 @@ export class Backend extends Context.Service<Backend, AcquiredBackend>()("@proxy
     logger: Logger,
     env: NodeJS.ProcessEnv = process.env,
     onRpcResult?: RpcResultObserver,
-    report?: RouteReporter,
     tokens?: TokenEncoding,
-  ) =>
-    Backend.layerRoutesOver(
-      config,
-      logger,
-      env,
-      acquireCodex(config, logger, env, onRpcResult),
-      report,
-      tokens,
-    );
+  ) => Backend.layerRoutesOver(config, logger, env, acquireCodex(config, logger, env, onRpcResult), tokens);
 
   /** The routes over a given codex acquisition (the backend contract suite passes a scripted one). */
   static readonly layerRoutesOver = (
@@ -130,10 +117,9 @@ export class Backend extends Context.Service<Backend, AcquiredBackend>()("@proxy
     logger: Logger,
     env: Readonly<Record<string, string | undefined>>,
     codex: Effect.Effect<AcquiredCodex, never, Scope.Scope>,
-    report?: RouteReporter,
     /** The gateway's tokenizer (upstreams that report no usage); its own lazy one if absent. */
     tokens: TokenEncoding = lazyO200kEncoding(),
-  ) => Layer.effect(Backend, acquireRoutes(config, logger, env, codex, tokens, report));
+  ) => Layer.effect(Backend, acquireRoutes(config, logger, env, codex, tokens));
 
   /** Any other TextBackend (tests, benchmarks, the offline demo's scripted backend). */
   static readonly layerFrom = (backend: TextBackend) => Layer.succeed(Backend, { backend });

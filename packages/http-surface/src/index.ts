@@ -11,5 +11,6 @@ export * from "./surface.js";
 export * from "./surface-deps.js";
 export * from "./surface-driver.js";
 export * from "./tool-call-echo.js";
+export * from "./turn-context.js";
 export * from "./turn-headers.js";
 export * from "./turn-session.js";

@@ -1,5 +1,5 @@
 import { type BackendMiddleware, type PlanLimits, type TextBackend, wrapBackend } from "@proxy/core";
-import { answeringRoute, type RouteReporter } from "../routing/answering-route.js";
+import { answeringRoute } from "../routing/answering-route.js";
 import { routeAdmission } from "../routing/route-admission.js";
 import type { RouteStatus } from "../routing/route-table.js";
 import { createDrain } from "./drain.js";
@@ -81,13 +81,9 @@ export interface RouteLayers {
 }
 
 /** One route's layers around its backend: its name on the turn, its admission, codex's login check. */
-export const createRouteStack = (
-  backend: TextBackend,
-  route: RouteLayers,
-  report: RouteReporter = () => {},
-): TextBackend =>
+export const createRouteStack = (backend: TextBackend, route: RouteLayers): TextBackend =>
   wrapBackend(backend, [
-    answeringRoute(route.id, report),
+    answeringRoute(route.id),
     ...(route.admission ? [routeAdmission({ route: route.id, ...route.admission })] : []),
     ...(route.auth ? [route.auth] : []),
   ]);

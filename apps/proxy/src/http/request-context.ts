@@ -11,11 +11,9 @@ import type { Metrics } from "../observability/metrics.js";
 export interface RequestStore {
   readonly requestId: string;
   summary?: TurnSummary;
-  /** The model route serving the request (the last one tried, after fallbacks). */
-  route?: string;
 }
 
-/** Told of each turn with the route that answered it (undefined: no route took the turn). */
+/** Told of each turn with the route that answered it, as its stream named it (undefined: no route took the turn). */
 export interface RequestTurnObserver {
   onTurnEnd(summary: TurnSummary, route: string | undefined): void;
 }
@@ -23,14 +21,6 @@ export interface RequestTurnObserver {
 /** The request scope, shared with the logger so every line logged inside a request carries its id. */
 export const createRequestScope = () => new AsyncLocalStorage<RequestStore>();
 export type RequestScope = ReturnType<typeof createRequestScope>;
-
-/** Records the route serving the current request (the backends call it when they take a turn). */
-export const routeReporter =
-  (scope: RequestScope) =>
-  (route: string): void => {
-    const store = scope.getStore();
-    if (store) store.route = route;
-  };
 
 /** The answer is an event stream: its first byte and its end come after the handler returned. */
 export const isEventStream = (res: Response): boolean =>
@@ -57,7 +47,7 @@ export const createRequestContext = (deps: {
       const store = storage.getStore();
       if (store) store.summary = summary;
       deps.metrics.observeTurn(summary);
-      for (const o of deps.observers ?? []) o.onTurnEnd(summary, store?.route);
+      for (const o of deps.observers ?? []) o.onTurnEnd(summary, summary.telemetry.route);
     },
   };
 
@@ -109,7 +99,7 @@ export const createRequestContext = (deps: {
           durationMs: Math.round(duration),
           ttfbMs: ttfb === undefined ? undefined : Math.round(ttfb),
           model: logText(s?.model),
-          modelRoute: store.route,
+          modelRoute: s?.telemetry.route,
           stream: s?.stream,
           toolCalls: s?.telemetry.callsEmitted,
           tools: s?.telemetry.calledTools.length ? logList(s.telemetry.calledTools) : undefined,
@@ -159,7 +149,5 @@ export const createRequestContext = (deps: {
     c.res = new Response(body.pipeThrough(tap), c.res);
   };
 
-  /** The route serving the current request, once a backend took its turn. */
-  const answeringRoute = () => storage.getStore()?.route;
-  return { middleware, observer, answeringRoute };
+  return { middleware, observer };
 };

@@ -4,7 +4,6 @@ import type * as Scope from "effect/Scope";
 import { type AcquiredBackend, createRouteStack } from "../backend/backend-stack.js";
 import type { GatewayConfig } from "../config/config.js";
 import type { Logger } from "../observability/logger.js";
-import type { RouteReporter } from "./answering-route.js";
 import type { RouteConfig } from "./route-config.js";
 import { createRouteTable, type Route } from "./route-table.js";
 
@@ -56,7 +55,6 @@ export const acquireRoutes = (
   env: Readonly<Record<string, string | undefined>>,
   acquireCodex: Effect.Effect<AcquiredCodex, never, Scope.Scope>,
   tokens: TokenEncoding,
-  report?: RouteReporter,
 ): Effect.Effect<AcquiredBackend, never, Scope.Scope> =>
   Effect.gen(function* () {
     const acquired = config.models.some((r) => r.backend === "codex") ? yield* acquireCodex : undefined;
@@ -73,7 +71,7 @@ export const acquireRoutes = (
         admission: maxInFlight === undefined ? undefined : { maxInFlight, maxQueue: config.maxQueue },
         auth: onCodex ? acquired.auth : undefined,
       };
-      routes.push({ config: route, backend: createRouteStack(backend, layers, report) });
+      routes.push({ config: route, backend: createRouteStack(backend, layers) });
     }
     logger.info(
       { routes: config.models.map((r) => ({ id: r.id, backend: r.backend, aliases: r.aliases ?? [] })) },
