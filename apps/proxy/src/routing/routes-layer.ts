@@ -1,11 +1,11 @@
 import type { BackendMiddleware, TextBackend, TokenEncoding } from "@proxy/core";
 import * as Effect from "effect/Effect";
 import type * as Scope from "effect/Scope";
-import { type AcquiredBackend, createRouteStack } from "../backend/backend-stack.js";
+import { type AcquiredBackend, createRouteStacks, type RouteBackend } from "../backend/backend-stack.js";
 import type { GatewayConfig } from "../config/config.js";
 import type { Logger } from "../observability/logger.js";
 import type { RouteConfig } from "./route-config.js";
-import { createRouteTable, type Route } from "./route-table.js";
+import { createRouteTable } from "./route-table.js";
 
 type UpstreamRoute = Extract<RouteConfig, { backend: "openai-compatible" }>;
 
@@ -58,7 +58,7 @@ export const acquireRoutes = (
 ): Effect.Effect<AcquiredBackend, never, Scope.Scope> =>
   Effect.gen(function* () {
     const acquired = config.models.some((r) => r.backend === "codex") ? yield* acquireCodex : undefined;
-    const routes: Route[] = [];
+    const routes: RouteBackend[] = [];
     for (const route of config.models) {
       const onCodex = route.backend === "codex" && acquired !== undefined;
       const backend = onCodex
@@ -66,17 +66,17 @@ export const acquireRoutes = (
         : yield* acquireUpstream(route as UpstreamRoute, logger, env, tokens);
       // Upstream routes are limited by default; codex routes share the codex pool's own limit unless set.
       const maxInFlight = route.maxInFlight ?? (route.backend === "codex" ? undefined : config.maxInFlight);
-      const layers = {
-        id: route.id,
+      routes.push({
+        config: route,
+        backend,
         admission: maxInFlight === undefined ? undefined : { maxInFlight, maxQueue: config.maxQueue },
         auth: onCodex ? acquired.auth : undefined,
-      };
-      routes.push({ config: route, backend: createRouteStack(backend, layers) });
+      });
     }
     logger.info(
       { routes: config.models.map((r) => ({ id: r.id, backend: r.backend, aliases: r.aliases ?? [] })) },
       "model routes",
     );
-    const table = createRouteTable(routes, { logger });
+    const table = createRouteTable(createRouteStacks(routes, logger));
     return { ...table, beginShutdown: () => acquired?.beginShutdown?.() };
   });

@@ -2,7 +2,7 @@ import { GatewayError } from "@proxy/core";
 import { createScriptedBackend, type ScriptedTurn } from "@proxy/core/testing";
 import { pino } from "pino";
 import { describe, expect, it } from "vitest";
-import { createRouteStack } from "../../src/backend/backend-stack.js";
+import { createRouteStacks } from "../../src/backend/backend-stack.js";
 import type { RouteConfig } from "../../src/routing/route-config.js";
 import { createRouteTable } from "../../src/routing/route-table.js";
 
@@ -18,14 +18,16 @@ const table = (a: ScriptedTurn, b: ScriptedTurn, extra: Partial<RouteConfig> = {
   const backends = { a: createScriptedBackend([a]), b: createScriptedBackend([b]) };
   const lines: Array<Record<string, unknown>> = [];
   const routed = createRouteTable(
-    [
-      {
-        config: { id: "a", backend: "codex", fallbacks: ["b"], ...extra } as RouteConfig,
-        backend: createRouteStack(backends.a, { id: "a" }),
-      },
-      { config: { id: "b", backend: "codex" }, backend: createRouteStack(backends.b, { id: "b" }) },
-    ],
-    { logger: pino({ level: "info" }, { write: (l: string) => void lines.push(JSON.parse(l)) }) },
+    createRouteStacks(
+      [
+        {
+          config: { id: "a", backend: "codex", fallbacks: ["b"], ...extra } as RouteConfig,
+          backend: backends.a,
+        },
+        { config: { id: "b", backend: "codex" }, backend: backends.b },
+      ],
+      pino({ level: "info" }, { write: (l: string) => void lines.push(JSON.parse(l)) }),
+    ),
   );
   const run = async (signal = new AbortController().signal) => {
     const events = [];
@@ -116,25 +118,27 @@ describe("fallbacks before the first byte (routing table over scripted backends)
   it("a fallback that cannot take the request is skipped, with the reason logged", async () => {
     const t = table({ chunks: [], startError: new GatewayError("rate_limited", "limit") }, { chunks: ["b"] });
     const routed = createRouteTable(
-      [
-        { config: { id: "a", backend: "codex", fallbacks: ["b"] }, backend: t.backends.a },
-        {
-          config: { id: "b", backend: "openai-compatible", baseUrl: "http://x/v1", images: false },
-          backend: t.backends.b,
-        },
-      ],
-      { logger: pino({ level: "info" }, { write: (l: string) => void t.lines.push(JSON.parse(l)) }) },
+      createRouteStacks(
+        [
+          { config: { id: "a", backend: "codex", fallbacks: ["b"] }, backend: t.backends.a },
+          {
+            config: { id: "b", backend: "openai-compatible", baseUrl: "http://x/v1", images: false },
+            backend: t.backends.b,
+          },
+        ],
+        pino({ level: "info" }, { write: (l: string) => void t.lines.push(JSON.parse(l)) }),
+      ),
     );
     const withImage = {
       ...request("a"),
       input: [{ type: "image" as const, url: "data:image/png;base64,AAAA" }],
     };
-    const consume = async () => {
-      for await (const _ of routed.backend.stream(withImage, { signal: new AbortController().signal })) {
-        // drain
-      }
-    };
-    await expect(consume()).rejects.toMatchObject({ kind: "rate_limited" });
+    const events = [];
+    for await (const e of routed.backend.stream(withImage, { signal: new AbortController().signal }))
+      events.push(e);
+    expect(events).toEqual([
+      { type: "error", error: expect.objectContaining({ kind: "rate_limited" }), route: "a" },
+    ]);
     expect(t.backends.b.requests).toHaveLength(0);
     expect(t.lines.find((l) => l.msg === "model route: fallback skipped")).toMatchObject({
       route: "a",
