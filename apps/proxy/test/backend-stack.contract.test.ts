@@ -32,7 +32,7 @@ const admittingStore: UsageStore = {
 
 /** Every turn as the limited key's (the auth middleware sets the caller in the gateway). */
 const asLimitedKey: BackendMiddleware = {
-  stream: (request, options, next) => next({ ...request, partition: callerOf(KEY).owner }, options),
+  stream: (request, options, next) => next({ ...request, caller: callerOf(KEY) }, options),
 };
 
 const stackUnderContract = (

@@ -73,7 +73,7 @@ export const createRequestContext = (deps: {
     const requestId = incoming && /^[\w.:-]{1,128}$/.test(incoming) ? incoming : randomUUID();
     const store: RequestStore = { requestId };
     const log = deps.logger;
-    c.set("requestId" as never, requestId as never);
+    c.set("requestId", requestId);
     await storage.run(store, next);
     // On the response's own headers: `c.header` after the handler rebuilds the response around a
     // web stream of its body, which costs node-server its direct write of a string body.

@@ -1,6 +1,5 @@
 import type { Transformer } from "node:stream/web";
-import { CALLER_VARIABLE, type Caller } from "@proxy/core";
-import type { RequestTrace } from "@proxy/http-surface";
+import { hostRequestId, type RequestTrace, requestCaller } from "@proxy/http-surface";
 import type { Context, MiddlewareHandler } from "hono";
 import { routePath } from "hono/route";
 import { callerOf } from "../http/auth.js";
@@ -60,7 +59,7 @@ export const createRequestRecording = (deps: {
     if (!isApiPath(c.req.path)) return next();
     const started = performance.now();
     const record = log.open({
-      requestId: String(c.get("requestId" as never) ?? ""),
+      requestId: hostRequestId(c) ?? "",
       at: Date.now(),
       method: c.req.method,
       path: c.req.path,
@@ -72,7 +71,7 @@ export const createRequestRecording = (deps: {
     } finally {
       record.status = c.res.status;
       record.route = routePath(c) || c.req.path;
-      const caller = c.get(CALLER_VARIABLE as never) as Caller | undefined;
+      const caller = requestCaller(c);
       record.keyName = caller?.owner ? (keyNames.get(caller.owner) ?? "unknown key") : "";
     }
     await copyErrorBody(c, record);

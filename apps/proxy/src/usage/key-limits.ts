@@ -11,7 +11,7 @@ export interface LimitedKey {
   readonly limits: KeyLimits;
 }
 
-/** The keys with limits, by the owner digest a turn's `partition` carries. */
+/** The keys with limits, by the owner digest of the caller a turn carries. */
 export const limitedKeys = (keys: ReadonlyArray<ApiKey>): ReadonlyMap<string, LimitedKey> =>
   new Map(
     keys.flatMap((k) =>
@@ -81,7 +81,8 @@ export const keyLimits = (deps: {
   return {
     // Checked at the first read; the backend's own batches then pass straight through.
     async stream(request, options, next) {
-      const key = request.partition === undefined ? undefined : deps.keys.get(request.partition);
+      const owner = request.caller?.owner;
+      const key = owner === undefined ? undefined : deps.keys.get(owner);
       if (key === undefined) return next(request, options);
       const refused = await checkKeyLimits(deps.store, key, now(), deps.metrics).catch((error: unknown) => {
         deps.onStoreError?.(error, key.name);

@@ -6,7 +6,14 @@ import { checkKeyLimits, keyLimits, limitedKeys } from "../../src/usage/key-limi
 
 const KEY = "sk-unit-0123456789";
 const owner = callerOf(KEY).owner;
-const request = { model: "m", instructions: "", history: [], input: [], partition: owner };
+const request = {
+  model: "m",
+  instructions: "",
+  history: [],
+  input: [],
+  partition: owner,
+  caller: callerOf(KEY),
+};
 
 const storeWith = (load: { minuteTokens: number; dayTokens: number }, admit = true): UsageStore => ({
   recordUsage: async () => undefined,
@@ -72,5 +79,25 @@ describe("the per-key limit check", () => {
     );
     await expect(eventsOf(backend)).rejects.toMatchObject({ kind: "rate_limited" });
     expect(scripted.requests).toHaveLength(0);
+  });
+
+  it("limits the caller the turn carries, not whatever its cache partition says", async () => {
+    const limit = () =>
+      wrapBackend(
+        createScriptedBackend([{ chunks: "ok" }]),
+        keyLimits({
+          store: storeWith({ minuteTokens: 0, dayTokens: 5 }),
+          keys: limitedKeys([{ key: KEY, name: "k", limits: { tokensPerDay: 5 } }]),
+        }),
+      );
+    const signal = new AbortController().signal;
+    const run = async (backend: TextBackend, r: typeof request | Omit<typeof request, "caller">) => {
+      for await (const _ of backend.stream(r, { signal }).batches()) {
+        // drain
+      }
+    };
+    const { caller: _, ...partitionOnly } = request;
+    await expect(run(limit(), partitionOnly)).resolves.toBeUndefined();
+    await expect(run(limit(), request)).rejects.toMatchObject({ code: "key_limit_exceeded" });
   });
 });
