@@ -8,7 +8,6 @@ import type { RouteConfig } from "../routing/route-config.js";
 import { routeRequest } from "../routing/route-request.js";
 import type { RouteStatus } from "../routing/route-table.js";
 import { createDrain } from "./drain.js";
-import { emptyTurnGuard } from "./empty-turn-guard.js";
 import { modelAliases } from "./model-aliases.js";
 
 /**
@@ -63,7 +62,6 @@ export const createBackendStack = (acquired: AcquiredBackend, options: StackOpti
   const backend = wrapBackend(inner, [
     ...(options.keyLimits ? [options.keyLimits] : []),
     drain.middleware,
-    emptyTurnGuard,
     modelAliases(options.aliases ?? {}, options.claudeOnDefault ?? acquired.routes === undefined),
   ]);
   const routes = acquired.routes;
