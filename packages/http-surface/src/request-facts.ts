@@ -1,4 +1,8 @@
-import type { Caller, TurnTelemetry } from "@proxy/core";
+import type { Caller, TurnHandle } from "@proxy/core";
+
+/** The request's turn as the host's middleware may read it once the surface started it. */
+export type RunningTurn = Pick<TurnHandle, "route" | "telemetry">;
+
 import type { Context } from "hono";
 
 /**
@@ -11,16 +15,16 @@ declare module "hono" {
     requestId: string;
     /** Who is calling, as the host's auth set it; unset when no auth ran (a surface served alone). */
     caller: Caller | undefined;
-    /** The request's turn as it stands, once a surface started it. */
-    turnTelemetry: (() => TurnTelemetry) | undefined;
+    /** The request's turn, once a surface started it. */
+    turn: RunningTurn | undefined;
   }
 }
 
 /**
- * The request's turn so far, for the host's middleware after the handler returned: the route that
- * took it (from the backend's `stream-start`), its calls, its usage. Undefined before a turn ran.
+ * The request's turn, for the host's middleware after the handler returned: the route that took it
+ * (from the backend's `stream-start`), its telemetry. Undefined before a turn ran.
  */
-export const requestTurn = (c: Context): TurnTelemetry | undefined => c.get("turnTelemetry")?.();
+export const requestTurn = (c: Context): RunningTurn | undefined => c.get("turn");
 
 /** The request's id as the host set it, if it did. */
 export const hostRequestId = (c: Context): string | undefined => {

@@ -145,7 +145,7 @@ export const openTurnSession = (
         { request, tools: turn.tools, settings: turnSettings, signal: abort.signal, trace },
       );
       report.running(handle.telemetry);
-      c.set("turnTelemetry", handle.telemetry);
+      c.set("turn", handle);
       const iterator = handle.batches[Symbol.asyncIterator]();
       // The backend accepts or refuses the turn before the first byte: a refusal is an HTTP status.
       const first = await readFirstBatch(iterator);

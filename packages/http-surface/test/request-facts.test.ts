@@ -1,7 +1,7 @@
-import type { Caller, TurnTelemetry } from "@proxy/core";
+import type { Caller } from "@proxy/core";
 import { Hono } from "hono";
 import { describe, expect, expectTypeOf, it } from "vitest";
-import { callerOwner, hostRequestId, requestCaller, requestTurn } from "../src/index.js";
+import { callerOwner, hostRequestId, type RunningTurn, requestCaller, requestTurn } from "../src/index.js";
 
 describe("request-scoped facts are typed on the Hono context", () => {
   it("the host sets the caller and the request id by name, without casts, and the kit reads them back", async () => {
@@ -42,6 +42,6 @@ describe("request-scoped facts are typed on the Hono context", () => {
   });
 
   it("the running turn is read through the typed variable", () => {
-    expectTypeOf(requestTurn).returns.toEqualTypeOf<TurnTelemetry | undefined>();
+    expectTypeOf(requestTurn).returns.toEqualTypeOf<RunningTurn | undefined>();
   });
 });

@@ -30,7 +30,7 @@ export const routeHeaders =
   (control: BackendControl): MiddlewareHandler =>
   async (c, next) => {
     await next();
-    const route = requestTurn(c)?.route;
+    const route = requestTurn(c)?.route();
     if (route === undefined) return;
     const headers = c.res.headers;
     headers.set(ROUTE_HEADER, route);
