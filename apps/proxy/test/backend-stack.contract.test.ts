@@ -95,20 +95,26 @@ stackUnderContract(
   true,
 );
 
+const ROUTES = {
+  ...ALIASES,
+  PROXY_MODELS: JSON.stringify([
+    {
+      id: "contract-model",
+      backend: "codex",
+      maxInFlight: 8,
+      aliases: ["contract-alias"],
+      fallbacks: ["contract-spare"],
+    },
+    { id: "contract-spare", backend: "codex", maxInFlight: 8 },
+  ]),
+};
+const routed = (config: GatewayConfig, codex: Parameters<typeof Backend.layerCodexOver>[0]) =>
+  Backend.layerRoutesOver(config, createLogger("silent"), {}, codex);
+
 stackUnderContract(
-  "the routed stack with a fallback (drain, aliases, route table, fallbacks, route, admission, auth check)",
-  {
-    ...ALIASES,
-    PROXY_MODELS: JSON.stringify([
-      {
-        id: "contract-model",
-        backend: "codex",
-        maxInFlight: 8,
-        aliases: ["contract-alias"],
-        fallbacks: ["contract-spare"],
-      },
-      { id: "contract-spare", backend: "codex", maxInFlight: 8 },
-    ]),
-  },
-  (config, codex) => Backend.layerRoutesOver(config, createLogger("silent"), {}, codex),
+  "the routed stack with a fallback (drain, aliases, route table, fallbacks, route, request, admission, auth check)",
+  ROUTES,
+  routed,
 );
+
+stackUnderContract("the routed stack with per-key limits", ROUTES, routed, true);
