@@ -9,6 +9,7 @@ import {
   systemClock,
   type TextBackend,
   type TokenEncoding,
+  type TurnObserver,
   type TurnSettings,
   toGatewayError,
 } from "@proxy/core";
@@ -27,7 +28,7 @@ import { bodyLimit } from "./http/body-limit.js";
 import { methodNotAllowed, onError } from "./http/errors.js";
 import { EXPOSED_HEADERS } from "./http/exposed-headers.js";
 import { openApiDocument } from "./http/openapi.js";
-import { createRequestContext, type RequestScope, type RequestTurnObserver } from "./http/request-context.js";
+import { createRequestContext, type RequestScope } from "./http/request-context.js";
 import { type RequestGuardOptions, requestGuards } from "./http/request-guard.js";
 import { routeHeaders } from "./http/route-headers.js";
 import { allowedMethods, GATEWAY_ROUTES, type GatewayRouteSpec, ROUTES } from "./http/routes.js";
@@ -72,7 +73,7 @@ export interface AppDeps
   /** Stored responses and conversations (see state/); absent = stateless. */
   readonly stored?: StoredStateOptions | undefined;
   /** Told of every turn after the logs and metrics (usage accounting, traces). */
-  readonly turnObservers?: ReadonlyArray<RequestTurnObserver> | undefined;
+  readonly turnObservers?: ReadonlyArray<TurnObserver> | undefined;
   /** The admin endpoints (`/admin/*`); absent = they do not exist (no `PROXY_ADMIN_KEY`). */
   readonly admin?: AdminDeps | undefined;
   /** The request inspector (`/ui`), when PROXY_INSPECTOR is on. */

@@ -13,11 +13,6 @@ export interface RequestStore {
   summary?: TurnSummary;
 }
 
-/** Told of each turn with the route that answered it, as its stream named it (undefined: no route took the turn). */
-export interface RequestTurnObserver {
-  onTurnEnd(summary: TurnSummary, route: string | undefined): void;
-}
-
 /** The request scope, shared with the logger so every line logged inside a request carries its id. */
 export const createRequestScope = () => new AsyncLocalStorage<RequestStore>();
 export type RequestScope = ReturnType<typeof createRequestScope>;
@@ -37,7 +32,7 @@ export const createRequestContext = (deps: {
   readonly scope?: RequestScope;
   readonly now?: () => number;
   /** More observers of each turn (usage accounting, traces), told after the metrics. */
-  readonly observers?: ReadonlyArray<RequestTurnObserver> | undefined;
+  readonly observers?: ReadonlyArray<TurnObserver> | undefined;
 }) => {
   const storage = deps.scope ?? createRequestScope();
   const now = deps.now ?? (() => performance.now());
@@ -47,7 +42,7 @@ export const createRequestContext = (deps: {
       const store = storage.getStore();
       if (store) store.summary = summary;
       deps.metrics.observeTurn(summary);
-      for (const o of deps.observers ?? []) o.onTurnEnd(summary, summary.telemetry.route);
+      for (const o of deps.observers ?? []) o.onTurnEnd(summary);
     },
   };
 
