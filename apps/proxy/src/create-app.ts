@@ -7,7 +7,9 @@ import {
   type MediaFetcher,
   type SchemaCache,
   systemClock,
+  type TextBackend,
   type TokenEncoding,
+  type TurnObserver,
   type TurnSettings,
   toGatewayError,
 } from "@proxy/core";
@@ -20,13 +22,13 @@ import {
 } from "@proxy/http-surface";
 import { type Context, Hono, type MiddlewareHandler } from "hono";
 import { cors } from "hono/cors";
-import type { GatewayBackend } from "./backend/gateway-backend.js";
+import type { BackendControl } from "./backend/backend-stack.js";
 import { type KeyList, keyAuth } from "./http/auth.js";
 import { bodyLimit } from "./http/body-limit.js";
 import { methodNotAllowed, onError } from "./http/errors.js";
 import { EXPOSED_HEADERS } from "./http/exposed-headers.js";
 import { openApiDocument } from "./http/openapi.js";
-import { createRequestContext, type RequestScope, type RequestTurnObserver } from "./http/request-context.js";
+import { createRequestContext, type RequestScope } from "./http/request-context.js";
 import { type RequestGuardOptions, requestGuards } from "./http/request-guard.js";
 import { routeHeaders } from "./http/route-headers.js";
 import { allowedMethods, GATEWAY_ROUTES, type GatewayRouteSpec, ROUTES } from "./http/routes.js";
@@ -41,7 +43,10 @@ import { ADMIN_PREFIX, ADMIN_ROUTES, type AdminDeps, createAdminApp } from "./us
 
 export interface AppDeps
   extends Partial<Pick<RequestGuardOptions, "bindHost" | "allowedHosts" | "metricsAuth">> {
-  readonly backend: GatewayBackend;
+  /** The backend stack's stream port (`backend/backend-stack.ts`)… */
+  readonly backend: TextBackend;
+  /** …and its control plane: drain, active turns, routes, plan limits. */
+  readonly control: BackendControl;
   readonly settings: TurnSettings;
   /** A model's route settings (`models[].outputMode`), applied under the request's own headers. */
   readonly routeSettings?: ((model: string) => RouteSettings | undefined) | undefined;
@@ -68,7 +73,7 @@ export interface AppDeps
   /** Stored responses and conversations (see state/); absent = stateless. */
   readonly stored?: StoredStateOptions | undefined;
   /** Told of every turn after the logs and metrics (usage accounting, traces). */
-  readonly turnObservers?: ReadonlyArray<RequestTurnObserver> | undefined;
+  readonly turnObservers?: ReadonlyArray<TurnObserver> | undefined;
   /** The admin endpoints (`/admin/*`); absent = they do not exist (no `PROXY_ADMIN_KEY`). */
   readonly admin?: AdminDeps | undefined;
   /** The request inspector (`/ui`), when PROXY_INSPECTOR is on. */
@@ -82,7 +87,7 @@ const GATEWAY_API = /^\/v1(\/|$)/;
 
 /** The composition of HTTP concerns around the API surfaces (`SURFACES`); no I/O of its own. */
 export const createApp = (deps: AppDeps): Hono => {
-  const { backend, logger, metrics } = deps;
+  const { backend, control, logger, metrics } = deps;
   const clock = deps.clock ?? systemClock;
   const context = createRequestContext({
     logger,
@@ -93,7 +98,7 @@ export const createApp = (deps: AppDeps): Hono => {
   const app = new Hono();
   app.onError(onError(logger));
   app.use("*", context.middleware);
-  app.use("*", routeHeaders(backend, context.answeringRoute));
+  app.use("*", routeHeaders(control));
   // The surface a request is for: refusals before it runs answer in its shape, with its key scheme.
   const frontFor = (c: Context): SurfaceFront => SURFACES.find((s) => s.owns(c)) ?? OPENAI_FRONT;
   app.use(
@@ -129,7 +134,7 @@ export const createApp = (deps: AppDeps): Hono => {
   app.get(G.healthz.path, (c) => c.json({ status: "ok" }));
   /** The backend's readiness (and each model route's), recorded in the metrics as it is read. */
   const observeBackend = () => {
-    const routes = backend.routes?.();
+    const routes = control.routes();
     for (const r of routes ?? []) metrics.observeBackend(r, r.route);
     const r = backend.readiness();
     if (!routes) metrics.observeBackend(r);

@@ -6,11 +6,12 @@ import * as Effect from "effect/Effect";
 import type * as Layer from "effect/Layer";
 import * as ManagedRuntime from "effect/ManagedRuntime";
 import type { Hono } from "hono";
-import type { GatewayBackend } from "./backend/gateway-backend.js";
+import { type AcquiredBackend, createBackendStack } from "./backend/backend-stack.js";
+import { statusView } from "./backend/gateway-backend.js";
 import type { GatewayConfig, UnknownSetting } from "./config/config.js";
 import { loadConfig } from "./config/load-config.js";
 import { createApp } from "./create-app.js";
-import { createRequestScope, routeReporter } from "./http/request-context.js";
+import { createRequestScope } from "./http/request-context.js";
 import { isLoopbackHost } from "./http/request-guard.js";
 import { guardServer, SERVER_OPTIONS } from "./http/server-guard.js";
 import { createInspector } from "./inspector/inspector.js";
@@ -150,8 +151,8 @@ export const startGateway = async (
   const runtime = ManagedRuntime.make(
     options.backendLayer ??
       (config.models.length > 0
-        ? Backend.layerRoutes(config, logger, options.env, metrics.observeRpc, routeReporter(scope), tokens)
-        : Backend.layerCodex(config, logger, options.env, metrics.observeRpc, routeReporter(scope))),
+        ? Backend.layerRoutes(config, logger, options.env, metrics.observeRpc, tokens)
+        : Backend.layerCodex(config, logger, options.env, metrics.observeRpc)),
   );
   // The backend starts first (codex: spawning and initializing its app-servers, which takes them
   // tens of ms of their own): the store opens and tracing starts while they boot. Each is waited
@@ -167,7 +168,7 @@ export const startGateway = async (
   ]);
   let state: Awaited<ReturnType<typeof openGatewayState>>;
   let tracer: Awaited<ReturnType<typeof startTracing>>;
-  let acquired: GatewayBackend;
+  let acquired: AcquiredBackend;
   try {
     state = settled(opening, (e) => storeProblem(e, config));
     tracer = settled(tracing, tracingProblem);
@@ -181,12 +182,14 @@ export const startGateway = async (
     throw error;
   }
   const usage = openUsageAccounting(config, state.usage, metrics.registry, logger);
-  const backend = usage.limit(acquired);
+  const stack = createBackendStack(acquired, { aliases: config.modelAliases, keyLimits: usage.keyLimits });
+  const { backend, control } = stack;
   const app = createApp({
     stored: state.stored,
     turnObservers: tracer ? [usage.recorder, tracer] : [usage.recorder],
     admin: usage.admin,
     backend,
+    control,
     tokens,
     settings: turnSettingsFrom(config),
     routeSettings: routeSettingsOf(config.models),
@@ -214,7 +217,7 @@ export const startGateway = async (
     version: VERSION,
     inspector: config.inspector
       ? createInspector({
-          backend,
+          backend: statusView(stack),
           adminKey: config.adminKey,
           apiKeys: usage.keys.map((k) => k.key),
           bodies: config.inspectorBodies,
@@ -249,9 +252,9 @@ export const startGateway = async (
   const shutdown = (reason: string) =>
     (closing ??= (async () => {
       clearTimeout(tokenizerPreload);
-      logger.info({ reason, activeTurns: backend.activeTurns() }, "shutting down: no new connections");
+      logger.info({ reason, activeTurns: control.activeTurns() }, "shutting down: no new connections");
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      await backend.drain(config.shutdownGraceMs);
+      await control.drain(config.shutdownGraceMs);
       if ("closeIdleConnections" in server) server.closeIdleConnections();
       await Promise.race([closed, new Promise((r) => setTimeout(r, 1000).unref())]);
       if ("closeAllConnections" in server) server.closeAllConnections();

@@ -1,4 +1,9 @@
-export { createGatewayBackend, type GatewayBackend } from "./backend/gateway-backend.js";
+export {
+  type AcquiredBackend,
+  type BackendControl,
+  type BackendStack,
+  createBackendStack,
+} from "./backend/backend-stack.js";
 export { ConfigError, type GatewayConfig, resolveConfig } from "./config/config.js";
 export { configurationTable, helpText } from "./config/help.js";
 export { OPTIONS } from "./config/options.js";

@@ -4,7 +4,7 @@ import * as Context from "effect/Context";
 import * as Effect from "effect/Effect";
 import * as Layer from "effect/Layer";
 import type * as Scope from "effect/Scope";
-import { createGatewayBackend, type GatewayBackend } from "./backend/gateway-backend.js";
+import { type AcquiredBackend, createRouteStack } from "./backend/backend-stack.js";
 import { requireBackendAuth } from "./backend/require-auth.js";
 import type { GatewayConfig } from "./config/config.js";
 import type { Logger } from "./observability/logger.js";
@@ -13,10 +13,10 @@ import { lazyO200kEncoding } from "./tokens/lazy-o200k.js";
 /** Told how each JSON-RPC request to a codex app-server ended (for metrics). */
 type RpcResultObserver = (method: string, outcome: string) => void;
 
-import { DEFAULT_CODEX_ROUTE, type RouteReporter, reportingRoute } from "./routing/answering-route.js";
-import { type AcquiredBackend, acquireRoutes } from "./routing/routes-layer.js";
+import { DEFAULT_CODEX_ROUTE } from "./routing/answering-route.js";
+import { type AcquiredCodex, acquireRoutes } from "./routing/routes-layer.js";
 
-/** A sealed, supervised codex app-server pool (auth-guarded), closed with the scope. */
+/** A sealed, supervised codex app-server pool and its login check, closed with the scope. */
 const acquireCodex = (
   config: GatewayConfig,
   logger: Logger,
@@ -61,38 +61,43 @@ const acquireCodex = (
           `codex is not logged in: every request is refused until you run \`codex login\` as this user (${login}, same CODEX_HOME), or give codex a model provider in its config.toml`,
         );
       }
-      return { codex, guarded: requireBackendAuth(codex, () => codex.checkAuth(), auth) };
+      return { codex, auth: requireBackendAuth(() => codex.checkAuth(), auth) };
     }),
     ({ codex }) => Effect.promise(() => codex.close()),
   ).pipe(
     // Once draining starts the codex pool stops restarting its processes.
     Effect.map(
-      ({ codex, guarded }): AcquiredBackend => ({
-        backend: guarded,
+      ({ codex, auth }): AcquiredCodex => ({
+        backend: codex,
+        auth,
         beginShutdown: () => codex.beginShutdown(),
       }),
     ),
   );
 
-/** The backend the gateway serves from. Only this file decides which implementation that is. */
-export class Backend extends Context.Service<Backend, GatewayBackend>()("@proxy/gateway/Backend") {
+/**
+ * The backend the gateway serves from, as acquired (the gateway's own layers go around it in
+ * `backend/backend-stack.ts`). Only this file decides which implementation that is.
+ */
+export class Backend extends Context.Service<Backend, AcquiredBackend>()("@proxy/gateway/Backend") {
   /** The default: a sealed, supervised codex app-server pool, closed when the runtime is disposed. */
   static readonly layerCodex = (
     config: GatewayConfig,
     logger: Logger,
     env: NodeJS.ProcessEnv = process.env,
     onRpcResult?: RpcResultObserver,
-    report: RouteReporter = () => {},
-  ) =>
+  ) => Backend.layerCodexOver(acquireCodex(config, logger, env, onRpcResult));
+
+  /** codex as the one route (`codex`), over a given acquisition (the contract suite passes a scripted one). */
+  static readonly layerCodexOver = (codex: Effect.Effect<AcquiredCodex, never, Scope.Scope>) =>
     Layer.effect(
       Backend,
-      acquireCodex(config, logger, env, onRpcResult).pipe(
-        Effect.map(({ backend, beginShutdown }) =>
-          createGatewayBackend(
-            reportingRoute(backend, DEFAULT_CODEX_ROUTE, report),
-            config.modelAliases,
+      codex.pipe(
+        Effect.map(
+          ({ backend, auth, beginShutdown }): AcquiredBackend => ({
+            backend: createRouteStack(backend, { id: DEFAULT_CODEX_ROUTE, auth }),
             beginShutdown,
-          ),
+          }),
         ),
       ),
     );
@@ -103,41 +108,19 @@ export class Backend extends Context.Service<Backend, GatewayBackend>()("@proxy/
     logger: Logger,
     env: NodeJS.ProcessEnv = process.env,
     onRpcResult?: RpcResultObserver,
-    report?: RouteReporter,
     tokens?: TokenEncoding,
-  ) =>
-    Backend.layerRoutesOver(
-      config,
-      logger,
-      env,
-      acquireCodex(config, logger, env, onRpcResult),
-      report,
-      tokens,
-    );
+  ) => Backend.layerRoutesOver(config, logger, env, acquireCodex(config, logger, env, onRpcResult), tokens);
 
-  /**
-   * The routes over a given codex acquisition: the stack the gateway builds (drain and aliases over
-   * the route table over each route's admission over the backend), for the backend contract suite.
-   */
+  /** The routes over a given codex acquisition (the backend contract suite passes a scripted one). */
   static readonly layerRoutesOver = (
     config: GatewayConfig,
     logger: Logger,
     env: Readonly<Record<string, string | undefined>>,
-    codex: Effect.Effect<AcquiredBackend, never, Scope.Scope>,
-    report?: RouteReporter,
+    codex: Effect.Effect<AcquiredCodex, never, Scope.Scope>,
     /** The gateway's tokenizer (upstreams that report no usage); its own lazy one if absent. */
     tokens: TokenEncoding = lazyO200kEncoding(),
-  ) =>
-    Layer.effect(
-      Backend,
-      acquireRoutes(config, logger, env, codex, tokens, report).pipe(
-        Effect.map(({ backend, beginShutdown }) =>
-          createGatewayBackend(backend, config.modelAliases, beginShutdown, false),
-        ),
-      ),
-    );
+  ) => Layer.effect(Backend, acquireRoutes(config, logger, env, codex, tokens));
 
   /** Any other TextBackend (tests, benchmarks, the offline demo's scripted backend). */
-  static readonly layerFrom = (backend: TextBackend, aliases: Readonly<Record<string, string>> = {}) =>
-    Layer.succeed(Backend, createGatewayBackend(backend, aliases));
+  static readonly layerFrom = (backend: TextBackend) => Layer.succeed(Backend, { backend });
 }

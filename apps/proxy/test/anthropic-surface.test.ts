@@ -1,6 +1,8 @@
 import { createScriptedBackend } from "@proxy/core/testing";
+import { pino } from "pino";
 import { afterEach, describe, expect, it } from "vitest";
-import { createRoutedBackend } from "../src/routing/route-table.js";
+import { createRouteStacks } from "../src/backend/backend-stack.js";
+import { createRouteTable } from "../src/routing/route-table.js";
 import { serveApp } from "./support/serve-app.js";
 
 const hello = { model: "claude-sonnet-4-5", max_tokens: 64, messages: [{ role: "user", content: "hi" }] };
@@ -80,14 +82,19 @@ describe("the Messages surface inside the gateway app", () => {
   it("with model routes, a claude-* name goes where a route names it; an unrouted one is a 404 not_found_error", async () => {
     const codex = createScriptedBackend([{ chunks: ["from codex"] }]);
     const upstream = createScriptedBackend([{ chunks: ["from upstream"] }]);
-    const routed = createRoutedBackend([
-      { config: { id: "gpt-5.5", backend: "codex", aliases: ["claude-opus-5-5"] }, backend: codex },
-      {
-        config: { id: "qwen3", backend: "openai-compatible", baseUrl: "http://127.0.0.1:1/v1" },
-        backend: upstream,
-      },
-    ]);
-    const served = await serveApp(routed, { routed: true });
+    const routed = createRouteTable(
+      createRouteStacks(
+        [
+          { config: { id: "gpt-5.5", backend: "codex", aliases: ["claude-opus-5-5"] }, backend: codex },
+          {
+            config: { id: "qwen3", backend: "openai-compatible", baseUrl: "http://127.0.0.1:1/v1" },
+            backend: upstream,
+          },
+        ],
+        pino({ level: "silent" }),
+      ),
+    );
+    const served = await serveApp(routed.backend, { routed: true });
     closers.push(served.close);
     const { url } = served;
     const routedAnswer = await (await post(url, { ...hello, model: "claude-opus-5-5" })).json();

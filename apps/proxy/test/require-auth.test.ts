@@ -1,3 +1,4 @@
+import { wrapBackend } from "@proxy/core";
 import { createScriptedBackend } from "@proxy/core/testing";
 import { describe, expect, it } from "vitest";
 import { requireBackendAuth } from "../src/backend/require-auth.js";
@@ -15,10 +16,10 @@ describe("requireBackendAuth", () => {
     let clock = 0;
     let loggedIn = false;
     const check = async () => ({ authenticated: loggedIn, requiresOpenaiAuth: true, detail: "" });
-    const backend = requireBackendAuth(createScriptedBackend([{ chunks: ["ok"] }]), check, await check(), {
-      recheckMs: 1000,
-      now: () => clock,
-    });
+    const backend = wrapBackend(
+      createScriptedBackend([{ chunks: ["ok"] }]),
+      requireBackendAuth(check, await check(), { recheckMs: 1000, now: () => clock }),
+    );
     await expect(drain(backend.stream(request, { signal }))).rejects.toMatchObject({ kind: "backend_auth" });
     loggedIn = true;
     await expect(drain(backend.stream(request, { signal }))).rejects.toMatchObject({ kind: "backend_auth" });
@@ -35,7 +36,10 @@ describe("requireBackendAuth", () => {
       return { authenticated: loggedIn, requiresOpenaiAuth: true, detail: "codex is not logged in" };
     };
     const inner = createScriptedBackend([{ chunks: ["ok"] }]);
-    const backend = requireBackendAuth(inner, check, await check(), { recheckMs: 1000, now: () => clock });
+    const backend = wrapBackend(
+      inner,
+      requireBackendAuth(check, await check(), { recheckMs: 1000, now: () => clock }),
+    );
     const error = await drain(backend.stream(request, { signal })).catch((e: unknown) => e);
     expect(error).toMatchObject({ kind: "backend_auth", code: "backend_auth", retryAfterSeconds: undefined });
     const { message } = error as Error;
@@ -55,10 +59,13 @@ describe("requireBackendAuth", () => {
   });
 
   it("never gates a provider that needs no OpenAI login", async () => {
-    const backend = requireBackendAuth(
+    const backend = wrapBackend(
       createScriptedBackend([{ chunks: ["ok"] }]),
-      async () => ({ authenticated: false, requiresOpenaiAuth: false, detail: "" }),
-      { authenticated: false, requiresOpenaiAuth: false, detail: "" },
+      requireBackendAuth(async () => ({ authenticated: false, requiresOpenaiAuth: false, detail: "" }), {
+        authenticated: false,
+        requiresOpenaiAuth: false,
+        detail: "",
+      }),
     );
     expect(await drain(backend.stream(request, { signal }))).toContain("finish");
   });

@@ -219,8 +219,8 @@ describe("gateway service routes", () => {
   });
 
   it("reports not ready (503) while the gateway drains", async () => {
-    const { url, backend } = await start();
-    await backend.drain(0);
+    const { url, control } = await start();
+    await control.drain(0);
     const res = await fetch(`${url}/readyz`);
     expect(res.status).toBe(503);
     expect(await res.json()).toMatchObject({ status: "not_ready", detail: "draining" });

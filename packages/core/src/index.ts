@@ -163,7 +163,6 @@ export {
 // The response store port (stored Responses and conversations).
 export {
   autocreatedConversationId,
-  CALLER_VARIABLE,
   type Caller,
   type ChainLink,
   isStorableId,

@@ -1,4 +1,4 @@
-import { CALLER_VARIABLE, type Caller } from "@proxy/core";
+import type { Caller } from "@proxy/core";
 import type { Context } from "hono";
 
 /**
@@ -6,8 +6,7 @@ import type { Context } from "hono";
  * the key), "" when nothing set it: whose stored objects a request may see, and the partition a
  * backend keeps per-caller state under.
  */
-export const callerOwner = (c: Context): string =>
-  (c.get(CALLER_VARIABLE) as Caller | undefined)?.owner ?? "";
+export const callerOwner = (c: Context): string => c.get("caller")?.owner ?? "";
 
 /** The caller as the auth middleware set it (owner digest and the key's name), if any. */
-export const requestCaller = (c: Context): Caller | undefined => c.get(CALLER_VARIABLE) as Caller | undefined;
+export const requestCaller = (c: Context): Caller | undefined => c.get("caller");

@@ -4,6 +4,7 @@ export * from "./http-error.js";
 export * from "./json-body.js";
 export * from "./model-name.js";
 export * from "./openai-tools.js";
+export * from "./request-facts.js";
 export type * from "./request-trace.js";
 export * from "./routes.js";
 export { issueToGatewayError } from "./schema-issue.js";

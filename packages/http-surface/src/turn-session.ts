@@ -12,7 +12,7 @@ import {
 } from "@proxy/core";
 import type { Context } from "hono";
 import { acceptOrRefuse, readFirstBatch } from "./accept-turn.js";
-import { callerOwner } from "./caller.js";
+import { requestCaller } from "./caller.js";
 import { errorResponse, namingInput } from "./http-error.js";
 import { resolveRequestSettings } from "./request-settings.js";
 import type { SseSink } from "./sse-sink.js";
@@ -115,7 +115,8 @@ export const openTurnSession = (
     async start(turn) {
       report.decoded(turn.request.model, turn.stream);
       settings.useModel(turn.request.model);
-      let request: TurnRequest = { ...turn.request, partition: callerOwner(c) };
+      const caller = requestCaller(c);
+      let request: TurnRequest = { ...turn.request, partition: caller?.owner ?? "", caller };
       // Remote images are fetched before any backend turn runs; a refused one is a 400 naming it.
       if (deps.media !== undefined) {
         try {
@@ -144,6 +145,7 @@ export const openTurnSession = (
         { request, tools: turn.tools, settings: turnSettings, signal: abort.signal, trace },
       );
       report.running(handle.telemetry);
+      c.set("turn", handle);
       const iterator = handle.batches[Symbol.asyncIterator]();
       // The backend accepts or refuses the turn before the first byte: a refusal is an HTTP status.
       const first = await readFirstBatch(iterator);

@@ -1,6 +1,6 @@
 import { DEFAULT_TURN_SETTINGS, type TextBackend } from "@proxy/core";
 import { createScriptedBackend } from "@proxy/core/testing";
-import { createApp, createLogger, createMetrics, type GatewayBackend } from "@proxy/gateway";
+import { type BackendStack, createApp, createLogger, createMetrics } from "@proxy/gateway";
 import { type Context, Hono } from "hono";
 import { streamSSE } from "hono/streaming";
 import type { BaselinePayload } from "./child/protocol.js";
@@ -11,9 +11,9 @@ import { GATEWAY_UNDER_TEST, scriptFor } from "./scenarios.js";
 /** The core's scripted backend, not recording requests (a test double's memory would leak under load). */
 export const scriptedBackend = (): TextBackend => createScriptedBackend(scriptFor, { record: false });
 
-export const gatewayApp = (backend: GatewayBackend) =>
+export const gatewayApp = (stack: BackendStack) =>
   createApp({
-    backend,
+    ...stack,
     settings: DEFAULT_TURN_SETTINGS,
     // Silent: the bench measures the request path, not log I/O (documented in docs/benchmarks.md).
     logger: createLogger("silent", { pretty: false }),

@@ -4,11 +4,11 @@
  * cannot tell (V8 keeps freed pages). Run: `node --expose-gc --import tsx --conditions=@proxy/source
  * src/heap-after-requests.ts` in tooling/bench, `KIND=chat-text|chat-tools|responses-text|responses-text-json`.
  */
-import { createGatewayBackend } from "@proxy/gateway";
+import { createBackendStack } from "@proxy/gateway";
 import { gatewayApp, scriptedBackend } from "./apps.js";
 import { requestBody } from "./scenarios.js";
 
-const app = gatewayApp(createGatewayBackend(scriptedBackend()));
+const app = gatewayApp(createBackendStack({ backend: scriptedBackend() }));
 const [api, model, mode] = (process.env.KIND ?? "chat-text").split("-") as [
   "chat" | "responses",
   string,

@@ -1,7 +1,7 @@
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
-import { createGatewayBackend } from "@proxy/gateway";
+import { createBackendStack } from "@proxy/gateway";
 import type { Hono } from "hono";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { baselineApp, gatewayApp, scriptedBackend } from "../src/apps.js";
@@ -32,7 +32,7 @@ const start = async (
 let gateway: ServerChild;
 let baseline: ServerChild;
 beforeAll(async () => {
-  gateway = await start(gatewayApp(createGatewayBackend(scriptedBackend())));
+  gateway = await start(gatewayApp(createBackendStack({ backend: scriptedBackend() })));
   let payload: BaselinePayload | undefined;
   baseline = await start(
     baselineApp(() => payload),

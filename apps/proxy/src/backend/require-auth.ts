@@ -1,4 +1,4 @@
-import { type BackendReadiness, GatewayError, type TextBackend, wrapBackend } from "@proxy/core";
+import { type BackendMiddleware, type BackendReadiness, GatewayError } from "@proxy/core";
 
 export interface AuthCheck {
   readonly authenticated: boolean;
@@ -23,11 +23,10 @@ export const NOT_LOGGED_IN = `codex is not logged in on the gateway. ${CODEX_LOG
  * readiness read) so a `codex login` done while the gateway runs takes effect without a restart.
  */
 export const requireBackendAuth = (
-  backend: TextBackend,
   check: () => Promise<AuthCheck>,
   initial: AuthCheck,
   options: { readonly recheckMs?: number; readonly now?: () => number } = {},
-): TextBackend => {
+): BackendMiddleware => {
   const now = options.now ?? Date.now;
   const recheckMs = options.recheckMs ?? 10_000;
   let status = initial;
@@ -53,7 +52,7 @@ export const requireBackendAuth = (
     return checking;
   };
 
-  return wrapBackend(backend, {
+  return {
     async stream(request, options, next) {
       if (!usable(status)) await recheck();
       if (!usable(status)) throw new GatewayError("backend_auth", NOT_LOGGED_IN, { code: "backend_auth" });
@@ -65,5 +64,5 @@ export const requireBackendAuth = (
       void recheck();
       return { ...inner, ready: false, detail: NOT_LOGGED_IN };
     },
-  });
+  };
 };

@@ -1,5 +1,5 @@
 import { createHash, timingSafeEqual } from "node:crypto";
-import { CALLER_VARIABLE, type Caller } from "@proxy/core";
+import type { Caller } from "@proxy/core";
 import { BEARER_KEY, type KeyScheme } from "@proxy/http-surface";
 import type { Context, MiddlewareHandler } from "hono";
 import type { ApiKey } from "../config/api-keys.js";
@@ -12,7 +12,7 @@ export type KeyList = ReadonlyArray<string | ApiKey>;
 /**
  * API-key auth: each surface says how its clients present the key (`KeyScheme`). Keys are compared as SHA-256 digests with timingSafeEqual, against every key
  * without early exit, so timing reveals neither which key nor how much of it matched. The caller's
- * identity for stored state is that digest (never the key), set as the `CALLER_VARIABLE` variable,
+ * identity for stored state is that digest (never the key), set as the typed `caller` context variable (`@proxy/http-surface`),
  * with the key's declared name beside it.
  */
 export const keyLookup = (keys: KeyList): ((presented: string) => Caller | undefined) => {
@@ -46,13 +46,13 @@ export const keyAuth = (keys: KeyList): ((c: Context, scheme: KeyScheme) => void
   const lookup = keyLookup(keys);
   return (c, scheme) => {
     if (keys.length === 0) {
-      c.set(CALLER_VARIABLE, { owner: "" } satisfies Caller);
+      c.set("caller", { owner: "" } satisfies Caller);
       return;
     }
     const key = scheme.presentedKey(c);
     const caller = lookup(key ?? "");
     if (caller === undefined) throw scheme.refusal(key);
-    c.set(CALLER_VARIABLE, caller);
+    c.set("caller", caller);
   };
 };
 

@@ -11,26 +11,11 @@ import type { Metrics } from "../observability/metrics.js";
 export interface RequestStore {
   readonly requestId: string;
   summary?: TurnSummary;
-  /** The model route serving the request (the last one tried, after fallbacks). */
-  route?: string;
-}
-
-/** Told of each turn with the route that answered it (undefined: no route took the turn). */
-export interface RequestTurnObserver {
-  onTurnEnd(summary: TurnSummary, route: string | undefined): void;
 }
 
 /** The request scope, shared with the logger so every line logged inside a request carries its id. */
 export const createRequestScope = () => new AsyncLocalStorage<RequestStore>();
 export type RequestScope = ReturnType<typeof createRequestScope>;
-
-/** Records the route serving the current request (the backends call it when they take a turn). */
-export const routeReporter =
-  (scope: RequestScope) =>
-  (route: string): void => {
-    const store = scope.getStore();
-    if (store) store.route = route;
-  };
 
 /** The answer is an event stream: its first byte and its end come after the handler returned. */
 export const isEventStream = (res: Response): boolean =>
@@ -47,7 +32,7 @@ export const createRequestContext = (deps: {
   readonly scope?: RequestScope;
   readonly now?: () => number;
   /** More observers of each turn (usage accounting, traces), told after the metrics. */
-  readonly observers?: ReadonlyArray<RequestTurnObserver> | undefined;
+  readonly observers?: ReadonlyArray<TurnObserver> | undefined;
 }) => {
   const storage = deps.scope ?? createRequestScope();
   const now = deps.now ?? (() => performance.now());
@@ -57,7 +42,7 @@ export const createRequestContext = (deps: {
       const store = storage.getStore();
       if (store) store.summary = summary;
       deps.metrics.observeTurn(summary);
-      for (const o of deps.observers ?? []) o.onTurnEnd(summary, store?.route);
+      for (const o of deps.observers ?? []) o.onTurnEnd(summary);
     },
   };
 
@@ -83,7 +68,7 @@ export const createRequestContext = (deps: {
     const requestId = incoming && /^[\w.:-]{1,128}$/.test(incoming) ? incoming : randomUUID();
     const store: RequestStore = { requestId };
     const log = deps.logger;
-    c.set("requestId" as never, requestId as never);
+    c.set("requestId", requestId);
     await storage.run(store, next);
     // On the response's own headers: `c.header` after the handler rebuilds the response around a
     // web stream of its body, which costs node-server its direct write of a string body.
@@ -109,7 +94,7 @@ export const createRequestContext = (deps: {
           durationMs: Math.round(duration),
           ttfbMs: ttfb === undefined ? undefined : Math.round(ttfb),
           model: logText(s?.model),
-          modelRoute: store.route,
+          modelRoute: s?.telemetry.route,
           stream: s?.stream,
           toolCalls: s?.telemetry.callsEmitted,
           tools: s?.telemetry.calledTools.length ? logList(s.telemetry.calledTools) : undefined,
@@ -159,7 +144,5 @@ export const createRequestContext = (deps: {
     c.res = new Response(body.pipeThrough(tap), c.res);
   };
 
-  /** The route serving the current request, once a backend took its turn. */
-  const answeringRoute = () => storage.getStore()?.route;
-  return { middleware, observer, answeringRoute };
+  return { middleware, observer };
 };

@@ -1,13 +1,15 @@
 import type { PlanLimits } from "@proxy/core";
+import { requestTurn } from "@proxy/http-surface";
 import type { MiddlewareHandler } from "hono";
-import type { GatewayBackend } from "../backend/gateway-backend.js";
+import type { BackendControl } from "../backend/backend-stack.js";
 
 /**
  * `x-proxy-route` names the route that answered (the last one tried, after fallbacks), and a codex
  * route's answers carry its plan's last known usage as the `x-codex-primary-*` /
  * `x-codex-secondary-*` headers codex itself reads from the ChatGPT backend (used percent, window
  * minutes, reset time in unix seconds), so tools that read those names work through the gateway.
- * A window not known is left out. A stream's headers hold what was known when it started.
+ * A window not known is left out. A stream's headers hold what was known when it started. The route
+ * is the one the turn's own stream named (its `stream-start`, or the refusal before it).
  */
 const ROUTE_HEADER = "x-proxy-route";
 const WINDOWS = ["primary", "secondary"] as const;
@@ -25,14 +27,14 @@ export const ROUTE_HEADER_NAMES: ReadonlyArray<string> = [
 ];
 
 export const routeHeaders =
-  (backend: GatewayBackend, answeringRoute: () => string | undefined): MiddlewareHandler =>
+  (control: BackendControl): MiddlewareHandler =>
   async (c, next) => {
     await next();
-    const route = answeringRoute();
+    const route = requestTurn(c)?.route();
     if (route === undefined) return;
     const headers = c.res.headers;
     headers.set(ROUTE_HEADER, route);
-    setPlanHeaders(headers, backend.planLimitsOf(route));
+    setPlanHeaders(headers, control.planLimitsOf(route));
   };
 
 const setPlanHeaders = (headers: Headers, limits: PlanLimits | undefined) => {

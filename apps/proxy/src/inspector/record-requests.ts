@@ -1,6 +1,5 @@
 import type { Transformer } from "node:stream/web";
-import { CALLER_VARIABLE, type Caller } from "@proxy/core";
-import type { RequestTrace } from "@proxy/http-surface";
+import { hostRequestId, type RequestTrace, requestCaller } from "@proxy/http-surface";
 import type { Context, MiddlewareHandler } from "hono";
 import { routePath } from "hono/route";
 import { callerOf } from "../http/auth.js";
@@ -87,7 +86,7 @@ export const createRequestRecording = (deps: {
 
   /** Into the log's ring for what the key check decided; undefined when it never ran (a preflight). */
   const admitAtEnd = (c: Context, entry: Entry): RequestRecord | undefined => {
-    if (c.get(CALLER_VARIABLE as never) !== undefined) return log.open(entry.fields, "kept");
+    if (requestCaller(c) !== undefined) return log.open(entry.fields, "kept");
     return c.res.status === 401 || c.res.status === 403 ? log.open(entry.fields, "refused") : undefined;
   };
 
@@ -96,7 +95,7 @@ export const createRequestRecording = (deps: {
     const started = performance.now();
     const entry: Entry = {
       fields: {
-        requestId: redactor.cut(String(c.get("requestId" as never) ?? ""), FIELD_LIMITS.requestId),
+        requestId: redactor.cut(hostRequestId(c) ?? "", FIELD_LIMITS.requestId),
         at: Date.now(),
         method: c.req.method,
         path: redactor.cut(c.req.path, FIELD_LIMITS.path),
@@ -115,7 +114,7 @@ export const createRequestRecording = (deps: {
         // A request answered by a middleware (refused) matched no route of its own: its path.
         const route = routePath(c);
         record.route = redactor.cut(route && route !== "/*" ? route : c.req.path, FIELD_LIMITS.path);
-        const caller = c.get(CALLER_VARIABLE as never) as Caller | undefined;
+        const caller = requestCaller(c);
         record.keyName = caller?.owner ? (keyNames.get(caller.owner) ?? "unknown key") : "";
         log.count(record, record.route.length);
       }

@@ -1,6 +1,6 @@
+import type { TurnObserver } from "@proxy/core";
 import type { GatewayConfig } from "../config/config.js";
 import { parseOtlpHeaders } from "../config/otlp-headers.js";
-import type { RequestTurnObserver } from "../http/request-context.js";
 import type { Logger } from "./logger.js";
 import { SPAN_TEXT_CHARS, writeTurnSpans } from "./turn-spans.js";
 
@@ -23,7 +23,7 @@ export const MAX_QUEUED_SPANS = 2048;
 const EXPORT_BATCH_SPANS = 512;
 const EXPORT_TIMEOUT_MS = 10_000;
 
-export interface TurnTracer extends RequestTurnObserver {
+export interface TurnTracer extends TurnObserver {
   /** Exports what is still buffered and stops the exporter. */
   shutdown(): Promise<void>;
 }
@@ -73,9 +73,9 @@ export const startTracing = async (
   const log = logger.child({ component: "tracing" });
   log.info({ endpoint: config.otelEndpoint, protocol: config.otelProtocol }, "exporting traces");
   return {
-    onTurnEnd(summary, route) {
+    onTurnEnd(summary) {
       try {
-        writeTurnSpans(api, tracer, summary, route);
+        writeTurnSpans(api, tracer, summary, summary.telemetry.route);
       } catch (err) {
         log.warn({ err }, "trace not written");
       }

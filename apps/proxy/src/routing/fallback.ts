@@ -1,5 +1,7 @@
 import {
   type BackendBatch,
+  type BackendCapabilities,
+  type BackendMiddleware,
   type BackendRequest,
   GatewayError,
   type GatewayErrorKind,
@@ -8,7 +10,6 @@ import {
 } from "@proxy/core";
 import { logText } from "../observability/log-fields.js";
 import type { Logger } from "../observability/logger.js";
-import type { RouteReporter } from "./answering-route.js";
 import type { Route } from "./route.js";
 
 /** Failures after which the next route may take the request, if nothing was sent to the client yet. */
@@ -20,10 +21,10 @@ const FALLBACK_KINDS: ReadonlySet<GatewayErrorKind> = new Set([
   "timeout",
 ]);
 
-/** One route to try, with the request as that route's backend is to be asked. */
-export interface Attempt {
+/** One route to try, and how to start its turn. */
+interface Attempt {
   readonly route: Route;
-  readonly request: BackendRequest;
+  open(signal: AbortSignal): AsyncIterable<BackendBatch>;
 }
 
 const hasImages = (request: BackendRequest): boolean =>
@@ -65,27 +66,23 @@ const TIMED_OUT = Symbol("timed out");
  * the route's stream passes through as it is: after the first byte, no retry. The last attempt
  * passes through from the start.
  */
-export async function* withFallbacks(
+async function* withFallbacks(
   attempts: ReadonlyArray<Attempt>,
   signal: AbortSignal,
   logger: Logger,
-  report: RouteReporter,
 ): AsyncGenerator<BackendBatch> {
-  for (const [i, { route, request }] of attempts.entries()) {
+  for (const [i, attempt] of attempts.entries()) {
+    const { route } = attempt;
     const id = route.config.id;
-    report(id);
     const next = attempts[i + 1];
     if (next === undefined) {
-      yield* route.backend.stream(request, { signal }).batches();
+      yield* attempt.open(signal);
       return;
     }
     const controller = new AbortController();
     const forward = () => controller.abort();
     signal.addEventListener("abort", forward, { once: true });
-    const iterator = route.backend
-      .stream(request, { signal: controller.signal })
-      .batches()
-      [Symbol.asyncIterator]();
+    const iterator = attempt.open(controller.signal)[Symbol.asyncIterator]();
     let finished = false;
     try {
       const outcome = await untilFirstOutput(iterator, route.config.firstByteTimeoutMs);
@@ -158,3 +155,32 @@ const untilFirstOutput = async (
     clearTimeout(timer);
   }
 };
+
+/** What a route can do as the route table sees it (its `toolMode`, else its backend's). */
+export const capabilitiesOf = (route: Route): BackendCapabilities | undefined =>
+  route.backend.capabilitiesFor?.(route.config.id) ?? route.backend.capabilities;
+
+/**
+ * A route's fallbacks as a layer around its own stack: the request runs on the route (`next`), and
+ * on each of `targets` (the other routes' stacks, without their own fallbacks) that can serve it,
+ * in order, while the one before fails of a fallback kind before its first output.
+ */
+export const routeFallbacks = (
+  primary: Route,
+  targets: ReadonlyArray<Route>,
+  logger: Logger,
+): BackendMiddleware => ({
+  stream(request, options, next) {
+    const attempts: Attempt[] = [{ route: primary, open: (signal) => next(request, { signal }) }];
+    for (const route of targets) {
+      const why = unfitReason(request, route, capabilitiesOf(route)?.nativeTools === true);
+      if (why !== undefined)
+        logger.info(
+          { route: primary.config.id, fallback: route.config.id, reason: why },
+          "model route: fallback skipped",
+        );
+      else attempts.push({ route, open: (signal) => route.backend.stream(request, { signal }).batches() });
+    }
+    return attempts.length === 1 ? next(request, options) : withFallbacks(attempts, options.signal, logger);
+  },
+});

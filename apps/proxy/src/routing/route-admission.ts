@@ -1,20 +1,21 @@
-import { createAdmissionGate, onBatchesEnd, type TextBackend, wrapBackend } from "@proxy/core";
+import { type BackendMiddleware, createAdmissionGate, onBatchesEnd } from "@proxy/core";
 
 /**
  * A route's own concurrency limit in front of its backend: at most `maxInFlight` turns run, at
  * most `maxQueue` wait (FIFO), beyond that the request is refused as `overloaded` naming the route.
  */
-export const withRouteAdmission = (
-  inner: TextBackend,
-  options: { readonly route: string; readonly maxInFlight: number; readonly maxQueue: number },
-): TextBackend => {
+export const routeAdmission = (options: {
+  readonly route: string;
+  readonly maxInFlight: number;
+  readonly maxQueue: number;
+}): BackendMiddleware => {
   const gate = createAdmissionGate({
     maxInFlight: options.maxInFlight,
     maxQueue: options.maxQueue,
     overloadedMessage: `route '${options.route}' is at capacity; retry shortly`,
   });
 
-  return wrapBackend(inner, {
+  return {
     async stream(request, options, next) {
       const release = await gate.acquire(options.signal);
       try {
@@ -35,5 +36,5 @@ export const withRouteAdmission = (
         capacity: gate.capacity,
       };
     },
-  });
+  };
 };

@@ -7,10 +7,7 @@ import {
   type PlanLimits,
   type TextBackend,
 } from "@proxy/core";
-import { pino } from "pino";
-import type { Logger } from "../observability/logger.js";
-import type { RouteReporter } from "./answering-route.js";
-import { type Attempt, unfitReason, withFallbacks } from "./fallback.js";
+import { capabilitiesOf } from "./fallback.js";
 import type { Route } from "./route.js";
 import type { RouteConfig } from "./route-config.js";
 
@@ -22,7 +19,9 @@ export interface RouteStatus extends BackendReadiness {
   readonly backend: RouteConfig["backend"];
 }
 
-export interface RoutedBackend extends TextBackend {
+/** The route table: the backend that picks a route per request, and what the control plane reads of it. */
+export interface RouteTable {
+  readonly backend: TextBackend;
   routes(): ReadonlyArray<RouteStatus>;
   /** The last known plan usage of a codex route (by id), for its responses' headers. */
   planLimitsOf(route: string): PlanLimits | undefined;
@@ -32,20 +31,16 @@ const sum = (rs: ReadonlyArray<BackendReadiness>, f: (r: BackendReadiness) => nu
   rs.reduce((n, r) => n + f(r), 0);
 
 /**
- * Picks the route by the request's `model` (ids and aliases), asks its backend for the route's
- * `upstreamModel` with the route's default reasoning effort, and refuses unknown models with
- * OpenAI's 404 `model_not_found`. `/v1/models` lists every route and alias.
+ * Picks the route by the request's `model` (ids and aliases) and runs the request on that route's
+ * stack (`backend/backend-stack.ts`: its fallbacks, upstream model and admission are layers there),
+ * refusing unknown models with OpenAI's 404 `model_not_found`. `/v1/models` lists every route and
+ * alias.
  */
-export const createRoutedBackend = (
-  routes: ReadonlyArray<Route>,
-  options: { readonly logger?: Logger | undefined; readonly report?: RouteReporter | undefined } = {},
-): RoutedBackend => {
+export const createRouteTable = (routes: ReadonlyArray<Route>): RouteTable => {
   const byName = new Map<string, Route>();
   for (const route of routes)
     for (const name of [route.config.id, ...(route.config.aliases ?? [])]) byName.set(name, route);
   const byId = new Map(routes.map((r) => [r.config.id, r]));
-  const report = options.report ?? (() => {});
-  const logger = options.logger ?? pino({ level: "silent" });
 
   const find = (request: BackendRequest): Route => {
     const route = byName.get(request.model);
@@ -57,33 +52,6 @@ export const createRoutedBackend = (
       );
     return route;
   };
-  /** The request as `route`'s backend is asked: its upstream model, its default reasoning effort. */
-  const requestFor = (route: Route, request: BackendRequest): BackendRequest => ({
-    ...request,
-    model: route.config.upstreamModel ?? route.config.id,
-    reasoningEffort: request.reasoningEffort ?? route.config.reasoningEffort,
-  });
-  // `prompt` keeps a route in prompt mode whatever its backend can do.
-  const capabilitiesOf = (route: Route) =>
-    route.config.toolMode === "prompt" ? { nativeTools: false } : route.backend.capabilities;
-
-  /** The primary, then each fallback that can serve what the primary's request became. */
-  const attemptsFor = (request: BackendRequest): Attempt[] => {
-    const primary = find(request);
-    const attempts: Attempt[] = [{ route: primary, request: requestFor(primary, request) }];
-    for (const name of primary.config.fallbacks ?? []) {
-      const route = byName.get(name);
-      if (route === undefined || attempts.some((a) => a.route === route)) continue;
-      const why = unfitReason(request, route, capabilitiesOf(route)?.nativeTools === true);
-      if (why !== undefined)
-        logger.info(
-          { route: primary.config.id, fallback: route.config.id, reason: why },
-          "model route: fallback skipped",
-        );
-      else attempts.push({ route, request: requestFor(route, request) });
-    }
-    return attempts;
-  };
 
   const statuses = (): RouteStatus[] =>
     routes.map(({ config, backend }) => ({
@@ -92,22 +60,16 @@ export const createRoutedBackend = (
       ...backend.readiness(),
     }));
 
-  return {
+  const backend: TextBackend = {
     specificationVersion: "v1",
     name: "model router",
     capabilitiesFor(model) {
       const route = byName.get(model);
       return route === undefined ? undefined : capabilitiesOf(route);
     },
-    // One route: its own batches, read straight through (routing adds nothing per batch).
+    // The route's own batches, read straight through (routing adds nothing per batch).
     stream: (request, options) =>
-      backendStream(() => {
-        const attempts = attemptsFor(request);
-        const only = attempts.length === 1 ? attempts[0] : undefined;
-        if (only === undefined) return withFallbacks(attempts, options.signal, logger, report);
-        report(only.route.config.id);
-        return only.route.backend.stream(only.request, options).batches();
-      }),
+      backendStream(() => find(request).backend.stream(request, options).batches()),
     async listModels(): Promise<ReadonlyArray<ModelInfo>> {
       return routes.flatMap(({ config }) => [
         { id: config.id, ownedBy: config.backend },
@@ -131,6 +93,9 @@ export const createRoutedBackend = (
         detail: down.length === 0 ? `${all.length} route(s) ready` : `not ready: ${down.join(", ")}`,
       };
     },
+  };
+  return {
+    backend,
     routes: statuses,
     planLimitsOf(id) {
       const route = byId.get(id);

@@ -1,7 +1,7 @@
 import type { TextBackend } from "@proxy/core";
 import type { RouteConfig } from "./route-config.js";
 
-/** A configured route with the backend that serves it (already wrapped in its admission). */
+/** A configured route with the backend that serves it (already behind its route layers). */
 export interface Route {
   readonly config: RouteConfig;
   readonly backend: TextBackend;

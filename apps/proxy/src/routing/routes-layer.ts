@@ -1,19 +1,19 @@
-import type { TextBackend, TokenEncoding } from "@proxy/core";
+import type { BackendMiddleware, TextBackend, TokenEncoding } from "@proxy/core";
 import * as Effect from "effect/Effect";
 import type * as Scope from "effect/Scope";
+import { type AcquiredBackend, createRouteStacks, type RouteBackend } from "../backend/backend-stack.js";
 import type { GatewayConfig } from "../config/config.js";
 import type { Logger } from "../observability/logger.js";
-import type { RouteReporter } from "./answering-route.js";
-import { withRouteAdmission } from "./route-admission.js";
 import type { RouteConfig } from "./route-config.js";
-import { createRoutedBackend, type Route, type RoutedBackend } from "./route-table.js";
+import { createRouteTable } from "./route-table.js";
 
 type UpstreamRoute = Extract<RouteConfig, { backend: "openai-compatible" }>;
 
-/** A backend as the runtime acquired it, with what to do when the gateway starts draining. */
-export interface AcquiredBackend {
+/** The codex pool as the runtime acquired it: the bare backend, its login check, its shutdown signal. */
+export interface AcquiredCodex {
   readonly backend: TextBackend;
-  readonly beginShutdown: () => void;
+  readonly auth?: BackendMiddleware | undefined;
+  readonly beginShutdown?: (() => void) | undefined;
 }
 
 /** One upstream's backend, probed once at startup (a down upstream is logged, not fatal), closed with the scope. */
@@ -47,41 +47,36 @@ const acquireUpstream = (
 
 /**
  * The routing table from `config.models`: one shared codex backend for every codex route (acquired
- * only if some route uses it), one backend per upstream route, each behind the route's admission.
+ * only if some route uses it), one backend per upstream route, each behind its route's layers.
  */
 export const acquireRoutes = (
   config: GatewayConfig,
   logger: Logger,
   env: Readonly<Record<string, string | undefined>>,
-  acquireCodex: Effect.Effect<AcquiredBackend, never, Scope.Scope>,
+  acquireCodex: Effect.Effect<AcquiredCodex, never, Scope.Scope>,
   tokens: TokenEncoding,
-  report?: RouteReporter,
-): Effect.Effect<AcquiredBackend & { readonly backend: RoutedBackend }, never, Scope.Scope> =>
+): Effect.Effect<AcquiredBackend, never, Scope.Scope> =>
   Effect.gen(function* () {
     const acquired = config.models.some((r) => r.backend === "codex") ? yield* acquireCodex : undefined;
-    const codex = acquired?.backend;
-    const routes: Route[] = [];
+    const routes: RouteBackend[] = [];
     for (const route of config.models) {
-      const backend =
-        route.backend === "codex" && codex
-          ? codex
-          : yield* acquireUpstream(route as UpstreamRoute, logger, env, tokens);
+      const onCodex = route.backend === "codex" && acquired !== undefined;
+      const backend = onCodex
+        ? acquired.backend
+        : yield* acquireUpstream(route as UpstreamRoute, logger, env, tokens);
       // Upstream routes are limited by default; codex routes share the codex pool's own limit unless set.
       const maxInFlight = route.maxInFlight ?? (route.backend === "codex" ? undefined : config.maxInFlight);
       routes.push({
         config: route,
-        backend:
-          maxInFlight === undefined
-            ? backend
-            : withRouteAdmission(backend, { route: route.id, maxInFlight, maxQueue: config.maxQueue }),
+        backend,
+        admission: maxInFlight === undefined ? undefined : { maxInFlight, maxQueue: config.maxQueue },
+        auth: onCodex ? acquired.auth : undefined,
       });
     }
     logger.info(
       { routes: config.models.map((r) => ({ id: r.id, backend: r.backend, aliases: r.aliases ?? [] })) },
       "model routes",
     );
-    return {
-      backend: createRoutedBackend(routes, { logger, report }),
-      beginShutdown: () => acquired?.beginShutdown(),
-    };
+    const table = createRouteTable(createRouteStacks(routes, logger));
+    return { ...table, beginShutdown: () => acquired?.beginShutdown?.() };
   });

@@ -1,4 +1,4 @@
-import { backendStream, GatewayError, type TextBackend, type UsageStore, utcDay } from "@proxy/core";
+import { type BackendMiddleware, GatewayError, type UsageStore, utcDay } from "@proxy/core";
 import type { ApiKey, KeyLimits } from "../config/api-keys.js";
 import { callerOf } from "../http/auth.js";
 import type { KeyMetrics } from "./key-metrics.js";
@@ -11,7 +11,7 @@ export interface LimitedKey {
   readonly limits: KeyLimits;
 }
 
-/** The keys with limits, by the owner digest a turn's `partition` carries. */
+/** The keys with limits, by the owner digest of the caller a turn carries. */
 export const limitedKeys = (keys: ReadonlyArray<ApiKey>): ReadonlyMap<string, LimitedKey> =>
   new Map(
     keys.flatMap((k) =>
@@ -64,39 +64,32 @@ export const checkKeyLimits = async (
 };
 
 /**
- * The backend behind per-key limits: a turn of a limited key is checked first and refused with
+ * Per-key limits as a layer: a turn of a limited key is checked first and refused with
  * 429 + Retry-After (in the surface's own error shape) before anything reaches the backend.
  * Keys without limits pass straight through. A store that cannot be read lets the turn run: an
  * unreachable database must not take the gateway down with it.
  */
-export const limitKeys = <B extends TextBackend>(
-  backend: B,
-  deps: {
-    readonly store: UsageStore;
-    readonly keys: ReadonlyMap<string, LimitedKey>;
-    readonly metrics?: KeyMetrics;
-    readonly now?: () => number;
-    /** The store could not be read: the turn runs (limits fail open) and this is told why. */
-    readonly onStoreError?: (error: unknown, key: string) => void;
-  },
-): B => {
-  if (deps.keys.size === 0) return backend;
+export const keyLimits = (deps: {
+  readonly store: UsageStore;
+  readonly keys: ReadonlyMap<string, LimitedKey>;
+  readonly metrics?: KeyMetrics;
+  readonly now?: () => number;
+  /** The store could not be read: the turn runs (limits fail open) and this is told why. */
+  readonly onStoreError?: (error: unknown, key: string) => void;
+}): BackendMiddleware => {
   const now = deps.now ?? Date.now;
-  const limited: TextBackend["stream"] = (request, options) => {
-    const key = request.partition === undefined ? undefined : deps.keys.get(request.partition);
-    if (key === undefined) return backend.stream(request, options);
+  return {
     // Checked at the first read; the backend's own batches then pass straight through.
-    return backendStream(async () => {
+    async stream(request, options, next) {
+      const owner = request.caller?.owner;
+      const key = owner === undefined ? undefined : deps.keys.get(owner);
+      if (key === undefined) return next(request, options);
       const refused = await checkKeyLimits(deps.store, key, now(), deps.metrics).catch((error: unknown) => {
         deps.onStoreError?.(error, key.name);
         return undefined;
       });
       if (refused !== undefined) throw refused;
-      return backend.stream(request, options).batches();
-    });
+      return next(request, options);
+    },
   };
-  return new Proxy(backend, {
-    get: (target, property, receiver) =>
-      property === "stream" ? limited : Reflect.get(target, property, receiver),
-  });
 };

@@ -1,4 +1,4 @@
-import { type TextBackend, type UsageStore, utcDay } from "@proxy/core";
+import { type BackendMiddleware, type UsageStore, utcDay } from "@proxy/core";
 import type { Registry } from "prom-client";
 import { type ApiKey, apiKeysOf } from "../config/api-keys.js";
 import type { GatewayConfig } from "../config/config.js";
@@ -6,7 +6,7 @@ import type { Logger } from "../observability/logger.js";
 import { DEFAULT_CODEX_ROUTE } from "../routing/answering-route.js";
 import type { AdminDeps } from "./admin-usage.js";
 import { keyLabels } from "./key-account.js";
-import { type LimitedKey, limitedKeys, limitKeys } from "./key-limits.js";
+import { keyLimits, type LimitedKey, limitedKeys } from "./key-limits.js";
 import { createKeyMetrics } from "./key-metrics.js";
 import { createUsageRecorder, type UsageRecorder } from "./usage-recorder.js";
 
@@ -22,8 +22,8 @@ export interface UsageAccounting {
   /** The configured keys, names and limits included (what the auth middlewares take). */
   readonly keys: ReadonlyArray<ApiKey>;
   readonly recorder: UsageRecorder;
-  /** The backend behind the per-key limits. */
-  limit<B extends TextBackend>(backend: B): B;
+  /** The per-key limits as a backend layer; absent when no key has limits. */
+  readonly keyLimits: BackendMiddleware | undefined;
   /** The admin endpoints' dependencies, when `PROXY_ADMIN_KEY` is set. */
   readonly admin: AdminDeps | undefined;
   /** Stops the upkeep and writes the usage still gathered in memory. */
@@ -88,14 +88,16 @@ export const openUsageAccounting = (
   return {
     keys,
     recorder,
-    limit: (backend) =>
-      limitKeys(backend, {
-        store,
-        keys: limited,
-        metrics,
-        onStoreError: (err, key) =>
-          log.warn({ err, key }, "limits not checked (store unreachable); turn let through"),
-      }),
+    keyLimits:
+      limited.size === 0
+        ? undefined
+        : keyLimits({
+            store,
+            keys: limited,
+            metrics,
+            onStoreError: (err, key) =>
+              log.warn({ err, key }, "limits not checked (store unreachable); turn let through"),
+          }),
     admin:
       config.adminKey === ""
         ? undefined

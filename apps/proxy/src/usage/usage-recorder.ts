@@ -1,13 +1,13 @@
 import {
   type Caller,
   type MinuteTokens,
+  type TurnObserver,
   type TurnSummary,
   type UsageCounts,
   type UsageRow,
   type UsageStore,
   utcDay,
 } from "@proxy/core";
-import type { RequestTurnObserver } from "../http/request-context.js";
 import type { Logger } from "../observability/logger.js";
 import { accountOf } from "./key-account.js";
 import type { KeyMetrics } from "./key-metrics.js";
@@ -44,7 +44,7 @@ const add = (into: Counts, counts: UsageCounts) => {
   into.errors += counts.errors;
 };
 
-export interface UsageRecorder extends RequestTurnObserver {
+export interface UsageRecorder extends TurnObserver {
   /** Writes what is gathered now and waits for it (admin reads, shutdown). */
   settle(): Promise<void>;
   /** Stops the periodic flush after a last one. */
@@ -122,13 +122,13 @@ export const createUsageRecorder = (deps: {
   timer.unref();
 
   return {
-    onTurnEnd(summary, route) {
+    onTurnEnd(summary) {
       const at = now();
       const key = accountOf(summary.caller);
       const counts = turnCounts(summary);
       deps.metrics.observe(deps.labelOf(summary.caller), counts);
       // The route that answered (after fallbacks); for a turn none took, the route its model names.
-      gather(key, route ?? deps.routeOf(summary.model), dayOf(at), counts);
+      gather(key, summary.telemetry.route ?? deps.routeOf(summary.model), dayOf(at), counts);
       if (deps.tracksMinutes(key))
         gatherMinute(key, Math.floor(at / 60_000), counts.inputTokens + counts.outputTokens);
       if (deps.writesAtOnce(key)) void flush();

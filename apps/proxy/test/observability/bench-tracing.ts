@@ -21,7 +21,11 @@ const summary = (i: number): TurnSummary => ({
   model: "gpt-5.5",
   stream: true,
   outputMode: "openai-json",
-  telemetry: { ...telemetry, usage: { inputTokens: 100, outputTokens: 10, totalTokens: 110 } },
+  telemetry: {
+    ...telemetry,
+    route: "codex",
+    usage: { inputTokens: 100, outputTokens: 10, totalTokens: 110 },
+  },
   finish: i % 10 === 0 ? undefined : "tool_calls",
   error: i % 10 === 0 ? new GatewayError("timeout", "slow") : undefined,
   ttfbMs: 40,
@@ -29,9 +33,9 @@ const summary = (i: number): TurnSummary => ({
   timings: { arrivedAt: Date.now(), decodedMs: 1, acceptedMs: 30, endedMs: 90 },
 });
 const N = 20_000;
-for (let i = 0; i < 1000; i++) tracer.onTurnEnd(summary(i), "codex");
+for (let i = 0; i < 1000; i++) tracer.onTurnEnd(summary(i));
 const t0 = performance.now();
-for (let i = 0; i < N; i++) tracer.onTurnEnd(summary(i), "codex");
+for (let i = 0; i < N; i++) tracer.onTurnEnd(summary(i));
 const perTurn = ((performance.now() - t0) / N) * 1000;
 console.log(
   `spans written per request: ${perTurn.toFixed(1)} µs (7-8 spans, batch export in the background)`,

@@ -2,8 +2,9 @@ import { GatewayError } from "@proxy/core";
 import { createScriptedBackend, type ScriptedTurn } from "@proxy/core/testing";
 import { pino } from "pino";
 import { describe, expect, it } from "vitest";
+import { createRouteStacks } from "../../src/backend/backend-stack.js";
 import type { RouteConfig } from "../../src/routing/route-config.js";
-import { createRoutedBackend } from "../../src/routing/route-table.js";
+import { createRouteTable } from "../../src/routing/route-table.js";
 
 const request = (model: string) => ({
   model,
@@ -12,30 +13,28 @@ const request = (model: string) => ({
   input: [{ type: "text" as const, text: "hi" }],
 });
 
-/** Two routes, `a` falling back to `b`, each a scripted backend playing `turn`. */
+/** Two routes, `a` falling back to `b`, each a scripted backend playing `turn` behind its route layers. */
 const table = (a: ScriptedTurn, b: ScriptedTurn, extra: Partial<RouteConfig> = {}) => {
   const backends = { a: createScriptedBackend([a]), b: createScriptedBackend([b]) };
-  const reported: string[] = [];
   const lines: Array<Record<string, unknown>> = [];
-  const routed = createRoutedBackend(
-    [
-      {
-        config: { id: "a", backend: "codex", fallbacks: ["b"], ...extra } as RouteConfig,
-        backend: backends.a,
-      },
-      { config: { id: "b", backend: "codex" }, backend: backends.b },
-    ],
-    {
-      report: (r) => reported.push(r),
-      logger: pino({ level: "info" }, { write: (l: string) => void lines.push(JSON.parse(l)) }),
-    },
+  const routed = createRouteTable(
+    createRouteStacks(
+      [
+        {
+          config: { id: "a", backend: "codex", fallbacks: ["b"], ...extra } as RouteConfig,
+          backend: backends.a,
+        },
+        { config: { id: "b", backend: "codex" }, backend: backends.b },
+      ],
+      pino({ level: "info" }, { write: (l: string) => void lines.push(JSON.parse(l)) }),
+    ),
   );
   const run = async (signal = new AbortController().signal) => {
     const events = [];
-    for await (const e of routed.stream(request("a"), { signal })) events.push(e);
+    for await (const e of routed.backend.stream(request("a"), { signal })) events.push(e);
     return events;
   };
-  return { backends, reported, lines, run };
+  return { backends, lines, run };
 };
 
 const textOf = (events: ReadonlyArray<{ type: string; delta?: string }>) =>
@@ -53,8 +52,10 @@ describe("fallbacks before the first byte (routing table over scripted backends)
     const t = table(failing, { chunks: ["from b"] });
     const events = await t.run();
     expect(textOf(events)).toBe("from b");
-    expect(events.filter((e) => e.type === "stream-start")).toHaveLength(1);
-    expect(t.reported).toEqual(["a", "b"]);
+    // One stream-start, naming the route that answered; the log names the one that gave way.
+    expect(events.filter((e) => e.type === "stream-start")).toEqual([
+      { type: "stream-start", model: "scripted", turnId: "turn_1", route: "b" },
+    ]);
     expect(t.lines.find((l) => l.msg === "model route: falling back before the first byte")).toMatchObject({
       route: "a",
       fallback: "b",
@@ -78,7 +79,7 @@ describe("fallbacks before the first byte (routing table over scripted backends)
     expect(textOf(events)).toBe("partial ");
     expect(events.at(-1)).toMatchObject({ type: "error", error: { kind: "rate_limited" } });
     expect(t.backends.b.requests).toHaveLength(0);
-    expect(t.reported).toEqual(["a"]);
+    expect(events[0]).toMatchObject({ type: "stream-start", route: "a" });
   });
 
   it("every route failing: the last one's error is the answer", async () => {
@@ -86,8 +87,14 @@ describe("fallbacks before the first byte (routing table over scripted backends)
       { chunks: [], startError: new GatewayError("rate_limited", "limit a") },
       { chunks: [], startError: new GatewayError("backend_unavailable", "b is down") },
     );
-    await expect(t.run()).rejects.toMatchObject({ kind: "backend_unavailable", message: "b is down" });
-    expect(t.reported).toEqual(["a", "b"]);
+    // The refusal, naming the route that gave it (the last one tried).
+    expect(await t.run()).toEqual([
+      {
+        type: "error",
+        error: expect.objectContaining({ kind: "backend_unavailable", message: "b is down" }),
+        route: "b",
+      },
+    ]);
   });
 
   it("firstByteTimeoutMs: a primary with no output in time is stopped and the next route answers", async () => {
@@ -110,26 +117,28 @@ describe("fallbacks before the first byte (routing table over scripted backends)
 
   it("a fallback that cannot take the request is skipped, with the reason logged", async () => {
     const t = table({ chunks: [], startError: new GatewayError("rate_limited", "limit") }, { chunks: ["b"] });
-    const routed = createRoutedBackend(
-      [
-        { config: { id: "a", backend: "codex", fallbacks: ["b"] }, backend: t.backends.a },
-        {
-          config: { id: "b", backend: "openai-compatible", baseUrl: "http://x/v1", images: false },
-          backend: t.backends.b,
-        },
-      ],
-      { logger: pino({ level: "info" }, { write: (l: string) => void t.lines.push(JSON.parse(l)) }) },
+    const routed = createRouteTable(
+      createRouteStacks(
+        [
+          { config: { id: "a", backend: "codex", fallbacks: ["b"] }, backend: t.backends.a },
+          {
+            config: { id: "b", backend: "openai-compatible", baseUrl: "http://x/v1", images: false },
+            backend: t.backends.b,
+          },
+        ],
+        pino({ level: "info" }, { write: (l: string) => void t.lines.push(JSON.parse(l)) }),
+      ),
     );
     const withImage = {
       ...request("a"),
       input: [{ type: "image" as const, url: "data:image/png;base64,AAAA" }],
     };
-    const consume = async () => {
-      for await (const _ of routed.stream(withImage, { signal: new AbortController().signal })) {
-        // drain
-      }
-    };
-    await expect(consume()).rejects.toMatchObject({ kind: "rate_limited" });
+    const events = [];
+    for await (const e of routed.backend.stream(withImage, { signal: new AbortController().signal }))
+      events.push(e);
+    expect(events).toEqual([
+      { type: "error", error: expect.objectContaining({ kind: "rate_limited" }), route: "a" },
+    ]);
     expect(t.backends.b.requests).toHaveLength(0);
     expect(t.lines.find((l) => l.msg === "model route: fallback skipped")).toMatchObject({
       route: "a",

@@ -10,7 +10,7 @@ import {
   type TurnSettings,
 } from "@proxy/core";
 import { type Logger, pino } from "pino";
-import { createGatewayBackend } from "../../src/backend/gateway-backend.js";
+import { createBackendStack } from "../../src/backend/backend-stack.js";
 import { createApp } from "../../src/create-app.js";
 import { createRequestScope } from "../../src/http/request-context.js";
 import { createMetrics } from "../../src/observability/metrics.js";
@@ -40,14 +40,12 @@ export const serveApp = async (
     { level: "info", mixin: () => (scope.getStore() ? { requestId: scope.getStore()?.requestId } : {}) },
     { write: (line: string) => void lines.push(JSON.parse(line)) },
   );
-  const backend = createGatewayBackend(
-    options.wrap ? options.wrap(inner, logger) : inner,
-    options.aliases ?? {},
-    undefined,
-    options.routed !== true,
+  const stack = createBackendStack(
+    { backend: options.wrap ? options.wrap(inner, logger) : inner },
+    { aliases: options.aliases ?? {}, claudeOnDefault: options.routed !== true },
   );
   const app = createApp({
-    backend,
+    ...stack,
     settings: { ...DEFAULT_TURN_SETTINGS, ...options.settings },
     logger,
     metrics: createMetrics(),
@@ -66,7 +64,8 @@ export const serveApp = async (
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
-    backend,
+    backend: stack.backend,
+    control: stack.control,
     logs: lines,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };

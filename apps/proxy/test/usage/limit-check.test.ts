@@ -1,12 +1,19 @@
-import type { UsageStore } from "@proxy/core";
+import { type TextBackend, type UsageStore, wrapBackend } from "@proxy/core";
 import { createScriptedBackend } from "@proxy/core/testing";
 import { describe, expect, it } from "vitest";
 import { callerOf } from "../../src/http/auth.js";
-import { checkKeyLimits, limitedKeys, limitKeys } from "../../src/usage/key-limits.js";
+import { checkKeyLimits, keyLimits, limitedKeys } from "../../src/usage/key-limits.js";
 
 const KEY = "sk-unit-0123456789";
 const owner = callerOf(KEY).owner;
-const request = { model: "m", instructions: "", history: [], input: [], partition: owner };
+const request = {
+  model: "m",
+  instructions: "",
+  history: [],
+  input: [],
+  partition: owner,
+  caller: callerOf(KEY),
+};
 
 const storeWith = (load: { minuteTokens: number; dayTokens: number }, admit = true): UsageStore => ({
   recordUsage: async () => undefined,
@@ -18,7 +25,7 @@ const storeWith = (load: { minuteTokens: number; dayTokens: number }, admit = tr
   purgeMinutesBefore: async () => 0,
 });
 
-const eventsOf = async (backend: ReturnType<typeof createScriptedBackend>) => {
+const eventsOf = async (backend: TextBackend) => {
   const types: string[] = [];
   for await (const batch of backend.stream(request, { signal: new AbortController().signal }).batches())
     for (const event of batch) types.push(event.type);
@@ -49,22 +56,48 @@ describe("the per-key limit check", () => {
       keyLoad: () => Promise.reject(new Error("db down")),
     };
     const told: string[] = [];
-    const backend = limitKeys(createScriptedBackend([{ chunks: "ok" }]), {
-      store: failing,
-      keys: limitedKeys([{ key: KEY, name: "k", limits: { tpm: 10 } }]),
-      onStoreError: (error, key) => told.push(`${key}: ${(error as Error).message}`),
-    });
+    const backend = wrapBackend(
+      createScriptedBackend([{ chunks: "ok" }]),
+      keyLimits({
+        store: failing,
+        keys: limitedKeys([{ key: KEY, name: "k", limits: { tpm: 10 } }]),
+        onStoreError: (error, key) => told.push(`${key}: ${(error as Error).message}`),
+      }),
+    );
     expect(await eventsOf(backend)).toContain("finish");
     expect(told).toEqual(["k: db down"]);
   });
 
   it("never reaches the backend for a refused turn", async () => {
     const scripted = createScriptedBackend([{ chunks: "ok" }]);
-    const backend = limitKeys(scripted, {
-      store: storeWith({ minuteTokens: 0, dayTokens: 5 }),
-      keys: limitedKeys([{ key: KEY, name: "k", limits: { tokensPerDay: 5 } }]),
-    });
+    const backend = wrapBackend(
+      scripted,
+      keyLimits({
+        store: storeWith({ minuteTokens: 0, dayTokens: 5 }),
+        keys: limitedKeys([{ key: KEY, name: "k", limits: { tokensPerDay: 5 } }]),
+      }),
+    );
     await expect(eventsOf(backend)).rejects.toMatchObject({ kind: "rate_limited" });
     expect(scripted.requests).toHaveLength(0);
+  });
+
+  it("limits the caller the turn carries, not whatever its cache partition says", async () => {
+    const limit = () =>
+      wrapBackend(
+        createScriptedBackend([{ chunks: "ok" }]),
+        keyLimits({
+          store: storeWith({ minuteTokens: 0, dayTokens: 5 }),
+          keys: limitedKeys([{ key: KEY, name: "k", limits: { tokensPerDay: 5 } }]),
+        }),
+      );
+    const signal = new AbortController().signal;
+    const run = async (backend: TextBackend, r: typeof request | Omit<typeof request, "caller">) => {
+      for await (const _ of backend.stream(r, { signal }).batches()) {
+        // drain
+      }
+    };
+    const { caller: _, ...partitionOnly } = request;
+    await expect(run(limit(), partitionOnly)).resolves.toBeUndefined();
+    await expect(run(limit(), request)).rejects.toMatchObject({ code: "key_limit_exceeded" });
   });
 });

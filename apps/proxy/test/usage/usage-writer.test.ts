@@ -19,6 +19,9 @@ const summary = (name: string, inputTokens: number, requests = 1): TurnSummary =
   },
 });
 
+/** `s` as answered by `route` (the route its turn's stream named). */
+const on = (route: string, s: TurnSummary): TurnSummary => ({ ...s, telemetry: { ...s.telemetry, route } });
+
 /** A recorder over a real store, its log lines kept. */
 const recorderOver = (store: UsageStore) => {
   const lines: Array<Record<string, unknown>> = [];
@@ -62,14 +65,13 @@ describe.each(stores)("a usage row %s can never hold", { timeout: 60_000 }, (_, 
     // A route the store cannot hold: over PostgreSQL's index row limit and holding a NUL byte, which
     // neither PostgreSQL's TEXT nor (as a NaN count would be) SQLite's NOT NULL columns take.
     const bad = `${"x".repeat(100)}\u0000${Array.from({ length: 3000 }, (_, i) => (i * 7919) % 97).join("")}`;
-    recorder.onTurnEnd(summary("alice", 10), "good");
+    recorder.onTurnEnd(on("good", summary("alice", 10)));
     recorder.onTurnEnd(
-      { ...summary("mallory", 10), telemetry: { ...createTelemetry([]), usage: undefined } },
-      bad,
+      on(bad, { ...summary("mallory", 10), telemetry: { ...createTelemetry([]), usage: undefined } }),
     );
     const broken = summary("bob", Number.NaN);
-    recorder.onTurnEnd(broken, "nan");
-    recorder.onTurnEnd(summary("carol", 30), "good");
+    recorder.onTurnEnd(on("nan", broken));
+    recorder.onTurnEnd(on("good", summary("carol", 30)));
     await recorder.settle();
     expect(await rowsOf(store, "alice")).toEqual([{ route: "good", inputTokens: 10 }]);
     expect(await rowsOf(store, "carol")).toEqual([{ route: "good", inputTokens: 30 }]);
@@ -79,9 +81,9 @@ describe.each(stores)("a usage row %s can never hold", { timeout: 60_000 }, (_, 
     expect(dropped.every((l) => String(l.route ?? "").length <= 300)).toBe(true);
 
     // Nothing of the dropped rows comes back: the next flushes write the next turns.
-    recorder.onTurnEnd(summary("alice", 5), "good");
+    recorder.onTurnEnd(on("good", summary("alice", 5)));
     await recorder.settle();
-    recorder.onTurnEnd(summary("alice", 5), "good");
+    recorder.onTurnEnd(on("good", summary("alice", 5)));
     await recorder.close();
     expect(await rowsOf(store, "alice")).toEqual([{ route: "good", inputTokens: 20 }]);
     expect(lines.filter((l) => l.msg === "usage row dropped: the store cannot hold it")).toHaveLength(
@@ -101,11 +103,11 @@ describe.each(stores)("a usage row %s can never hold", { timeout: 60_000 }, (_, 
           : store.recordUsage(rows, minutes),
     };
     const { recorder, lines } = recorderOver(flaky);
-    recorder.onTurnEnd(summary("dave", 10), "good");
+    recorder.onTurnEnd(on("good", summary("dave", 10)));
     await recorder.settle();
     expect(lines.map((l) => l.msg)).toContain("usage not recorded yet; retrying with the next flush");
     down = false;
-    recorder.onTurnEnd(summary("dave", 10), "good");
+    recorder.onTurnEnd(on("good", summary("dave", 10)));
     await recorder.close();
     expect(await rowsOf(store, "dave")).toEqual([{ route: "good", inputTokens: 20 }]);
   });

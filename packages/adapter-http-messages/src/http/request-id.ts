@@ -1,6 +1,12 @@
+import { hostRequestId } from "@proxy/http-surface";
 import type { Context } from "hono";
 
-const KEY = "messagesRequestId" as never;
+declare module "hono" {
+  interface ContextVariableMap {
+    /** The `request-id` this surface answered with, once set (so every response of a request carries one). */
+    messagesRequestId: string | undefined;
+  }
+}
 
 /** Anthropic's name for the request id header. */
 export const REQUEST_ID_HEADER = "request-id";
@@ -10,10 +16,8 @@ export const REQUEST_ID_HEADER = "request-id";
  * the host app set one (so it matches the logs), else a fresh one. Set once per request.
  */
 export const setRequestId = (c: Context): void => {
-  if (c.get(KEY) !== undefined) return;
-  const host = c.get("requestId" as never) as unknown;
-  const id =
-    typeof host === "string" && host !== "" ? host : `req_${crypto.randomUUID().replaceAll("-", "")}`;
-  c.set(KEY, id as never);
+  if (c.get("messagesRequestId") !== undefined) return;
+  const id = hostRequestId(c) ?? `req_${crypto.randomUUID().replaceAll("-", "")}`;
+  c.set("messagesRequestId", id);
   c.header(REQUEST_ID_HEADER, id);
 };

@@ -1,3 +1,4 @@
+import type { Caller } from "../ports/response-store.js";
 /** Content a message can carry. Images are URLs (data: URLs for the codex backend). */
 export type ContentPart =
   | { readonly type: "text"; readonly text: string }
@@ -59,6 +60,8 @@ export interface TurnRequest {
   readonly maxOutputTokens?: number | undefined;
   /** Text that ends the answer where it first appears (chat `stop`); never applied inside tool calls. */
   readonly stopSequences?: ReadonlyArray<string> | undefined;
-  /** Who asks (the caller's owner digest; see `BackendRequest.partition`). Set by the turn session. */
+  /** What the backend keeps per-caller state under (see `BackendRequest.partition`). Set by the turn session. */
   readonly partition?: string | undefined;
+  /** Who asks (see `BackendRequest.caller`). Set by the turn session. */
+  readonly caller?: Caller | undefined;
 }

@@ -9,12 +9,6 @@
 export type StoredStatus = "queued" | "in_progress" | "completed" | "incomplete" | "failed" | "cancelled";
 
 /**
- * The Hono context variable the gateway's auth middleware sets to the caller's `Caller`, and the
- * surfaces read; one name for both sides.
- */
-export const CALLER_VARIABLE = "proxyCaller";
-
-/**
  * Who is calling: `owner` is a one-way hash of the API key ("" when keys are off); never the key.
  * `name` is the key's declared name, when the deployment gave it one (usage accounting, limits).
  */

@@ -1,6 +1,7 @@
 import type { BackendEvent } from "../events/backend-event.js";
 import type { ContentPart, ReasoningEffort, ReasoningSummary } from "../model/conversation.js";
 import type { JsonSchema, ToolPolicy } from "../model/tool-spec.js";
+import type { Caller } from "./response-store.js";
 
 /** An earlier function call, as a native turn hands it back to the model. */
 export interface NativeToolCall {
@@ -47,11 +48,13 @@ export interface BackendRequest {
   readonly outputSchema?: JsonSchema | undefined;
   readonly maxOutputTokens?: number | undefined;
   /**
-   * Who asks: an opaque caller key (never a secret). A backend that keeps anything across requests
-   * (e.g. threads started ahead of time) keeps it per partition, so one caller can never reuse, or
-   * time, what another caller's requests left behind.
+   * The cache partition: an opaque caller key (never a secret). A backend that keeps anything across
+   * requests (e.g. threads started ahead of time) keeps it per partition, so one caller can never
+   * reuse, or time, what another caller's requests left behind.
    */
   readonly partition?: string | undefined;
+  /** Who asks, as the gateway authenticated them (owner digest, key name): for layers that act per caller. */
+  readonly caller?: Caller | undefined;
 }
 
 export interface ModelInfo {

@@ -35,8 +35,11 @@ export interface BackendMiddleware {
   readiness?(next: () => BackendReadiness): BackendReadiness;
 }
 
-/** `backend` behind `middleware`: the one way the gateway decorates a backend (auth, admission, drain…). */
-export const wrapBackend = (backend: TextBackend, middleware: BackendMiddleware): TextBackend => {
+const isList = (
+  middleware: BackendMiddleware | ReadonlyArray<BackendMiddleware>,
+): middleware is ReadonlyArray<BackendMiddleware> => Array.isArray(middleware);
+
+const wrapOne = (backend: TextBackend, middleware: BackendMiddleware): TextBackend => {
   const next = (request: BackendRequest, options: StreamOptions) =>
     backend.stream(request, options).batches();
   const innerCapabilities = (model: string) => backend.capabilitiesFor?.(model);
@@ -66,3 +69,14 @@ export const wrapBackend = (backend: TextBackend, middleware: BackendMiddleware)
         : () => readiness.call(middleware, () => backend.readiness()),
   };
 };
+
+/**
+ * `backend` behind `middleware`: the one way the gateway decorates a backend (auth, limits, drain…).
+ * A list is applied as vercel/ai's `wrapLanguageModel` applies one: its first entry is the
+ * outermost layer (it sees a request first and the inner backend's batches last).
+ */
+export const wrapBackend = (
+  backend: TextBackend,
+  middleware: BackendMiddleware | ReadonlyArray<BackendMiddleware>,
+): TextBackend =>
+  isList(middleware) ? middleware.reduceRight(wrapOne, backend) : wrapOne(backend, middleware);

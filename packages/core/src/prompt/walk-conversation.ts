@@ -96,11 +96,12 @@ export const turnSettings = (
   turn: TurnRequest,
 ): Pick<
   BackendRequest,
-  "reasoningEffort" | "reasoningSummary" | "outputSchema" | "maxOutputTokens" | "partition"
+  "reasoningEffort" | "reasoningSummary" | "outputSchema" | "maxOutputTokens" | "partition" | "caller"
 > => ({
   reasoningEffort: turn.reasoningEffort,
   reasoningSummary: turn.reasoningSummary,
   outputSchema: turn.outputSchema,
   maxOutputTokens: turn.maxOutputTokens,
   partition: turn.partition,
+  caller: turn.caller,
 });

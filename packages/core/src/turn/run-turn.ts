@@ -43,7 +43,10 @@ export interface TurnHandle {
   readonly batches: AsyncIterable<AssistantBatch>;
   /** The same events one by one (a flattening view of `batches`). */
   readonly events: AsyncIterable<AssistantEvent>;
+  /** A snapshot of everything so far; mid-turn its usage may be estimated (the prompt tokenized). */
   telemetry(): TurnTelemetry;
+  /** The route that took the turn so far (`telemetry().route`, without the snapshot). */
+  route(): string | undefined;
 }
 
 /** Assistant events produced in one synchronous pass over a backend batch (never empty). */
@@ -174,6 +177,7 @@ export const runTurn = (deps: TurnDeps, input: TurnInput): TurnHandle => {
     // (a client gone mid-stream included); the client's own usage events carry the reported part.
     telemetry: () =>
       Object.freeze({ ...telemetry, usage: meter.usage(), callIds: Object.freeze([...telemetry.callIds]) }),
+    route: () => telemetry.route,
   };
 };
 

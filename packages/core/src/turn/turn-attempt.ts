@@ -128,6 +128,7 @@ export async function* runAttempt(
         case "stream-start":
           meter.accepted();
           if (event.turnId !== undefined) telemetry.backendTurnId = event.turnId;
+          if (event.route !== undefined) telemetry.route = event.route;
           if (!ctx.started) {
             ctx.started = true;
             out.push(event);
@@ -145,6 +146,7 @@ export async function* runAttempt(
           finish = event.finish;
           break;
         case "error":
+          if (event.route !== undefined) telemetry.route = event.route;
           return { stopped: false, error: event.error };
         default: {
           meter.output(outputOf(event));

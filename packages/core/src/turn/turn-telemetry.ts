@@ -31,6 +31,8 @@ export interface TurnTelemetry {
   /** The backend turn was stopped after the tool calls (stop-after-tools). */
   readonly stoppedEarly: boolean;
   readonly backendTurnId?: string | undefined;
+  /** The route that took the turn (or refused it), as the backend's `stream-start` or `error` named it. */
+  readonly route?: string | undefined;
   /**
    * The backend failed after every call the client saw was complete: the turn finished with those
    * calls (`tool_calls`) and this failure is kept here for logs and metrics only.

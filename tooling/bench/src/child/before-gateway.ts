@@ -38,13 +38,21 @@ export const beforeGatewayApp = async (dir: string): Promise<BeforeGateway> => {
   const scripted = call(testing, "createScriptedBackend", "packages/core/dist/testing", scriptFor, {
     record: false,
   });
-  // Later builds may fold the wrapper into createApp; an earlier one may not have it at all.
-  const backend =
-    typeof gateway.createGatewayBackend === "function"
-      ? (gateway.createGatewayBackend as (b: unknown) => unknown)(scripted)
-      : scripted;
+  // A build with a backend stack takes its stream port and control plane apart; an earlier one took
+  // one wrapped backend (createGatewayBackend); the earliest had no wrapper at all.
+  const stack: { readonly backend: unknown; readonly control?: unknown } =
+    typeof gateway.createBackendStack === "function"
+      ? ((gateway.createBackendStack as (b: unknown) => { backend: unknown; control: unknown })({
+          backend: scripted,
+        }) as { backend: unknown; control: unknown })
+      : {
+          backend:
+            typeof gateway.createGatewayBackend === "function"
+              ? (gateway.createGatewayBackend as (b: unknown) => unknown)(scripted)
+              : scripted,
+        };
   const app = call(gateway, "createApp", gatewayDist, {
-    backend,
+    ...stack,
     settings: core.DEFAULT_TURN_SETTINGS,
     logger: call(gateway, "createLogger", gatewayDist, "silent", { pretty: false }),
     metrics: call(gateway, "createMetrics", gatewayDist),
@@ -54,9 +62,10 @@ export const beforeGatewayApp = async (dir: string): Promise<BeforeGateway> => {
     version: "bench-before",
   }) as { fetch?: BeforeGateway["fetch"] };
   if (typeof app.fetch !== "function") throw new Error(`BENCH_BEFORE_DIR: createApp() returned no fetch()`);
-  const active = (backend as { activeTurns?: () => number }).activeTurns;
+  const owner = (stack.control ?? stack.backend) as { activeTurns?: () => number };
+  const active = owner.activeTurns;
   return {
     fetch: app.fetch.bind(app),
-    ...(typeof active === "function" ? { activeTurns: () => active.call(backend) } : {}),
+    ...(typeof active === "function" ? { activeTurns: () => active.call(owner) } : {}),
   };
 };

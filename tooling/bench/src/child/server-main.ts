@@ -30,11 +30,11 @@ const main = async () => {
     }
     const { baselineApp, gatewayApp, scriptedBackend } = await import("../apps.js");
     if (mode === "baseline") return baselineApp(() => payload);
-    const { createGatewayBackend } = await import("@proxy/gateway");
+    const { createBackendStack } = await import("@proxy/gateway");
     if (mode === "gateway") {
-      const backend = createGatewayBackend(scriptedBackend());
-      gateway = backend;
-      return gatewayApp(backend);
+      const stack = createBackendStack({ backend: scriptedBackend() });
+      gateway = stack.control;
+      return gatewayApp(stack);
     }
     // The gateway's own setting, so a run can compare with warm threads off.
     const { createCodexBackend } = await import("@proxy/adapter-codex-appserver");
@@ -42,9 +42,9 @@ const main = async () => {
     const codex = createCodexBackend({ env: process.env, ...(warm ? { warmThreads: Number(warm) } : {}) });
     await codex.warmup();
     closeBackend = () => codex.close();
-    const backend = createGatewayBackend(codex);
-    gateway = backend;
-    return gatewayApp(backend);
+    const stack = createBackendStack({ backend: codex });
+    gateway = stack.control;
+    return gatewayApp(stack);
   };
 
   const app = await buildApp();
