@@ -13,7 +13,7 @@ export const TOOL_CALL_OPEN = "<tool_call>";
 export { TOOL_CALL_CLOSE };
 
 /**
- * `<tool_call>{"name": …, "arguments": …}</tool_call>`: tokenizes the outer object as it
+ * `<tool_call>{"name": …, "arguments": …}</tool_call>` (or between other tags): tokenizes the outer object as it
  * arrives and streams the committed part of the arguments once the name is a known soft tool.
  * The close tag ends the block anywhere except inside a string of the arguments, so a model
  * may write `</tool_call>` inside an argument value. When such a block does not read as one
@@ -21,21 +21,16 @@ export { TOOL_CALL_CLOSE };
  * close tag (it is not a call) and what follows is read again as text, so a valid block after it
  * is not lost. Several objects in one block are one call each.
  */
-export const openJsonBlock = (ctx: BlockContext): OpenBlock => new JsonBlockReader(ctx, DEFAULT_TAGS);
+export const openJsonBlock =
+  (tags: JsonBlockTags) =>
+  (ctx: BlockContext): OpenBlock =>
+    new JsonBlockReader(ctx, tags);
 
 /** A format's delimiters; the close tag's first character appears nowhere else in it. */
 export interface JsonBlockTags {
   readonly open: string;
   readonly close: string;
 }
-
-const DEFAULT_TAGS: JsonBlockTags = { open: TOOL_CALL_OPEN, close: TOOL_CALL_CLOSE };
-
-/** Reads blocks between other delimiters (one reader per block, as `openJsonBlock`). */
-export const openJsonBlockWith =
-  (tags: JsonBlockTags) =>
-  (ctx: BlockContext): OpenBlock =>
-    new JsonBlockReader(ctx, tags);
 
 /** A known soft tool that is not custom: its arguments stream while the block is read. */
 const streamable = (tools: ReadonlyMap<string, ToolSpec>, name: string | undefined): boolean => {

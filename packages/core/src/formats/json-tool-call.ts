@@ -1,5 +1,5 @@
 import type { BlockFormat } from "../parser/block-format.js";
-import { openJsonBlock, openJsonBlockWith, TOOL_CALL_CLOSE, TOOL_CALL_OPEN } from "./json-block.js";
+import { openJsonBlock, TOOL_CALL_CLOSE, TOOL_CALL_OPEN } from "./json-block.js";
 
 export interface JsonBlockFormatOptions {
   /** The opening delimiter (default `<tool_call>`). */
@@ -57,7 +57,6 @@ export const jsonBlockFormat = (options: JsonBlockFormatOptions = {}): BlockForm
   if (options.arguments !== undefined && options.arguments !== "string" && !asObject)
     throw new TypeError('jsonBlockFormat: option "arguments" must be "string" or "object"');
   checkTags(start, end);
-  const fixed = start === TOOL_CALL_OPEN && end === TOOL_CALL_CLOSE;
   const renderCall = asObject
     ? (name: string, argumentsJson: string): string =>
         parsesAsObject(argumentsJson)
@@ -69,7 +68,7 @@ export const jsonBlockFormat = (options: JsonBlockFormatOptions = {}): BlockForm
     id: "json",
     open: start,
     close: end,
-    openBlock: fixed ? openJsonBlock : openJsonBlockWith({ open: start, close: end }),
+    openBlock: openJsonBlock({ open: start, close: end }),
     renderCall,
     promptRules: asObject
       ? [

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { JSON_TOOL_CALL_FORMAT, jsonBlockFormat } from "../../src/formats/index.js";
 import type { TurnRequest } from "../../src/model/conversation.js";
 import type { ToolPolicy } from "../../src/model/tool-spec.js";
+import type { PromptMessage } from "../../src/ports/text-backend.js";
 import type { PromptTexts } from "../../src/prompt/prompt-texts.js";
 import { renderBackendRequest, renderToolResult } from "../../src/prompt/render-history.js";
 import { manifestRules, renderToolManifest } from "../../src/prompt/render-manifest.js";
@@ -31,6 +32,8 @@ const turn: TurnRequest = {
 const PIPES = jsonBlockFormat({ start: "<|tool_call|>", end: "<|/tool_call|>" });
 const textOf = (parts: ReadonlyArray<{ type: string; text?: string }>) =>
   parts.map((p) => p.text ?? "").join("");
+const messageText = (m: PromptMessage | undefined) =>
+  m !== undefined && "content" in m ? textOf(m.content) : "";
 
 describe("prompt texts: the defaults are the gateway's own", () => {
   it("renders the same manifest and request with no texts as with empty texts", () => {
@@ -60,7 +63,7 @@ describe("prompt texts: a custom-delimiter format all through the prompt", () =>
       '<|tool_call|>{"name":"search","arguments":"{\\"q\\":\\"<q>\\"}"}<|/tool_call|>',
     );
     expect(instructions).not.toContain("<tool_call>");
-    expect(history.map((m) => [m.role, textOf(m.content)])).toEqual([
+    expect(history.map((m) => [m.role, messageText(m)])).toEqual([
       ["user", "find cats"],
       ["assistant", '<|tool_call|>{"name":"search","arguments":"{\\"q\\":\\"cats\\"}"}<|/tool_call|>'],
     ]);
@@ -104,7 +107,7 @@ describe("prompt texts: replaced", () => {
     const { request } = renderBackendRequest(turn, policy, JSON_TOOL_CALL_FORMAT, { placement: "message" });
     expect(request.instructions).not.toContain("# Functions");
     expect(request.history[0]?.role).toBe("user");
-    expect(textOf(request.history[0]?.content ?? [])).toBe(renderToolManifest(policy, JSON_TOOL_CALL_FORMAT));
+    expect(messageText(request.history[0])).toBe(renderToolManifest(policy, JSON_TOOL_CALL_FORMAT));
     expect(request.history.slice(1).map((m) => m.role)).toEqual(["user", "assistant"]);
     // No tools: no manifest message.
     const none = renderBackendRequest(turn, { ...policy, tools: [] }, JSON_TOOL_CALL_FORMAT, {
