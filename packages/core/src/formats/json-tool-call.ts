@@ -1,5 +1,6 @@
 import type { BlockFormat } from "../parser/block-format.js";
 import { openJsonBlock, TOOL_CALL_CLOSE, TOOL_CALL_OPEN } from "./json-block.js";
+import { parseObject } from "./json-call-decision.js";
 
 export interface JsonBlockFormatOptions {
   /** The opening delimiter (default `<tool_call>`). */
@@ -35,15 +36,6 @@ const checkTags = (start: string, end: string): void => {
     throw new TypeError('jsonBlockFormat: option "start" and option "end" may not be a prefix of each other');
 };
 
-const parsesAsObject = (json: string): boolean => {
-  try {
-    const v: unknown = JSON.parse(json);
-    return typeof v === "object" && v !== null && !Array.isArray(v);
-  } catch {
-    return false;
-  }
-};
-
 /**
  * The JSON block format between `start` and `end`: `start{"name": …, "arguments": …}end`. Both
  * delimiters start with `<` and hold no other `<` and no line break, differ, and neither is a
@@ -59,7 +51,7 @@ export const jsonBlockFormat = (options: JsonBlockFormatOptions = {}): BlockForm
   checkTags(start, end);
   const renderCall = asObject
     ? (name: string, argumentsJson: string): string =>
-        parsesAsObject(argumentsJson)
+        parseObject(argumentsJson) !== undefined
           ? `${start}{"name":${JSON.stringify(name)},"arguments":${argumentsJson}}${end}`
           : `${start}${JSON.stringify({ name, arguments: argumentsJson })}${end}`
     : (name: string, argumentsJson: string): string =>

@@ -1,10 +1,10 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { blockFormatsReading, jsonBlockFormat } from "../../src/formats/index.js";
-import type { ParserEvent, SentinelParserOptions } from "../../src/parser/index.js";
+import type { SentinelParserOptions } from "../../src/parser/index.js";
 import type { Expected } from "./message-arbitraries.js";
 import { generatedMessage, hostileMessage } from "./message-arbitraries.js";
-import { assertInvariants, normalize, parseChunks, parserOptions, splitAt } from "./parser-harness.js";
+import { assertSameAsOneChunk, observed, parserOptions, splitAt } from "./parser-harness.js";
 
 const SEED = 20261202;
 const cuts = fc.array(fc.nat({ max: 4000 }), { maxLength: 12 });
@@ -34,28 +34,8 @@ const swap = (s: string, d: Delimiters) =>
 const swapExpected = (e: Expected, d: Delimiters): Expected =>
   e.kind === "text" ? { kind: "text", text: swap(e.text, d) } : { ...e, arguments: swap(e.arguments, d) };
 
-function observed(events: ReadonlyArray<ParserEvent>): Expected[] {
-  const out: Expected[] = [];
-  for (const e of normalize(events)) {
-    if (e.type === "text") out.push({ kind: "text", text: e.text });
-    else if (e.type === "call-end")
-      out.push({ kind: "call", name: e.name, arguments: e.arguments, format: e.format });
-    else if (e.type === "call-rejected") out.push({ kind: "text", text: `<<rejected ${e.reason}>>` });
-  }
-  return out;
-}
-
-function sameUnderEveryChunking(message: string, cutPoints: number[], options: SentinelParserOptions) {
-  const whole = parseChunks([message], options);
-  assertInvariants(whole);
-  const reference = normalize(whole);
-  for (const chunks of [[...message], splitAt(message, cutPoints)]) {
-    const events = parseChunks(chunks, options);
-    assertInvariants(events);
-    expect(normalize(events)).toEqual(reference);
-  }
-  return whole;
-}
+const sameUnderEveryChunking = (message: string, cutPoints: number[], options: SentinelParserOptions) =>
+  assertSameAsOneChunk(message, [[...message], splitAt(message, cutPoints)], options);
 
 const optionsFor = (d: Delimiters) =>
   parserOptions(undefined, { formats: blockFormatsReading(jsonBlockFormat(d)) });
