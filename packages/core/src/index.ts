@@ -114,12 +114,21 @@ export type { BlockFormat } from "./parser/block-format.js";
 export {
   BLOCK_FORMATS,
   blockFormatFor,
+  blockFormatsReading,
   CUSTOM_TOOL_RAW_FORMAT,
   JSON_TOOL_CALL_FORMAT,
+  type JsonBlockFormatOptions,
+  jsonBlockFormat,
   USE_TOOL_XML_FORMAT,
 } from "./formats/index.js";
-export { renderToolManifest } from "./prompt/render-manifest.js";
-export { type RenderedPrompt, renderBackendRequest } from "./prompt/render-history.js";
+export { manifestRules, renderToolManifest } from "./prompt/render-manifest.js";
+export type { PromptTexts } from "./prompt/prompt-texts.js";
+export {
+  type PromptOptions,
+  type RenderedPrompt,
+  renderBackendRequest,
+  renderToolResult,
+} from "./prompt/render-history.js";
 export { asNativeFunction } from "./prompt/render-native.js";
 export { renderUseToolXml } from "./prompt/use-tool-xml.js";
 export {

@@ -3,6 +3,7 @@ import type { BlockFormat, OpenBlock } from "../parser/block-format.js";
 import { openBufferedBlock } from "../parser/buffered-block.js";
 import type { AfterBlock, BlockContext } from "../parser/call-stream.js";
 import { createCallStream, rejectBlock, schemaProblem } from "../parser/call-stream.js";
+import { parseObject } from "./json-call-decision.js";
 
 const OPEN = "<custom_tool_call>";
 const CLOSE = "</custom_tool_call>";
@@ -20,17 +21,6 @@ const inputOf = (content: string): string => {
   if (start < 0) return "";
   const input = content.slice(start + 1);
   return input.endsWith("\n") ? input.slice(0, -1) : input;
-};
-
-const parseObject = (text: string): Record<string, unknown> | undefined => {
-  try {
-    const v: unknown = JSON.parse(text);
-    return typeof v === "object" && v !== null && !Array.isArray(v)
-      ? (v as Record<string, unknown>)
-      : undefined;
-  } catch {
-    return undefined;
-  }
 };
 
 function decideRawBlock(ctx: BlockContext, content: string, raw: string): AfterBlock {

@@ -5,7 +5,7 @@ import { CUSTOM_TOOL_RAW_FORMAT } from "./custom-tool-raw.js";
 import { JSON_TOOL_CALL_FORMAT } from "./json-tool-call.js";
 import { USE_TOOL_XML_FORMAT } from "./use-tool-xml.js";
 
-export { JSON_TOOL_CALL_FORMAT } from "./json-tool-call.js";
+export { JSON_TOOL_CALL_FORMAT, type JsonBlockFormatOptions, jsonBlockFormat } from "./json-tool-call.js";
 export { USE_TOOL_XML_FORMAT } from "./use-tool-xml.js";
 export { CUSTOM_TOOL_RAW_FORMAT };
 
@@ -31,3 +31,26 @@ export const blockFormatsFor = (tools: Iterable<ToolSpec>): ReadonlyArray<BlockF
 /** The format an earlier call is rendered back in: its custom tool's raw block, else the taught one. */
 export const callFormatFor = (custom: boolean, taught: BlockFormat): BlockFormat =>
   custom ? CUSTOM_TOOL_RAW_FORMAT : taught;
+
+const related = (a: string, b: string): boolean => a.startsWith(b) || b.startsWith(a);
+
+/**
+ * The formats a parser reads when `taught` is taught: it first, then the registry's formats whose
+ * opening tag is not a prefix of its own or the other way round (one tag would hide the other).
+ */
+export const blockFormatsReading = (taught: BlockFormat): ReadonlyArray<BlockFormat> => [
+  taught,
+  ...BLOCK_FORMATS.filter((f) => f !== taught && !related(f.open, taught.open)),
+];
+
+/** Why a parser cannot read these formats together (two opening tags, one a prefix of the other), if so. */
+export const formatsProblem = (formats: ReadonlyArray<BlockFormat>): string | undefined => {
+  for (let a = 0; a < formats.length; a += 1)
+    for (let b = a + 1; b < formats.length; b += 1) {
+      const x = (formats[a] as BlockFormat).open;
+      const y = (formats[b] as BlockFormat).open;
+      if (related(x, y))
+        return `formats: the opening tags ${JSON.stringify(x)} and ${JSON.stringify(y)} cannot be told apart (one is a prefix of the other)`;
+    }
+  return undefined;
+};

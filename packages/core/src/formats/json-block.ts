@@ -13,7 +13,7 @@ export const TOOL_CALL_OPEN = "<tool_call>";
 export { TOOL_CALL_CLOSE };
 
 /**
- * `<tool_call>{"name": …, "arguments": …}</tool_call>`: tokenizes the outer object as it
+ * `<tool_call>{"name": …, "arguments": …}</tool_call>` (or between other tags): tokenizes the outer object as it
  * arrives and streams the committed part of the arguments once the name is a known soft tool.
  * The close tag ends the block anywhere except inside a string of the arguments, so a model
  * may write `</tool_call>` inside an argument value. When such a block does not read as one
@@ -21,7 +21,16 @@ export { TOOL_CALL_CLOSE };
  * close tag (it is not a call) and what follows is read again as text, so a valid block after it
  * is not lost. Several objects in one block are one call each.
  */
-export const openJsonBlock = (ctx: BlockContext): OpenBlock => new JsonBlockReader(ctx);
+export const openJsonBlock =
+  (tags: JsonBlockTags) =>
+  (ctx: BlockContext): OpenBlock =>
+    new JsonBlockReader(ctx, tags);
+
+/** A format's delimiters; the close tag's first character appears nowhere else in it. */
+export interface JsonBlockTags {
+  readonly open: string;
+  readonly close: string;
+}
 
 /** A known soft tool that is not custom: its arguments stream while the block is read. */
 const streamable = (tools: ReadonlyMap<string, ToolSpec>, name: string | undefined): boolean => {
@@ -32,10 +41,14 @@ const streamable = (tools: ReadonlyMap<string, ToolSpec>, name: string | undefin
 /** A class, not closures: one per block (closure creation is not free, more so with keepNames). */
 class JsonBlockReader implements OpenBlock {
   private readonly ctx: BlockContext;
+  private readonly open: string;
+  private readonly close: string;
+  /** The close tag's first character: only it may start a close match. */
+  private readonly closeFirst: number;
   /** The current object's text (from the open tag, or from its `{` for a later object). */
   private raw = createTextBuffer(false);
   /** What the current object's raw text starts with (the open tag for the first object). */
-  private opened = TOOL_CALL_OPEN;
+  private opened: string;
   private bytes = 0;
   private status: "open" | "closed" | "too-large" = "open";
   private closeMatched = 0;
@@ -49,8 +62,12 @@ class JsonBlockReader implements OpenBlock {
   /** Whether the arguments are known to be a slice of `raw` or not (see `mirrorArguments`). */
   private argumentsChecked = false;
 
-  constructor(ctx: BlockContext) {
+  constructor(ctx: BlockContext, tags: JsonBlockTags) {
     this.ctx = ctx;
+    this.open = tags.open;
+    this.close = tags.close;
+    this.closeFirst = tags.close.charCodeAt(0);
+    this.opened = tags.open;
     this.tokens = createToolCallTokenizer((name) => streamable(ctx.tools, name));
   }
 
@@ -60,9 +77,9 @@ class JsonBlockReader implements OpenBlock {
 
   private replayCloseMatch(): void {
     const k = this.closeMatched;
+    const close = this.close;
     this.closeMatched = 0;
-    for (let j = 0; j < k; j += 1)
-      this.tokens.token(TOOL_CALL_CLOSE[j] as string, TOOL_CALL_CLOSE.charCodeAt(j));
+    for (let j = 0; j < k; j += 1) this.tokens.token(close[j] as string, close.charCodeAt(j));
   }
 
   /**
@@ -113,6 +130,8 @@ class JsonBlockReader implements OpenBlock {
     let tokens = this.tokens;
     const run = this.run;
     const max = this.ctx.maxBlockBytes;
+    const close = this.close;
+    const closeFirst = this.closeFirst;
     let from = start;
     let i = start;
     for (; i < s.length; i += 1) {
@@ -135,10 +154,10 @@ class JsonBlockReader implements OpenBlock {
         this.status = "too-large";
         break;
       }
-      if (this.closeMatched > 0 || (c === 60 && tokens.closeTagPossible())) {
-        if (c === TOOL_CALL_CLOSE.charCodeAt(this.closeMatched)) {
+      if (this.closeMatched > 0 || (c === closeFirst && tokens.closeTagPossible())) {
+        if (c === close.charCodeAt(this.closeMatched)) {
           this.closeMatched += 1;
-          if (this.closeMatched === TOOL_CALL_CLOSE.length) {
+          if (this.closeMatched === close.length) {
             this.status = "closed";
             i += 1;
             break;
@@ -146,7 +165,7 @@ class JsonBlockReader implements OpenBlock {
           continue;
         }
         this.replayCloseMatch();
-        if (c === 60 && tokens.closeTagPossible()) {
+        if (c === closeFirst && tokens.closeTagPossible()) {
           this.closeMatched = 1;
           continue;
         }
@@ -177,7 +196,7 @@ class JsonBlockReader implements OpenBlock {
     if (status === "open") this.replayCloseMatch();
     this.pump();
     const written = this.raw.toString();
-    const body = status === "closed" ? written.slice(0, -TOOL_CALL_CLOSE.length) : written;
+    const body = status === "closed" ? written.slice(0, -this.close.length) : written;
     const end = this.innerEnd(body);
     if (end >= 0 && !this.readsWhole(status, body)) return this.endAt(end, written);
     return this.decide(status, body, this.opened + written);
@@ -188,10 +207,10 @@ class JsonBlockReader implements OpenBlock {
    * its first inner close tag or before its first inner open tag, whichever comes first (-1: none).
    */
   private innerEnd(body: string): number {
-    const close = body.indexOf(TOOL_CALL_CLOSE);
-    const open = body.indexOf(TOOL_CALL_OPEN);
-    if (open >= 0 && (close < 0 || open < close + TOOL_CALL_CLOSE.length)) return open;
-    return close < 0 ? -1 : close + TOOL_CALL_CLOSE.length;
+    const close = body.indexOf(this.close);
+    const open = body.indexOf(this.open);
+    if (open >= 0 && (close < 0 || open < close + this.close.length)) return open;
+    return close < 0 ? -1 : close + this.close.length;
   }
 
   /**
@@ -235,7 +254,7 @@ class JsonBlockReader implements OpenBlock {
     // Without its close tag a block is a call only if its JSON object closed: anything else
     // may be a cut-off call, and a repaired prefix would be a shortened one.
     if (status === "open" && !snapshot.outerComplete) {
-      const detail = `the stream ended inside ${TOOL_CALL_OPEN}`;
+      const detail = `the stream ended inside ${this.open}`;
       if (call) call.abandon("unterminated", detail, blockRaw);
       else rejectBlock(ctx, "unterminated", strict, detail, blockRaw, name);
       return strict ? "drop-whitespace" : "text";

@@ -47,7 +47,7 @@ const isPlainObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** Parses `text` as a JSON object, or undefined. */
-function parseObject(text: string): Record<string, unknown> | undefined {
+export function parseObject(text: string): Record<string, unknown> | undefined {
   try {
     const v: unknown = JSON.parse(text);
     return isPlainObject(v) ? v : undefined;

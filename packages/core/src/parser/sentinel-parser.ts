@@ -1,4 +1,4 @@
-import { BLOCK_FORMATS } from "../formats/index.js";
+import { BLOCK_FORMATS, formatsProblem } from "../formats/index.js";
 import type { ToolSpec } from "../model/tool-spec.js";
 import type { BlockFormat, OpenBlock } from "./block-format.js";
 import type { AfterBlock } from "./call-stream.js";
@@ -17,7 +17,10 @@ export interface SentinelParserOptions {
   readonly validator?: ArgumentsValidator | undefined;
   /** Max bytes one open block may buffer before it fails (default 1 MiB). */
   readonly maxBlockBytes?: number | undefined;
-  /** The block formats recognised in the text (default: all of them, whichever one was taught). */
+  /**
+   * The block formats recognised in the text (default: all of them, whichever one was taught).
+   * No opening tag may be a prefix of another's (a TypeError says which): see `blockFormatsReading`.
+   */
   readonly formats?: ReadonlyArray<BlockFormat> | undefined;
 }
 
@@ -67,7 +70,11 @@ class StreamParser implements SentinelParser {
       options.validator,
       options.maxBlockBytes ?? DEFAULT_MAX_BLOCK_BYTES,
     );
-    this.holdback = new TagHoldback(options.formats ?? BLOCK_FORMATS);
+    const formats = options.formats ?? BLOCK_FORMATS;
+    // Checked per parser: a few formats, compared pairwise once.
+    const problem = options.formats === undefined ? undefined : formatsProblem(formats);
+    if (problem !== undefined) throw new TypeError(`createSentinelParser: ${problem}`);
+    this.holdback = new TagHoldback(formats);
     this.maxBlockBytes = options.maxBlockBytes ?? DEFAULT_MAX_BLOCK_BYTES;
     this.rereadBudget = this.maxBlockBytes;
   }

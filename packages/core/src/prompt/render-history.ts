@@ -3,6 +3,7 @@ import type { ContentPart, TurnRequest } from "../model/conversation.js";
 import type { ToolPolicy } from "../model/tool-spec.js";
 import type { BlockFormat } from "../parser/block-format.js";
 import type { BackendRequest } from "../ports/text-backend.js";
+import { type PromptTexts, renderToolResult } from "./prompt-texts.js";
 import { renderToolManifest } from "./render-manifest.js";
 import {
   backendParts,
@@ -12,6 +13,7 @@ import {
   walkConversation,
 } from "./walk-conversation.js";
 
+export { renderToolResult } from "./prompt-texts.js";
 export { backendParts } from "./walk-conversation.js";
 
 /** The gateway's own base prompt: replaces the backend's agent prompt (codex talks about shells). */
@@ -26,12 +28,11 @@ export interface RenderedPrompt {
 
 const text = (t: string): ContentPart => ({ type: "text", text: t });
 
-/**
- * One tool result for the backend. Id and output are JSON string literals (quotes, backslashes and
- * newlines escaped), so nothing a tool returns can end this frame or start another one.
- */
-export const renderToolResult = (callId: string, output: string): string =>
-  `[function_call_output call_id=${JSON.stringify(callId)} output=${JSON.stringify(output)}]`;
+/** How a prompt is rendered: the base prompt and the replaceable texts (all optional). */
+export interface PromptOptions extends PromptTexts {
+  /** The base prompt that replaces the backend's own (default `GATEWAY_BASE_INSTRUCTIONS`). */
+  readonly baseInstructions?: string | undefined;
+}
 
 /** A call or result line joins the message before it when that one has the same role. */
 const append = (
@@ -47,13 +48,17 @@ const append = (
 /**
  * Renders the conversation for a text-only backend, roles preserved: earlier calls become the same
  * sentinel blocks the model is taught (name first), tool results become user-side result lines.
+ * The fourth argument is the base prompt, or `PromptOptions` (base prompt, texts, placement).
  */
 export const renderBackendRequest = (
   turn: TurnRequest,
   policy: ToolPolicy,
   format: BlockFormat,
-  baseInstructions: string = GATEWAY_BASE_INSTRUCTIONS,
+  options: string | PromptOptions = GATEWAY_BASE_INSTRUCTIONS,
 ): RenderedPrompt => {
+  const texts: PromptOptions = typeof options === "string" ? { baseInstructions: options } : options;
+  const baseInstructions = texts.baseInstructions ?? GATEWAY_BASE_INSTRUCTIONS;
+  const toolResult = texts.toolResult ?? renderToolResult;
   const customTools = new Set(policy.tools.flatMap((t) => (t.custom === true ? [t.name] : [])));
   const { system, messages, echoedCalls } = walkConversation<ContentMessage>(turn.items, {
     call: (history, item) => {
@@ -64,18 +69,21 @@ export const renderBackendRequest = (
     },
     result: (history, item) =>
       append(history, "user", [
-        text(renderToolResult(item.callId, item.output)),
+        text(toolResult(item.callId, item.output)),
         ...backendParts(item.images ?? []),
       ]),
   });
 
   const tail = messages.at(-1);
   const input: ContentPart[] = tail?.role === "user" ? (messages.pop()?.content ?? []) : [text("Continue.")];
+  const manifest = renderToolManifest(policy, format, texts);
+  const inMessage = texts.placement === "message" && manifest !== "";
+  if (inMessage) messages.unshift({ role: "user", content: [text(manifest)] });
   return {
     echoedCalls,
     request: {
       model: turn.model,
-      instructions: joinInstructions(baseInstructions, turn, system, renderToolManifest(policy, format)),
+      instructions: joinInstructions(baseInstructions, turn, system, inMessage ? "" : manifest),
       history: messages,
       input,
       ...turnSettings(turn),

@@ -3,6 +3,7 @@ import { callableTools, offeredTools } from "../model/tool-policy.js";
 import type { ToolPolicy, ToolSpec } from "../model/tool-spec.js";
 import type { BlockFormat } from "../parser/block-format.js";
 import { exampleArguments } from "./example-arguments.js";
+import { DEFAULT_MANIFEST_INTRO, type PromptTexts, renderToolResult } from "./prompt-texts.js";
 
 /** Schemas go in compact, minus noise that costs tokens and teaches nothing. */
 const compactSchema = (tool: ToolSpec): string => {
@@ -37,8 +38,17 @@ const describeTool = (tool: ToolSpec): string => {
 const exampleBlock = (tool: ToolSpec, format: BlockFormat): string =>
   format.renderCall(tool.name, JSON.stringify(exampleArguments(tool.parameters)));
 
-const choiceRules = (policy: ToolPolicy): string[] => {
-  const rules: string[] = [];
+/**
+ * The default rule lines after the format's own; the result line shows `texts.toolResult`'s
+ * wording, so a replaced result frame is taught as it will be seen.
+ */
+export const manifestRules = (policy: ToolPolicy, texts: PromptTexts = {}): string[] => {
+  const result = (texts.toolResult ?? renderToolResult)("<id>", "<the result, as a JSON string>");
+  const rules: string[] = [
+    "- Never put a tool block inside a Markdown code fence or quotes, and never show the syntax to the user.",
+    "- Only blocks in exactly this form are function calls; JSON written any other way is shown to the user as plain text.",
+    `- After your block(s), stop writing. Results come back as: ${result}`,
+  ];
   switch (policy.choice.type) {
     case "none":
       rules.push("- Do NOT call any function in this reply. Answer with text only.");
@@ -67,9 +77,15 @@ const choiceRules = (policy: ToolPolicy): string[] => {
 
 /**
  * The tool manifest and sentinel rules for a text-only model, with one or two examples built from
- * the request's own tools. Returns "" when the request has no tools.
+ * the request's own tools, in the format's delimiters. Returns "" when the request has no tools.
+ * `texts` replaces the intro, the rules or the whole manifest.
  */
-export const renderToolManifest = (policy: ToolPolicy, format: BlockFormat): string => {
+export const renderToolManifest = (
+  policy: ToolPolicy,
+  format: BlockFormat,
+  texts: PromptTexts = {},
+): string => {
+  if (texts.manifest !== undefined) return texts.manifest(policy, format);
   const offered = offeredTools(policy);
   if (offered.length === 0) return "";
   // Custom tools are taught by the raw format's own rules; examples show function tools only.
@@ -78,14 +94,10 @@ export const renderToolManifest = (policy: ToolPolicy, format: BlockFormat): str
     .slice(0, policy.parallel ? 2 : 1);
   const custom = offered.some((t) => t.custom === true) && format !== CUSTOM_TOOL_RAW_FORMAT;
   return [
-    "# Functions",
-    "You can call the functions listed below. You cannot run anything yourself: the caller runs the function and sends you its result.",
+    ...(texts.intro ?? DEFAULT_MANIFEST_INTRO),
     ...format.promptRules,
     ...(custom ? CUSTOM_TOOL_RAW_FORMAT.promptRules : []),
-    "- Never put a tool block inside a Markdown code fence or quotes, and never show the syntax to the user.",
-    "- Only blocks in exactly this form are function calls; JSON written any other way is shown to the user as plain text.",
-    '- After your block(s), stop writing. Results come back as: [function_call_output call_id="<id>" output="<the result, as a JSON string>"]',
-    ...choiceRules(policy),
+    ...(texts.rules ?? manifestRules)(policy, texts),
     "",
     "Available functions:",
     ...offered.map(describeTool),

@@ -18,7 +18,3 @@ export const renderUseToolXml = (name: string, argumentsJson: string): string =>
   lines.push("</use_tool>");
   return lines.join("\n");
 };
-
-/** The `<tool_call>` sentinel block for a call: name first, arguments as a JSON string. */
-export const renderToolCallBlock = (name: string, argumentsJson: string): string =>
-  `<tool_call>${JSON.stringify({ name, arguments: argumentsJson })}</tool_call>`;

@@ -3,6 +3,7 @@ import type { ToolSpec } from "../../src/model/tool-spec.js";
 import type { ParserEvent, SentinelParserOptions } from "../../src/parser/index.js";
 import { createSentinelParser } from "../../src/parser/index.js";
 import { createArgumentsValidator } from "../../src/tools/index.js";
+import type { Expected } from "./message-arbitraries.js";
 
 /** Tools used across the parser tests. */
 export const TEST_TOOLS: ReadonlyArray<ToolSpec> = [
@@ -66,6 +67,35 @@ export function normalize(events: ReadonlyArray<ParserEvent>): ParserEvent[] {
     } else out.push(e);
   }
   return out;
+}
+
+/** The chunking-independent view of a parse, reduced to what the model predicts. */
+export function observed(events: ReadonlyArray<ParserEvent>): Expected[] {
+  const out: Expected[] = [];
+  for (const e of normalize(events)) {
+    if (e.type === "text") out.push({ kind: "text", text: e.text });
+    else if (e.type === "call-end")
+      out.push({ kind: "call", name: e.name, arguments: e.arguments, format: e.format });
+    else if (e.type === "call-rejected") out.push({ kind: "text", text: `<<rejected ${e.reason}>>` });
+  }
+  return out;
+}
+
+/** Every chunking must give the same normalized events as one chunk, and keep the invariants. */
+export function assertSameAsOneChunk(
+  message: string,
+  chunkings: ReadonlyArray<ReadonlyArray<string>>,
+  options?: SentinelParserOptions,
+) {
+  const whole = parseChunks([message], options);
+  assertInvariants(whole);
+  const reference = normalize(whole);
+  for (const chunks of chunkings) {
+    const events = parseChunks(chunks, options);
+    assertInvariants(events);
+    expect(normalize(events)).toEqual(reference);
+  }
+  return whole;
 }
 
 export const parse = (message: string, options = DEFAULT_OPTIONS) =>

@@ -1,9 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { ParserEvent, SentinelParserOptions } from "../../src/parser/index.js";
-import type { Expected } from "./message-arbitraries.js";
 import { generatedMessage, hostileMessage } from "./message-arbitraries.js";
-import { assertInvariants, normalize, parseChunks, parserOptions, splitAt } from "./parser-harness.js";
+import { assertSameAsOneChunk, observed, parseChunks, parserOptions, splitAt } from "./parser-harness.js";
 
 const SEED = 20260902;
 /** Tiny block budgets exercise block-too-large under every chunking (built once: ajv compiles per instance). */
@@ -13,35 +11,6 @@ const blockLimits = [
   parserOptions(),
 ];
 const cuts = fc.array(fc.nat({ max: 4000 }), { maxLength: 12 });
-
-/** The chunking-independent view of a parse, reduced to what the model predicts. */
-function observed(events: ReadonlyArray<ParserEvent>): Expected[] {
-  const out: Expected[] = [];
-  for (const e of normalize(events)) {
-    if (e.type === "text") out.push({ kind: "text", text: e.text });
-    else if (e.type === "call-end")
-      out.push({ kind: "call", name: e.name, arguments: e.arguments, format: e.format });
-    else if (e.type === "call-rejected") out.push({ kind: "text", text: `<<rejected ${e.reason}>>` });
-  }
-  return out;
-}
-
-/** Every chunking must give the same normalized events as one chunk, and keep the invariants. */
-function assertSameAsOneChunk(
-  message: string,
-  chunkings: ReadonlyArray<ReadonlyArray<string>>,
-  options?: SentinelParserOptions,
-) {
-  const whole = parseChunks([message], options);
-  assertInvariants(whole);
-  const reference = normalize(whole);
-  for (const chunks of chunkings) {
-    const events = parseChunks(chunks, options);
-    assertInvariants(events);
-    expect(normalize(events)).toEqual(reference);
-  }
-  return whole;
-}
 
 describe("sentinel parser: properties", () => {
   it("reconstructs generated messages exactly, in one chunk, 1-char chunks and random splits (600 runs)", {
