@@ -109,6 +109,18 @@ describe("edits keep the thread: durable threads reverted (real binary)", { time
     ]);
   });
 
+  it("the first turn of a thread started with injected history edited: the history stays, only the turn goes", async () => {
+    const from = h.provider.requests.length;
+    h.provider.script([{ text: "late" }, { text: "late, edited" }]);
+    // Another caller's conversation: a fresh thread, its history injected before its first turn.
+    const history = [user("q1"), assistant("one"), user("q2"), assistant("two")];
+    await run(h, request({ history, input: ask("q3"), partition: "injected" }));
+    await run(h, request({ history, input: ask("q3 edited"), partition: "injected" }));
+    const sent = h.provider.requests.slice(from);
+    expect(cacheKey(sent[1])).toBe(cacheKey(sent[0]));
+    expect(shown(sent[1])).toEqual(["user:q1", "assistant:one", "user:q2", "assistant:two", "user:q3 edited"]);
+  });
+
   it("an edit that changes the model's own earlier text is not a revert point: a fresh thread", async () => {
     const from = h.provider.requests.length;
     const { h3 } = await threeTurns(h, "rewrite");
