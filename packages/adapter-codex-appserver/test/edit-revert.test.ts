@@ -1,9 +1,18 @@
 import { readdir } from "node:fs/promises";
 import { join } from "node:path";
-import type { BackendEvent, BackendRequest, PromptMessage, ToolSpec } from "@proxy/core";
+import type { BackendEvent, BackendRequest, PromptMessage } from "@proxy/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RecordedRequest } from "../src/testing/index.js";
-import { collect, type RealHarness, request, startRealHarness, textOf } from "./helpers.js";
+import {
+  assistantMessage,
+  collect,
+  nativeRequest,
+  type RealHarness,
+  request,
+  startRealHarness,
+  textOf,
+  userMessage,
+} from "./helpers.js";
 
 type Item = { type?: string; role?: string; content?: Array<{ text?: string }>; call_id?: string };
 
@@ -17,8 +26,8 @@ const shown = (r: RecordedRequest | undefined): string[] =>
     return [];
   });
 const cacheKey = (r: RecordedRequest | undefined) => r?.body.prompt_cache_key;
-const user = (text: string): PromptMessage => ({ role: "user", content: [{ type: "text", text }] });
-const assistant = (text: string): PromptMessage => ({ role: "assistant", content: [{ type: "text", text }] });
+const user = userMessage;
+const assistant = assistantMessage;
 const ask = (text: string) => [{ type: "text" as const, text }];
 const run = (h: RealHarness, req: BackendRequest) =>
   collect(h.backend.stream(req, { signal: new AbortController().signal }));
@@ -33,6 +42,9 @@ const until = async (check: () => Promise<boolean> | boolean, ms: number) => {
   const end = Date.now() + ms;
   while (!(await check()) && Date.now() < end) await new Promise((r) => setTimeout(r, 100));
 };
+
+/** What the provider is shown of turns 1–2 of `threeTurns`. */
+const TWO_TURNS = ["user:q1", "assistant:one", "user:q2", "assistant:two"];
 
 /** Turns 1–3 of one conversation ("a", "b", "c"), on the caller `partition`. */
 const threeTurns = async (h: RealHarness, partition: string) => {
@@ -61,13 +73,7 @@ describe("edits keep the thread: durable threads reverted (real binary)", { time
     const sent = h.provider.requests.slice(from);
     expect(sent).toHaveLength(4);
     expect(new Set(sent.map(cacheKey)).size).toBe(1);
-    expect(shown(sent[3])).toEqual([
-      "user:q1",
-      "assistant:one",
-      "user:q2",
-      "assistant:two",
-      "user:q3 edited",
-    ]);
+    expect(shown(sent[3])).toEqual([...TWO_TURNS, "user:q3 edited"]);
     // codex rolls its usage total back with the turns: the edited turn reports only its own.
     expect(usageOf(edited)).toMatchObject({ usage: { inputTokens: 90, outputTokens: 4, totalTokens: 94 } });
   });
@@ -82,7 +88,7 @@ describe("edits keep the thread: durable threads reverted (real binary)", { time
     await run(h, request({ history: h4, input: ask("q4"), partition: "regen" }));
     const sent = h.provider.requests.slice(from);
     expect(new Set(sent.map(cacheKey)).size).toBe(1);
-    expect(shown(sent[3])).toEqual(["user:q1", "assistant:one", "user:q2", "assistant:two", "user:q3"]);
+    expect(shown(sent[3])).toEqual([...TWO_TURNS, "user:q3"]);
     expect(shown(sent[4])).toEqual([...shown(sent[3]), "assistant:three again", "user:q4"]);
   });
 
@@ -98,15 +104,7 @@ describe("edits keep the thread: durable threads reverted (real binary)", { time
     expect(cacheKey(sent[3])).toBe(cacheKey(sent[0]));
     expect(shown(sent[3])).toEqual(["user:q1", "assistant:one", "user:q2 edited"]);
     expect(cacheKey(sent[4])).not.toBe(cacheKey(sent[0]));
-    expect(shown(sent[4])).toEqual([
-      "user:q1",
-      "assistant:one",
-      "user:q2",
-      "assistant:two",
-      "user:q3",
-      "assistant:three",
-      "user:q4",
-    ]);
+    expect(shown(sent[4])).toEqual([...TWO_TURNS, "user:q3", "assistant:three", "user:q4"]);
   });
 
   it("the first turn of a thread started with injected history edited: the history stays, only the turn goes", async () => {
@@ -118,7 +116,7 @@ describe("edits keep the thread: durable threads reverted (real binary)", { time
     await run(h, request({ history, input: ask("q3 edited"), partition: "injected" }));
     const sent = h.provider.requests.slice(from);
     expect(cacheKey(sent[1])).toBe(cacheKey(sent[0]));
-    expect(shown(sent[1])).toEqual(["user:q1", "assistant:one", "user:q2", "assistant:two", "user:q3 edited"]);
+    expect(shown(sent[1])).toEqual([...TWO_TURNS, "user:q3 edited"]);
   });
 
   it("an edit that changes the model's own earlier text is not a revert point: a fresh thread", async () => {
@@ -148,18 +146,7 @@ describe("edits keep the thread in native tool mode (real binary)", { timeout: 9
     h = await startRealHarness({ durableThreads: true, warmThreads: 0 });
   }, 60_000);
   afterAll(() => h?.close());
-  const weather: ToolSpec = {
-    name: "get_weather",
-    description: "weather",
-    parameters: { type: "object", properties: { city: { type: "string" } } },
-    strict: false,
-  };
-  const native = (overrides: Partial<BackendRequest>) =>
-    request({
-      tools: { tools: [weather], choice: { type: "auto" }, parallel: true },
-      partition: "n",
-      ...overrides,
-    });
+  const native = nativeRequest;
   const call = (id: string) => ({
     type: "function_call",
     id: `fc_${id}`,
@@ -219,13 +206,7 @@ describe("kept edits off (the default): an edit starts a fresh thread", { timeou
     const sent = h.provider.requests.slice(from);
     expect(cacheKey(sent[2])).toBe(cacheKey(sent[0]));
     expect(cacheKey(sent[3])).not.toBe(cacheKey(sent[0]));
-    expect(shown(sent[3])).toEqual([
-      "user:q1",
-      "assistant:one",
-      "user:q2",
-      "assistant:two",
-      "user:q3 edited",
-    ]);
+    expect(shown(sent[3])).toEqual([...TWO_TURNS, "user:q3 edited"]);
     expect(await rollouts(h)).toEqual([]);
   });
 });
