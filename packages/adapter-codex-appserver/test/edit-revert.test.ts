@@ -119,6 +119,20 @@ describe("edits keep the thread: durable threads reverted (real binary)", { time
     expect(shown(sent[1])).toEqual([...TWO_TURNS, "user:q3 edited"]);
   });
 
+  it("a new conversation of the same caller never takes a live one's thread (its first message is no revert point)", async () => {
+    const from = h.provider.requests.length;
+    const { h3 } = await threeTurns(h, "parallel");
+    h.provider.script([{ text: "new chat" }, { text: "four" }]);
+    await run(h, request({ input: ask("q1 of another chat"), partition: "parallel" }));
+    const h4 = [...h3, user("q3"), assistant("three")];
+    await run(h, request({ history: h4, input: ask("q4"), partition: "parallel" }));
+    const sent = h.provider.requests.slice(from);
+    expect(cacheKey(sent[3])).not.toBe(cacheKey(sent[0]));
+    expect(shown(sent[3])).toEqual(["user:q1 of another chat"]);
+    expect(cacheKey(sent[4])).toBe(cacheKey(sent[0]));
+    expect(shown(sent[4])).toEqual([...TWO_TURNS, "user:q3", "assistant:three", "user:q4"]);
+  });
+
   it("an edit that changes the model's own earlier text is not a revert point: a fresh thread", async () => {
     const from = h.provider.requests.length;
     const { h3 } = await threeTurns(h, "rewrite");

@@ -43,10 +43,10 @@ const isNewMessage = (m: PromptMessage) => "content" in m && (m.role === "user" 
  * Finds the live thread this request continues: one whose conversation is exactly a prefix of the
  * request's history, followed only by new items: the client's results for every tool call codex
  * still waits on (and nothing else), or, on a finished turn, new user/developer messages and input.
- * Failing that, an edit: a durable thread with a turn that begins at a prefix of the request's
- * history, followed only by new user/developer messages and input, is reverted to before that turn
- * and continued (a regenerate is the same turn resent). Anything else (an older or mid-call edit,
- * other settings, another caller) finds nothing.
+ * Failing that, an edit: a durable thread with a turn that begins at a non-empty prefix of the
+ * request's history, followed only by new user/developer messages and input, is reverted to before
+ * that turn and continued (a regenerate is the same turn resent). Anything else (an older or
+ * mid-call edit, an edit of the first message, other settings, another caller) finds nothing.
  */
 export const takeContinuation = (
   live: LiveThreads,
@@ -91,7 +91,9 @@ export const takeContinuation = (
     };
     return { keys, continuation };
   }
-  const edited = live.takeAtTurn(keys, (_thread, at) => newTurn(at));
+  // Never at the root: a request sharing no history with the thread cannot be told from a new
+  // conversation of the same caller, which must not take (and end) another conversation's thread.
+  const edited = live.takeAtTurn(keys, (_thread, at) => at > 0 && newTurn(at));
   if (edited === undefined) return { keys, continuation: undefined };
   const { thread } = edited;
   const reverted = thread.turns[edited.turn] as TurnBoundary;
