@@ -126,7 +126,7 @@ export const OPTIONS: ReadonlyArray<OptionSpec> = [
     "PROXY_CODEX_KEEP_EDITS",
     "bool",
     "false",
-    "An edit or regenerate of one of a conversation's latest 32 turns keeps its codex thread and `prompt_cache_key`: the thread is reverted to before the edited turn and goes on from there. Needs durable codex threads, which codex writes under `CODEX_HOME/sessions` while the gateway keeps them (each is deleted when let go; see docs/codex-threads.md). false = codex threads stay in memory only and an edit starts a fresh thread.",
+    "An edit or regenerate of one of a conversation's latest 32 turns (not its first message) keeps its codex thread and `prompt_cache_key`: the thread is reverted to before the edited turn and goes on from there. Needs durable codex threads, which codex writes under `CODEX_HOME/sessions` while the gateway keeps them (each is deleted when let go; see docs/codex-threads.md). false = codex threads stay in memory only and an edit starts a fresh thread.",
   ),
   opt(
     "codexLiveThreads",
