@@ -30,6 +30,7 @@ const acquireCodex = (
         poolSize: config.codexPoolSize,
         warmThreads: config.codexWarmThreads,
         continuity: config.codexContinuity,
+        durableThreads: config.codexKeepEdits,
         liveThreads: config.codexLiveThreads,
         liveThreadIdleMs: config.codexLiveThreadIdleMs,
         liveThreadMaxChars: config.codexLiveThreadMaxChars,

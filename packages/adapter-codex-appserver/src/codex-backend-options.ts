@@ -52,6 +52,13 @@ export interface CodexBackendOptions {
    * False = a fresh thread per request.
    */
   readonly continuity?: boolean | undefined;
+  /**
+   * Edits keep the thread: codex threads are durable instead of ephemeral, so a request that edits
+   * or regenerates one of a live thread's latest turns reverts the thread to before that turn and
+   * goes on with the same `prompt_cache_key`. Durable threads are written under
+   * `CODEX_HOME/sessions` while the gateway keeps them (each is deleted when let go); default false.
+   */
+  readonly durableThreads?: boolean | undefined;
   /** Live threads kept per app-server (default 32); the least recently used is let go first. */
   readonly liveThreads?: number | undefined;
   /** A live thread no request continued for this long is let go (default 300 s). */

@@ -1,3 +1,4 @@
+import { setTimeout as delay } from "node:timers/promises";
 import {
   type BackendReadiness,
   backendStream,
@@ -74,6 +75,7 @@ export const createCodexBackend = (options: CodexBackendOptions = {}): CodexBack
     requestTimeoutMs,
     logger,
   });
+  const durableThreads = options.durableThreads ?? false;
   const live =
     (options.continuity ?? true)
       ? createLiveThreads(
@@ -82,7 +84,7 @@ export const createCodexBackend = (options: CodexBackendOptions = {}): CodexBack
             idleMs: options.liveThreadIdleMs ?? 300_000,
             maxCharsPerProcess: options.liveThreadMaxChars ?? 16_000_000,
           },
-          { requestTimeoutMs, logger },
+          { requestTimeoutMs, logger, durableThreads },
         )
       : undefined;
   const liveThreadCounts = () => live?.counts() ?? { live: 0, continued: 0 };
@@ -107,7 +109,9 @@ export const createCodexBackend = (options: CodexBackendOptions = {}): CodexBack
     rawEvents: nativeTools,
     admission,
     logger,
-    sealedParams: () => workspace.sealed.catch(unavailable),
+    sealedParams: () =>
+      workspace.sealed.then((p) => (durableThreads ? { ...p, ephemeral: false } : p), unavailable),
+    durableThreads,
     allowRemoteImages: options.allowRemoteImages ?? false,
     requestTimeoutMs,
     startWaitMs: startTimeoutMs,
@@ -166,12 +170,15 @@ export const createCodexBackend = (options: CodexBackendOptions = {}): CodexBack
       lease.release();
     },
     beginShutdown() {
-      live?.close();
+      void live?.close();
       threads.drain();
       pool.drain();
     },
     async close() {
-      live?.close();
+      // Durable threads are deleted before the app-servers go; a codex that does not answer within
+      // seconds leaves theirs on disk rather than holding the shutdown.
+      const released = live?.close();
+      if (durableThreads && released) await Promise.race([released, delay(5_000, undefined, { ref: false })]);
       threads.close();
       await pool.close();
       await workspace.remove();

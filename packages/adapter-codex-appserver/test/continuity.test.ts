@@ -1,7 +1,16 @@
 import type { BackendEvent, BackendRequest, PromptMessage, ToolSpec } from "@proxy/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RecordedRequest } from "../src/testing/index.js";
-import { collect, type RealHarness, request, startRealHarness, textOf } from "./helpers.js";
+import {
+  assistantMessage,
+  collect,
+  nativeRequest,
+  type RealHarness,
+  request,
+  startRealHarness,
+  textOf,
+  userMessage,
+} from "./helpers.js";
 
 type Item = {
   type?: string;
@@ -21,8 +30,8 @@ const shown = (r: RecordedRequest | undefined): string[] =>
     return [];
   });
 const cacheKey = (r: RecordedRequest | undefined) => r?.body.prompt_cache_key;
-const user = (text: string): PromptMessage => ({ role: "user", content: [{ type: "text", text }] });
-const assistant = (text: string): PromptMessage => ({ role: "assistant", content: [{ type: "text", text }] });
+const user = userMessage;
+const assistant = assistantMessage;
 const run = (h: RealHarness, req: BackendRequest) =>
   collect(h.backend.stream(req, { signal: new AbortController().signal }));
 
@@ -128,18 +137,7 @@ describe("native continuity: the tool call stays open for the client's result (r
     h = await startRealHarness({ warmThreads: 0 });
   }, 60_000);
   afterAll(() => h?.close());
-  const weather: ToolSpec = {
-    name: "get_weather",
-    description: "weather",
-    parameters: { type: "object", properties: { city: { type: "string" } } },
-    strict: false,
-  };
-  const native = (overrides: Partial<BackendRequest>) =>
-    request({
-      tools: { tools: [weather], choice: { type: "auto" }, parallel: true },
-      partition: "n",
-      ...overrides,
-    });
+  const native = nativeRequest;
 
   it("answers codex's held call with the client's result: one key, each item once, nothing cancelled", async () => {
     const from = h.provider.requests.length;

@@ -1,4 +1,4 @@
-import type { BackendEvent, BackendRequest } from "@proxy/core";
+import type { BackendEvent, BackendRequest, PromptMessage, ToolSpec } from "@proxy/core";
 import { type CodexBackend, type CodexBackendOptions, createCodexBackend } from "../src/index.js";
 import {
   type CodexHome,
@@ -24,6 +24,30 @@ export const request = (overrides: Partial<BackendRequest> = {}): BackendRequest
   input: [{ type: "text", text: "hi" }],
   ...overrides,
 });
+
+export const userMessage = (text: string): PromptMessage => ({
+  role: "user",
+  content: [{ type: "text", text }],
+});
+export const assistantMessage = (text: string): PromptMessage => ({
+  role: "assistant",
+  content: [{ type: "text", text }],
+});
+
+/** The native-mode tests' one client tool. */
+export const weatherTool: ToolSpec = {
+  name: "get_weather",
+  description: "weather",
+  parameters: { type: "object", properties: { city: { type: "string" } } },
+  strict: false,
+};
+/** A native-mode request offering `weatherTool`, on the caller "n". */
+export const nativeRequest = (overrides: Partial<BackendRequest>) =>
+  request({
+    tools: { tools: [weatherTool], choice: { type: "auto" }, parallel: true },
+    partition: "n",
+    ...overrides,
+  });
 
 /** The text of the last user message codex sent upstream (how scripts tell concurrent turns apart). */
 export const lastUserText = (body: Readonly<Record<string, unknown>>): string => {

@@ -1,3 +1,5 @@
+import { readdir } from "node:fs/promises";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resolveCodexCommand } from "../src/codex-binary.js";
 import {
@@ -44,9 +46,16 @@ describe("codex thread/revert and thread/fork (real codex)", { timeout: 60_000 }
     });
     const threadId = (started.thread as { id: string }).id;
     let completed: () => void = () => {};
-    rpc.onThread(threadId, (method) => {
+    const usage: unknown[] = [];
+    rpc.onThread(threadId, (method, params) => {
       if (method === "turn/completed") completed();
+      if (method === "thread/tokenUsage/updated") usage.push(params.tokenUsage);
     });
+    const inject = (text: string) =>
+      rpc.request("thread/inject_items", {
+        threadId,
+        items: [{ type: "message", role: "developer", content: [{ type: "input_text", text }] }],
+      });
     const turn = async (text: string) => {
       const done = new Promise<void>((resolve) => {
         completed = resolve;
@@ -58,13 +67,13 @@ describe("codex thread/revert and thread/fork (real codex)", { timeout: 60_000 }
       await done;
       return (res.turn as { id: string }).id;
     };
-    return { threadId, turn };
+    return { threadId, turn, inject, usage };
   };
   /** The user and assistant texts of each provider request since `from`, and its cache key. */
   const sent = (from: number) =>
     provider.requests.slice(from).map((r) => ({
       key: r.body.prompt_cache_key,
-      texts: (JSON.stringify(r.body.input).match(/"text":"(q\d[^"]*|answer \d+)"/g) ?? []).map((t) =>
+      texts: (JSON.stringify(r.body.input).match(/"text":"((?:q|dev)\d[^"]*|answer \d+)"/g) ?? []).map((t) =>
         t.slice(8, -1),
       ),
     }));
@@ -91,5 +100,30 @@ describe("codex thread/revert and thread/fork (real codex)", { timeout: 60_000 }
     const [first, second, edited] = sent(from);
     expect(edited?.texts.filter((t) => t.startsWith("q"))).toEqual(["q1", "q2 edited"]);
     expect(new Set([first?.key, second?.key, edited?.key]).size).toBe(1);
+  });
+
+  it("a revert keeps the history injected before the reverted turn, rolls the usage total back; delete removes the rollouts", async () => {
+    const from = provider.requests.length;
+    const { threadId, turn, inject, usage } = await thread(false);
+    await turn("q1");
+    await inject("dev2");
+    const t2 = await turn("q2");
+    await inject("dev3");
+    await turn("q3");
+    await rpc.request("thread/revert", { threadId, beforeTurnId: t2 });
+    await turn("q2 edited");
+    const requests = sent(from);
+    const kept = requests[1]?.texts.slice(0, 3) ?? []; // q1, its answer, dev2
+    expect(kept[2]).toBe("dev2");
+    expect(requests.at(-1)?.texts).toEqual([...kept, "q2 edited"]); // neither turn 2, dev3 nor turn 3
+    expect(new Set(requests.map((r) => r.key)).size).toBe(1);
+    const totals = usage.map((u) => (u as { total: { totalTokens: number } }).total.totalTokens);
+    expect(totals.at(-1)).toBe((totals[0] ?? 0) * 2); // turn 1's total + the new turn's, not turns 2–3
+    const files = async () =>
+      (await readdir(join(home.path, "sessions"), { recursive: true })).filter((f) => f.endsWith(".jsonl"));
+    const mine = (await files()).filter((f) => f.includes(threadId));
+    expect(mine.length).toBe(2); // the revert writes a second rollout file
+    await rpc.request("thread/delete", { threadId });
+    expect((await files()).filter((f) => f.includes(threadId))).toEqual([]);
   });
 });

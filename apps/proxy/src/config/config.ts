@@ -33,6 +33,7 @@ export const GatewayConfig = Schema.Struct({
   codexPoolSize: PositiveInt,
   codexWarmThreads: Schema.Number.check(Schema.isInt(), Schema.isBetween({ minimum: 0, maximum: 8 })),
   codexContinuity: Schema.Boolean,
+  codexKeepEdits: Schema.Boolean,
   codexLiveThreads: PositiveInt,
   codexLiveThreadIdleMs: PositiveInt,
   codexLiveThreadMaxChars: PositiveInt,

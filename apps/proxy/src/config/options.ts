@@ -122,6 +122,13 @@ export const OPTIONS: ReadonlyArray<OptionSpec> = [
     "Conversation continuity: keep a request's codex thread alive and run the conversation's next request (same caller, same settings, history = what the gateway answered + new items) on it with only the new items, so one conversation keeps one `prompt_cache_key` (see docs/codex-threads.md). false = a fresh thread per request.",
   ),
   opt(
+    "codexKeepEdits",
+    "PROXY_CODEX_KEEP_EDITS",
+    "bool",
+    "false",
+    "An edit or regenerate of one of a conversation's latest 32 turns (not its first message) keeps its codex thread and `prompt_cache_key`: the thread is reverted to before the edited turn and goes on from there. Needs durable codex threads, which codex writes under `CODEX_HOME/sessions` while the gateway keeps them (each is deleted when let go; see docs/codex-threads.md). false = codex threads stay in memory only and an edit starts a fresh thread.",
+  ),
+  opt(
     "codexLiveThreads",
     "PROXY_CODEX_LIVE_THREADS",
     "int",

@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import type { Logger } from "../logger.js";
+import { freeThread } from "../threads/free-thread.js";
 import type { AppServerProcess } from "../transport/app-server-process.js";
 
 export interface ThreadStartResult {
@@ -53,6 +54,8 @@ export interface ThreadSourceOptions {
 
 interface Warm {
   readonly started: Promise<ThreadStartResult>;
+  /** Started durable (`ephemeral: false`): deleted when freed. */
+  readonly durable: boolean;
   threadId: string | undefined;
 }
 interface ConfigEntry {
@@ -84,13 +87,7 @@ export const createThreadSource = (options: ThreadSourceOptions): ThreadSource =
     });
   const free = (proc: AppServerProcess, warm: Warm) => {
     void warm.started
-      .then((r) =>
-        proc.connection.request(
-          "thread/unsubscribe",
-          { threadId: r.thread.id },
-          { timeoutMs: options.requestTimeoutMs },
-        ),
-      )
+      .then((r) => freeThread(proc.connection, r.thread.id, warm.durable, options.requestTimeoutMs))
       .catch(() => {});
   };
   const freeEntry = (proc: AppServerProcess, entry: ConfigEntry) => {
@@ -134,7 +131,11 @@ export const createThreadSource = (options: ThreadSourceOptions): ThreadSource =
     }
     const current = entry;
     while (current.warm.length < options.perConfig) {
-      const warm: Warm = { started: startThread(proc, params), threadId: undefined };
+      const warm: Warm = {
+        started: startThread(proc, params),
+        durable: params.ephemeral === false,
+        threadId: undefined,
+      };
       current.warm.push(warm);
       warm.started.then(
         (r) => {

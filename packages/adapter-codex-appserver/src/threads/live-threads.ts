@@ -2,7 +2,20 @@ import type { Usage } from "@proxy/core";
 import type { Logger } from "../logger.js";
 import type { AppServerProcess } from "../transport/app-server-process.js";
 import type { ConversationKey } from "./conversation-key.js";
+import { freeThread } from "./free-thread.js";
 import type { ThreadChannel } from "./thread-channel.js";
+
+/**
+ * One codex turn of a durable live thread, where it can be reverted to: `key` is the conversation
+ * codex holds when the turn begins (the injected history included, which a revert keeps), what
+ * the thread holds again after `thread/revert` before `turnId`.
+ */
+export interface TurnBoundary {
+  readonly key: ConversationKey;
+  readonly turnId: string;
+  /** The thread's usage total at that point (a revert rolls codex's total back to it). */
+  readonly usageBefore: Usage | undefined;
+}
 
 /** A codex thread kept alive after its request, to continue the same conversation. */
 export interface LiveThread {
@@ -16,6 +29,8 @@ export interface LiveThread {
   readonly size: number;
   /** The characters of its native tool list (dynamic tools), which codex keeps for the thread; 0 in prompt mode. */
   readonly toolChars: number;
+  /** Its latest turns, oldest first, when the thread is durable (revertible); else empty. */
+  readonly turns: ReadonlyArray<TurnBoundary>;
 }
 
 export interface LiveThreadLimits {
@@ -43,13 +58,29 @@ export interface LiveThreads {
     keys: ReadonlyArray<ConversationKey>,
     accept: (thread: LiveThread, at: number) => boolean,
   ): { readonly thread: LiveThread; readonly at: number } | undefined;
+  /**
+   * The live thread with a turn that begins at `keys[at]`, for the largest such `at` that `accept`
+   * takes (given the index of that turn in `thread.turns`), removed from the table. Threads left
+   * open at tool calls are never offered: a turn is not reverted mid-call.
+   */
+  takeAtTurn(
+    keys: ReadonlyArray<ConversationKey>,
+    accept: (thread: LiveThread, at: number, turn: number) => boolean,
+  ): { readonly thread: LiveThread; readonly at: number; readonly turn: number } | undefined;
   /** Keeps `thread` for the request whose conversation will be `key`; evicts beyond the limits. */
   park(key: ConversationKey, thread: LiveThread): void;
   /** Lets a thread go: interrupts its open turn, refuses held tool calls, unsubscribes. */
-  release(thread: LiveThread): void;
+  release(thread: LiveThread): Promise<void>;
   counts(): LiveThreadCounts;
-  /** Let every thread go and stop (shutdown). */
-  close(): void;
+  /** Let every thread go and stop (shutdown); settles once codex answered for each. */
+  close(): Promise<void>;
+}
+
+export interface ReleaseOptions {
+  readonly requestTimeoutMs: number;
+  readonly logger: Logger;
+  /** The gateway's threads are durable (kept edits): a released thread is deleted. */
+  readonly durableThreads: boolean;
 }
 
 interface Entry {
@@ -59,31 +90,32 @@ interface Entry {
 
 /**
  * Lets a thread go: interrupts its open turn first (so codex ignores the refused tool calls instead
- * of sampling on), refuses held tool calls, then unsubscribes, in the background.
+ * of sampling on), refuses held tool calls, then unsubscribes (deletes a durable thread), in the
+ * background: the promise settles when codex has answered (it never rejects).
  */
 export const releaseThread = (
   proc: AppServerProcess,
   channel: ThreadChannel,
   openTurnId: string | undefined,
-  options: { readonly requestTimeoutMs: number; readonly logger: Logger },
-): void => {
+  options: ReleaseOptions,
+): Promise<void> => {
   channel.detach();
   const { threadId } = channel;
   if (!proc.isAlive()) {
     channel.close();
-    return;
+    return Promise.resolve();
   }
   const rpc = proc.connection;
   const timeoutMs = options.requestTimeoutMs;
   const quiet = (what: string) => (err: unknown) =>
     options.logger.debug({ err, threadId }, `codex ${what} failed`);
-  void (async () => {
+  return (async () => {
     if (openTurnId !== undefined)
       await rpc
         .request("turn/interrupt", { threadId, turnId: openTurnId }, { timeoutMs })
         .catch(quiet("turn/interrupt"));
     channel.close();
-    await rpc.request("thread/unsubscribe", { threadId }, { timeoutMs }).catch(quiet("thread/unsubscribe"));
+    await freeThread(rpc, threadId, options.durableThreads, timeoutMs).catch(quiet("thread release"));
   })();
 };
 
@@ -92,20 +124,23 @@ export const releaseThread = (
  * config). Bounded per app-server by count and conversation size, and by idle time; an app-server
  * that exits takes its threads with it.
  */
-export const createLiveThreads = (
-  limits: LiveThreadLimits,
-  options: { readonly requestTimeoutMs: number; readonly logger: Logger },
-): LiveThreads => {
+export const createLiveThreads = (limits: LiveThreadLimits, options: ReleaseOptions): LiveThreads => {
   const entries = new Map<ConversationKey, Entry>(); // insertion order = least recently parked first
+  // A turn boundary's key → the key of the live thread that has it (the newest, should two share one).
+  const boundaries = new Map<ConversationKey, ConversationKey>();
   const watched = new WeakSet<AppServerProcess>();
   let continued = 0;
   let closed = false;
 
   const release = (thread: LiveThread) =>
     releaseThread(thread.proc, thread.channel, thread.openTurnId, options);
-  const drop = (key: ConversationKey, entry: Entry) => {
+  const forget = (key: ConversationKey, entry: Entry) => {
     entries.delete(key);
-    release(entry.thread);
+    for (const t of entry.thread.turns) if (boundaries.get(t.key) === key) boundaries.delete(t.key);
+  };
+  const drop = (key: ConversationKey, entry: Entry) => {
+    forget(key, entry);
+    return release(entry.thread);
   };
   const enforce = (proc: AppServerProcess) => {
     let count = 0;
@@ -120,12 +155,12 @@ export const createLiveThreads = (
       if (e.thread.proc !== proc) continue;
       count--;
       chars -= e.thread.size;
-      drop(key, e);
+      void drop(key, e);
     }
   };
   const sweep = () => {
     const before = Date.now() - limits.idleMs;
-    for (const [key, e] of entries) if (e.lastUsedAt < before) drop(key, e);
+    for (const [key, e] of entries) if (e.lastUsedAt < before) void drop(key, e);
   };
   const sweeper = setInterval(sweep, Math.max(250, Math.min(limits.idleMs / 2, 30_000)));
   sweeper.unref();
@@ -136,25 +171,42 @@ export const createLiveThreads = (
         const key = keys[at] as ConversationKey;
         const entry = entries.get(key);
         if (entry === undefined || !entry.thread.proc.isAlive() || !accept(entry.thread, at)) continue;
-        entries.delete(key);
+        forget(key, entry);
         continued++;
         return { thread: entry.thread, at };
       }
       return undefined;
     },
+    takeAtTurn(keys, accept) {
+      for (let at = keys.length - 1; at >= 0; at--) {
+        const boundary = keys[at] as ConversationKey;
+        const liveKey = boundaries.get(boundary);
+        const entry = liveKey === undefined ? undefined : entries.get(liveKey);
+        if (liveKey === undefined || entry === undefined) continue;
+        const { thread } = entry;
+        const turn = thread.turns.findIndex((t) => t.key === boundary);
+        if (turn === -1 || thread.openTurnId !== undefined || !thread.proc.isAlive()) continue;
+        if (!accept(thread, at, turn)) continue;
+        forget(liveKey, entry);
+        continued++;
+        return { thread, at, turn };
+      }
+      return undefined;
+    },
     park(key, thread) {
       if (closed || !thread.proc.isAlive()) {
-        release(thread);
+        void release(thread);
         return;
       }
       const old = entries.get(key);
-      if (old !== undefined) drop(key, old); // the same conversation twice: the newer thread wins
+      if (old !== undefined) void drop(key, old); // the same conversation twice: the newer thread wins
       entries.set(key, { thread, lastUsedAt: Date.now() });
+      for (const t of thread.turns) boundaries.set(t.key, key);
       if (!watched.has(thread.proc)) {
         watched.add(thread.proc);
         // Its threads died with it: forget them (nothing to send to a dead process).
         thread.proc.onExit(() => {
-          for (const [k, e] of entries) if (e.thread.proc === thread.proc) drop(k, e);
+          for (const [k, e] of entries) if (e.thread.proc === thread.proc) void drop(k, e);
         });
       }
       enforce(thread.proc);
@@ -164,7 +216,9 @@ export const createLiveThreads = (
     close() {
       closed = true;
       clearInterval(sweeper);
-      for (const [key, e] of entries) drop(key, e);
+      const released: Array<Promise<void>> = [];
+      for (const [key, e] of entries) released.push(drop(key, e));
+      return Promise.all(released).then(() => {});
     },
   };
 };

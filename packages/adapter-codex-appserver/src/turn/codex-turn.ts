@@ -40,6 +40,11 @@ export interface TurnContext {
   readonly pendingToolRequests: { count: number };
   /** How long a reader may take nothing while codex's output waits for it (see stdout-flow.ts). */
   readonly stalledReaderMs: number;
+  /**
+   * Threads are durable (`ephemeral: false`, written under CODEX_HOME/sessions) so an edited
+   * conversation can revert its thread; each is deleted when let go.
+   */
+  readonly durableThreads: boolean;
   /** The model's context window in tokens, from the sealed catalog (undefined for a model it lacks). */
   readonly contextWindowOf: (model: string) => number | undefined;
 }
@@ -118,7 +123,7 @@ export async function* runCodexTurn(
       names,
       historyCallIds,
       turnId,
-      usageBefore: thread.continuation?.thread.usageTotal,
+      usageBefore: thread.continuation?.usageBefore,
       contextWindow: ctx.contextWindowOf(thread.model),
     });
     control.reading(mapper);

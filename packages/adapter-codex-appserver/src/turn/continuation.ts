@@ -1,4 +1,4 @@
-import type { BackendRequest, PromptMessage } from "@proxy/core";
+import type { BackendRequest, PromptMessage, Usage } from "@proxy/core";
 import {
   type ConversationKey,
   extendKey,
@@ -6,7 +6,7 @@ import {
   replyMessages,
   rootKey,
 } from "../threads/conversation-key.js";
-import type { LiveThread, LiveThreads } from "../threads/live-threads.js";
+import type { LiveThread, LiveThreads, TurnBoundary } from "../threads/live-threads.js";
 import type { CodexTurnInput } from "./codex-input.js";
 import type { TurnMapper } from "./turn-mapper.js";
 
@@ -17,6 +17,12 @@ export interface Continuation {
   readonly answers: ReadonlyArray<{ readonly callId: string; readonly output: string }>;
   /** Otherwise: new messages to inject and the new input of a new turn. */
   readonly turn: CodexTurnInput | undefined;
+  /** An edit: `thread/revert` before this turn first (it and every later turn are discarded). */
+  readonly revertBefore: string | undefined;
+  /** The thread's turns the conversation keeps (those before the reverted one, on an edit). */
+  readonly turns: ReadonlyArray<TurnBoundary>;
+  /** codex's usage total for the thread when this request's turn begins. */
+  readonly usageBefore: Usage | undefined;
 }
 
 /**
@@ -37,7 +43,10 @@ const isNewMessage = (m: PromptMessage) => "content" in m && (m.role === "user" 
  * Finds the live thread this request continues: one whose conversation is exactly a prefix of the
  * request's history, followed only by new items: the client's results for every tool call codex
  * still waits on (and nothing else), or, on a finished turn, new user/developer messages and input.
- * Anything else (an edited or branched history, other settings, another caller) finds nothing.
+ * Failing that, an edit: a durable thread with a turn that begins at a non-empty prefix of the
+ * request's history, followed only by new user/developer messages and input, is reverted to before
+ * that turn and continued (a regenerate is the same turn resent). Anything else (an older or
+ * mid-call edit, an edit of the first message, other settings, another caller) finds nothing.
  */
 export const takeContinuation = (
   live: LiveThreads,
@@ -48,6 +57,13 @@ export const takeContinuation = (
   const keys = prefixKeys(root, request.history);
   let turn: CodexTurnInput | undefined;
   let answers: Array<{ callId: string; output: string }> = [];
+  const newTurn = (at: number): boolean => {
+    const added = request.history.slice(at);
+    if (!added.every(isNewMessage) || (added.length === 0 && request.input.length === 0)) return false;
+    turn = toTurnInput({ history: added, input: request.input });
+    answers = [];
+    return true;
+  };
   const taken = live.take(keys, (thread, at) => {
     const added = request.history.slice(at);
     if (thread.openTurnId !== undefined) {
@@ -61,12 +77,35 @@ export const takeContinuation = (
       turn = undefined;
       return pending.size === 0;
     }
-    if (!added.every(isNewMessage) || (added.length === 0 && request.input.length === 0)) return false;
-    turn = toTurnInput({ history: added, input: request.input });
-    answers = [];
-    return true;
+    return newTurn(at);
   });
-  return { keys, continuation: taken ? { thread: taken.thread, answers, turn } : undefined };
+  if (taken) {
+    const { thread } = taken;
+    const continuation = {
+      thread,
+      answers,
+      turn,
+      revertBefore: undefined,
+      turns: thread.turns,
+      usageBefore: thread.usageTotal,
+    };
+    return { keys, continuation };
+  }
+  // Never at the root: a request sharing no history with the thread cannot be told from a new
+  // conversation of the same caller, which must not take (and end) another conversation's thread.
+  const edited = live.takeAtTurn(keys, (_thread, at) => at > 0 && newTurn(at));
+  if (edited === undefined) return { keys, continuation: undefined };
+  const { thread } = edited;
+  const reverted = thread.turns[edited.turn] as TurnBoundary;
+  const continuation = {
+    thread,
+    answers,
+    turn,
+    revertBefore: reverted.turnId,
+    turns: thread.turns.slice(0, edited.turn),
+    usageBefore: reverted.usageBefore,
+  };
+  return { keys, continuation };
 };
 
 /** The key of the conversation after this turn, as the client will send it back next time. */

@@ -1,7 +1,11 @@
 import type { BackendRequest } from "@proxy/core";
-import type { Logger } from "../logger.js";
 import type { ConversationKey } from "../threads/conversation-key.js";
-import { type LiveThreads, releaseThread } from "../threads/live-threads.js";
+import {
+  type LiveThreads,
+  type ReleaseOptions,
+  releaseThread,
+  type TurnBoundary,
+} from "../threads/live-threads.js";
 import type { ThreadChannel } from "../threads/thread-channel.js";
 import type { AppServerProcess } from "../transport/app-server-process.js";
 import { type Continuation, nextConversationKey } from "./continuation.js";
@@ -17,6 +21,9 @@ export interface HeldThread {
   /** The characters of the thread's native tool list (see `LiveThread.toolChars`). */
   readonly toolChars: number;
 }
+
+/** How many of a thread's latest turns an edit can go back to (older edits start a fresh thread). */
+const MAX_REVERTIBLE_TURNS = 32;
 
 /**
  * The conversation's size in chars, roughly what codex holds for it (the live threads' memory
@@ -37,7 +44,7 @@ const conversationChars = (request: BackendRequest, mapper: TurnMapper): number 
  * conversation's next request or let it go. `interrupt` is idempotent and waits for nothing.
  */
 export const createTurnControl = (
-  ctx: { readonly live: LiveThreads | undefined; readonly requestTimeoutMs: number; readonly logger: Logger },
+  ctx: { readonly live: LiveThreads | undefined } & ReleaseOptions,
   request: BackendRequest,
   signal: AbortSignal,
 ) => {
@@ -99,13 +106,24 @@ export const createTurnControl = (
       const turn = mapper;
       if (ctx.live && h.keys && turn && parkable(h, turn)) {
         h.channel.detach();
+        const kept = h.continuation?.turns ?? [];
+        const usageBefore = h.continuation?.usageBefore;
+        // A new codex turn begins where the request's history ends (a continued open turn is not new).
+        const turns: ReadonlyArray<TurnBoundary> =
+          !ctx.durableThreads || turnId === undefined || h.continuation?.thread.openTurnId !== undefined
+            ? kept
+            : [
+                ...kept.slice(1 - MAX_REVERTIBLE_TURNS),
+                { key: h.keys[h.keys.length - 1] as ConversationKey, turnId, usageBefore },
+              ];
         ctx.live.park(nextConversationKey(h.keys, request, turn.reply()), {
           proc: h.proc,
           channel: h.channel,
           openTurnId: turn.ending() === "tool_calls" ? turnId : undefined,
-          usageTotal: turn.threadTotal() ?? h.continuation?.thread.usageTotal,
+          usageTotal: turn.threadTotal() ?? usageBefore,
           size: conversationChars(request, turn) + h.toolChars,
           toolChars: h.toolChars,
+          turns,
         });
         return;
       }
@@ -115,7 +133,7 @@ export const createTurnControl = (
         await turnStart?.catch(() => {});
         interrupt();
         await interrupting?.catch(() => {});
-        releaseThread(h.proc, h.channel, undefined, ctx);
+        await releaseThread(h.proc, h.channel, undefined, ctx);
       })();
     },
   };

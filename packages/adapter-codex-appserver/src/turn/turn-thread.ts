@@ -1,6 +1,8 @@
 import { type BackendRequest, GatewayError } from "@proxy/core";
+import type { Logger } from "../logger.js";
 import type { ProcessPool } from "../pool/process-pool.js";
 import type { ThreadSource } from "../pool/warm-threads.js";
+import { freeThread } from "../threads/free-thread.js";
 import type { LiveThreads } from "../threads/live-threads.js";
 import { openThreadChannel } from "../threads/thread-channel.js";
 import type { CodexTurnInput } from "./codex-input.js";
@@ -18,6 +20,9 @@ export interface ThreadContext {
   readonly requestTimeoutMs: number;
   readonly startWaitMs: number;
   readonly pendingToolRequests: { count: number };
+  /** Threads are durable (so revertible) and deleted when let go; else ephemeral. */
+  readonly durableThreads: boolean;
+  readonly logger: Logger;
 }
 
 /** Resolves with `promise`'s value, or `undefined` as soon as `signal` aborts. */
@@ -60,7 +65,7 @@ export const acquireThread = async (
   let continuation = found?.continuation;
   let lease = continuation ? ctx.pool.leaseProcess(continuation.thread.proc) : undefined;
   if (continuation && lease === undefined) {
-    ctx.live?.release(continuation.thread);
+    void ctx.live?.release(continuation.thread);
     continuation = undefined;
   }
   lease ??= await ctx.pool.acquire(signal, ctx.startWaitMs);
@@ -73,6 +78,29 @@ export const acquireThread = async (
       { param: "x-proxy-tool-mode", code: "native_tools_unavailable" },
     );
   const keys = found?.keys;
+  if (continuation?.revertBefore !== undefined) {
+    // An edit: codex drops the turn and every later one (the history injected before it stays).
+    // Should that fail, or the client leave meanwhile, the thread's state is unknown: let it go.
+    const { threadId } = continuation.thread.channel;
+    const reverted = await proc.connection
+      .request(
+        "thread/revert",
+        { threadId, beforeTurnId: continuation.revertBefore },
+        { timeoutMs: ctx.requestTimeoutMs },
+      )
+      .then(
+        () => true,
+        (err: unknown) => {
+          ctx.logger.debug({ err, threadId }, "codex thread/revert failed; starting a fresh thread");
+          return false;
+        },
+      );
+    if (!reverted || signal.aborted) {
+      void ctx.live?.release(continuation.thread);
+      continuation = undefined;
+      if (signal.aborted) return undefined;
+    }
+  }
   if (continuation)
     return {
       proc,
@@ -89,13 +117,7 @@ export const acquireThread = async (
   const started = await unlessAborted(opened.started, signal);
   if (started === undefined) {
     opened.started
-      .then((r) =>
-        proc.connection.request(
-          "thread/unsubscribe",
-          { threadId: r.thread.id },
-          { timeoutMs: ctx.requestTimeoutMs },
-        ),
-      )
+      .then((r) => freeThread(proc.connection, r.thread.id, ctx.durableThreads, ctx.requestTimeoutMs))
       .catch(() => {});
     return undefined;
   }
