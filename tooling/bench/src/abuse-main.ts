@@ -184,11 +184,12 @@ const neverRead = async (url: string, body: object, holdMs: number): Promise<str
   return "dropped unread";
 };
 
-const post = async (url: string, body: object, headers: Record<string, string> = {}): Promise<string> => {
+/** `body` as an object, or already serialised (a big body built before the run, off the load's loop). */
+const post = async (url: string, body: object | string, headers: Record<string, string> = {}): Promise<string> => {
   const res = await fetch(`${url}/v1/chat/completions`, {
     method: "POST",
     headers: { "content-type": "application/json", ...headers },
-    body: JSON.stringify(body),
+    body: typeof body === "string" ? body : JSON.stringify(body),
   });
   const text = await res.text();
   return res.status < 300 ? String(res.status) : `${res.status} ${text.slice(0, 120)}`;
@@ -392,31 +393,31 @@ if (runs("inspector")) {
       req.write("key=");
       pump();
     });
+  // Bodies built before the runs, four of each kind taken in turn: building 7 MB of random text per
+  // request would hold this process's loop, which also runs the normal clients' load and times it.
+  const bodies = (n: number, make: () => object) => Array.from({ length: n }, () => JSON.stringify(make()));
+  const bigRequests = bodies(4, () => ({
+    model: "m",
+    messages: Array.from({ length: 1_750 }, (_, i) => ({
+      role: "user",
+      content: `${i === 0 ? "sk-abuse-0123456789 " : ""}${noise(4_000)}`,
+    })),
+  }));
+  const failingPrompts = bodies(4, () => ({
+    model: "m",
+    messages: [{ role: "user", content: `fail ${noise(1_000_000)}` }],
+  }));
+  let turn = 0;
+  const next = (list: string[]) => list[turn++ % list.length] as string;
   const inspectorAbusers: CodexAbuse[] = [
     {
       name: "inspector: 7 MB requests (1,750 messages of random text), 500 keys to redact",
-      send: (url) =>
-        post(
-          url,
-          {
-            model: "m",
-            messages: Array.from({ length: 1_750 }, (_, i) => ({
-              role: "user",
-              content: `${i === 0 ? "sk-abuse-0123456789 " : ""}${noise(4_000)}`,
-            })),
-          },
-          KEYED,
-        ),
+      send: (url) => post(url, next(bigRequests), KEYED),
     },
     {
       name: "inspector: failed turns quoting a 1 MB prompt, 8 live pages that never read",
-      send: (url) =>
-        // Each refusal quotes its own prompt: counted by status alone.
-        post(
-          url,
-          { model: "m", messages: [{ role: "user", content: `fail ${noise(1_000_000)}` }] },
-          KEYED,
-        ).then((status) => status.slice(0, 3)),
+      // Each refusal quotes its own prompt: counted by status alone.
+      send: (url) => post(url, next(failingPrompts), KEYED).then((status) => status.slice(0, 3)),
     },
     { name: "inspector: 200 MB chunked login posts", send: (url) => hugeLogin(url, 200 * 1024 * 1024) },
   ];
