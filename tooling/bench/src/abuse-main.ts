@@ -185,7 +185,11 @@ const neverRead = async (url: string, body: object, holdMs: number): Promise<str
 };
 
 /** `body` as an object, or already serialised (a big body built before the run, off the load's loop). */
-const post = async (url: string, body: object | string, headers: Record<string, string> = {}): Promise<string> => {
+const post = async (
+  url: string,
+  body: object | string,
+  headers: Record<string, string> = {},
+): Promise<string> => {
   const res = await fetch(`${url}/v1/chat/completions`, {
     method: "POST",
     headers: { "content-type": "application/json", ...headers },
