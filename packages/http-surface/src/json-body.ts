@@ -1,3 +1,4 @@
+import { setImmediate as yieldToLoop } from "node:timers/promises";
 import { formatParamPath, GatewayError, invalidRequest } from "@proxy/core";
 import type { Context } from "hono";
 
@@ -127,14 +128,12 @@ export const decodeJsonText = (text: string): unknown => {
   return value;
 };
 
-/** Bodies from this size up are parsed and checked in separate turns of the event loop. */
-const LARGE_BODY_CHARS = 1 << 20;
-
 /**
- * Lets timers and other sockets run: parsing a 5 MB photo's body and checking it take tens of ms
- * each, and one unbroken chain of them with the surface's decode held the loop past 50 ms.
+ * Bodies from this size up are parsed and checked in separate turns of the event loop (as
+ * count-tokens.ts counts): parsing a 5 MB photo's body and checking it take tens of ms each, and one
+ * unbroken chain of them with the surface's decode held the loop past 50 ms.
  */
-const yieldToLoop = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
+const LARGE_BODY_CHARS = 1 << 20;
 
 /** Reads the request body as JSON, with the kit's one invalid-JSON message and its checks. */
 export const readJsonBody = async (c: Context): Promise<unknown> => {
