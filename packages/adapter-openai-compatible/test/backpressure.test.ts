@@ -64,8 +64,15 @@ describe("a reader slower than the upstream", () => {
         if (e.type === "finish") finish = e.finish;
       }
       if (stalled === undefined && text.length > 0) {
-        // Stop pulling for a while: past the socket buffers, the upstream must stand still.
-        await sleep(300);
+        // Stop pulling: once the socket buffers are full the upstream must stand still. How long
+        // filling them takes depends on the machine's load, so wait until the count settles
+        // (bounded: an upstream that never pauses runs out of pieces and fails the checks below).
+        let settled = written;
+        for (let quiet = 0; quiet < 4; ) {
+          await sleep(50);
+          quiet = written === settled ? quiet + 1 : 0;
+          settled = written;
+        }
         const before = written;
         await sleep(300);
         stalled = [before, written];
