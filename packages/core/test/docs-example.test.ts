@@ -27,7 +27,7 @@ if (findToolPolicyProblem(policy)) throw new Error("bad tools");
 const manifest = renderToolManifest(policy, JSON_TOOL_CALL_FORMAT);
 // 3. Feed the model's streamed text through the parser, chunk by chunk, in any chunking.
 const parser = createSentinelParser({
-  tools: new Map(policy.tools.map((t) => [t.name, t])),
+  tools: policy.tools,
   validator: createArgumentsValidator(policy.tools),
 });
 const events = [

@@ -38,7 +38,7 @@ const { request } = renderBackendRequest(
 );
 // The model's reply, in any chunking: the block on lines of its own, arguments as an object.
 const parser = createSentinelParser({
-  tools: new Map(policy.tools.map((t) => [t.name, t])),
+  tools: policy.tools,
   validator: createArgumentsValidator(policy.tools),
   formats: blockFormatsReading(hermes),
 });

@@ -11,8 +11,11 @@ import { HELD, TagHoldback } from "./tag-holdback.js";
 export const DEFAULT_MAX_BLOCK_BYTES = 1024 * 1024;
 
 export interface SentinelParserOptions {
-  /** Tools the model may call in this turn. A block naming any other tool is rejected. */
-  readonly tools: ReadonlyMap<string, ToolSpec>;
+  /**
+   * Tools the model may call in this turn, as a list or keyed by name. A block naming any other
+   * tool is rejected; two tools of one name in a list are a TypeError (which one is meant?).
+   */
+  readonly tools: ReadonlyArray<ToolSpec> | ReadonlyMap<string, ToolSpec>;
   /** Schema validation for strict tools (hard) and soft tools (warning only). */
   readonly validator?: ArgumentsValidator | undefined;
   /** Max bytes one open block may buffer before it fails (default 1 MiB). */
@@ -49,6 +52,19 @@ const DISCARD = 3;
 export const createSentinelParser = (options: SentinelParserOptions): SentinelParser =>
   new StreamParser(options);
 
+const toolsByName = (
+  tools: ReadonlyArray<ToolSpec> | ReadonlyMap<string, ToolSpec>,
+): ReadonlyMap<string, ToolSpec> => {
+  if (!Array.isArray(tools)) return tools as ReadonlyMap<string, ToolSpec>;
+  const byName = new Map<string, ToolSpec>();
+  for (const tool of tools as ReadonlyArray<ToolSpec>) {
+    if (byName.has(tool.name))
+      throw new TypeError(`createSentinelParser: two tools are named "${tool.name}"`);
+    byName.set(tool.name, tool);
+  }
+  return byName;
+};
+
 /** A class, not closures: the state of one parser, its scanners and the block being read. */
 class StreamParser implements SentinelParser {
   private readonly out: EventBatch;
@@ -66,7 +82,7 @@ class StreamParser implements SentinelParser {
 
   constructor(options: SentinelParserOptions) {
     this.out = new EventBatch(
-      options.tools,
+      toolsByName(options.tools),
       options.validator,
       options.maxBlockBytes ?? DEFAULT_MAX_BLOCK_BYTES,
     );
