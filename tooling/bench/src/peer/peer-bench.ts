@@ -7,7 +7,7 @@ import { type BeforeBuild, beforeBin } from "../before.js";
 import { median } from "../stats.js";
 import { textOf } from "./peer-check.js";
 import { type PeerRun, type PeerWorkload, runPeerLoad } from "./peer-load.js";
-import { type PeerProcess, rssOf, startOurs, startPortkey, startUpstream } from "./peers.js";
+import { type PeerProcess, rssOf, startBare, startOurs, startPortkey, startUpstream } from "./peers.js";
 
 export interface PeerConfig {
   readonly seconds: number;
@@ -158,6 +158,8 @@ export const runPeerBench = async (
     started.push(ours);
     const portkey = await startPortkey(upstream.url, join(workDir, "peer-portkey.log"));
     started.push(portkey);
+    const bare = await startBare(upstream.url);
+    started.push(bare);
     const earlier = before
       ? await startOurs(upstream.url, models, join(workDir, "peer-before.log"), {
           bin: beforeBin(before),
@@ -166,7 +168,7 @@ export const runPeerBench = async (
       : undefined;
     if (earlier) started.push(earlier);
     const direct: PeerProcess = { ...upstream, name: "direct" };
-    const gateways = [portkey, ...(earlier ? [earlier] : []), ours];
+    const gateways = [bare, portkey, ...(earlier ? [earlier] : []), ours];
     const rssAfterStart: Record<string, number> = {};
     for (const g of gateways) rssAfterStart[g.name] = mib(await rssOf(g.pid));
     const cells: PeerCell[] = [];
@@ -177,7 +179,7 @@ export const runPeerBench = async (
         const cell = cellOf(w.id, w.label, connections, await interleave(sides, connections, c));
         const m = cell.medians;
         log(
-          `  req/s direct ${m.direct?.rps.toFixed(0)} portkey ${m.portkey?.rps.toFixed(0)}${m.before ? ` before ${m.before.rps.toFixed(0)}` : ""} ours ${m.ours?.rps.toFixed(0)}; cpu/req portkey ${m.portkey?.cpuUsPerRequest.toFixed(0)}${m.before ? ` before ${m.before.cpuUsPerRequest.toFixed(0)}` : ""} ours ${m.ours?.cpuUsPerRequest.toFixed(0)} µs`,
+          `  req/s direct ${m.direct?.rps.toFixed(0)} bare ${m.bare?.rps.toFixed(0)} portkey ${m.portkey?.rps.toFixed(0)}${m.before ? ` before ${m.before.rps.toFixed(0)}` : ""} ours ${m.ours?.rps.toFixed(0)}; cpu/req bare ${m.bare?.cpuUsPerRequest.toFixed(0)} portkey ${m.portkey?.cpuUsPerRequest.toFixed(0)}${m.before ? ` before ${m.before.cpuUsPerRequest.toFixed(0)}` : ""} ours ${m.ours?.cpuUsPerRequest.toFixed(0)} µs`,
         );
         cells.push(cell);
       }

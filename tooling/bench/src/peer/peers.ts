@@ -14,12 +14,13 @@ import { fileURLToPath } from "node:url";
 import { rssOf } from "../proc.js";
 
 const UPSTREAM_MAIN = fileURLToPath(new URL(`./upstream-main${extname(import.meta.url)}`, import.meta.url));
+const BARE_MAIN = fileURLToPath(new URL(`./bare-forwarder-main${extname(import.meta.url)}`, import.meta.url));
 const GATEWAY_BIN = fileURLToPath(
   new URL("../../../../apps/proxy/bin/codex-tool-gateway.mjs", import.meta.url),
 );
 
 /** `before`: an earlier commit's build of ours (BENCH_BEFORE_DIR), when the run compares one. */
-export type PeerName = "direct" | "portkey" | "ours" | "before";
+export type PeerName = "direct" | "bare" | "portkey" | "ours" | "before";
 
 export interface PeerProcess {
   readonly name: PeerName | "upstream";
@@ -64,20 +65,34 @@ const closer = (child: ChildProcess) => async () => {
   clearTimeout(timer);
 };
 
-export const startUpstream = async (): Promise<PeerProcess> => {
-  const child = spawn(process.execPath, [UPSTREAM_MAIN], { stdio: ["ignore", "pipe", "inherit"] });
+/** A child that prints `{"port":N}` once listening (the upstream, the bare forwarder). */
+const startListening = async (
+  main: string,
+  name: "upstream" | "bare",
+  env?: Readonly<Record<string, string>>,
+): Promise<PeerProcess> => {
+  const child = spawn(process.execPath, [main], {
+    stdio: ["ignore", "pipe", "inherit"],
+    ...(env ? { env: { PATH: process.env.PATH ?? "", ...env } } : {}),
+  });
   const port = await new Promise<number>((resolve, reject) => {
-    child.once("exit", (code) => reject(new Error(`upstream exited with ${code}`)));
+    child.once("exit", (code) => reject(new Error(`${name} exited with ${code}`)));
     child.stdout?.once("data", (d: Buffer) => resolve((JSON.parse(d.toString()) as { port: number }).port));
   });
   return {
-    name: "upstream",
+    name,
     url: `http://127.0.0.1:${port}`,
     pid: child.pid as number,
     headers: {},
     close: closer(child),
   };
 };
+
+export const startUpstream = (): Promise<PeerProcess> => startListening(UPSTREAM_MAIN, "upstream");
+
+/** The limit for a Node gateway: node:http in, undici out, the same bytes (bare-forwarder-main.ts). */
+export const startBare = (upstream: string): Promise<PeerProcess> =>
+  startListening(BARE_MAIN, "bare", { UPSTREAM: upstream });
 
 /**
  * Our gateway from its build, one `openai-compatible` route per model, logs to a file (as deployed).
