@@ -1,14 +1,13 @@
 import type { Server } from "node:http";
 import { createRequire } from "node:module";
 import { createAdaptorServer, type ServerType } from "@hono/node-server";
-import { DEFAULT_TURN_SETTINGS, type TurnSettings } from "@proxy/core";
 import * as Effect from "effect/Effect";
 import type * as Layer from "effect/Layer";
 import * as ManagedRuntime from "effect/ManagedRuntime";
 import type { Hono } from "hono";
 import { type AcquiredBackend, createBackendStack } from "./backend/backend-stack.js";
 import { statusView } from "./backend/gateway-backend.js";
-import type { GatewayConfig, UnknownSetting } from "./config/config.js";
+import { type GatewayConfig, turnSettingsFrom, type UnknownSetting } from "./config/config.js";
 import { loadConfig } from "./config/load-config.js";
 import { createApp } from "./create-app.js";
 import { createRequestScope } from "./http/request-context.js";
@@ -45,21 +44,6 @@ const bundledCodexVersion = (): string | undefined => {
     return undefined;
   }
 };
-
-export const turnSettingsFrom = (config: GatewayConfig): TurnSettings => ({
-  ...DEFAULT_TURN_SETTINGS,
-  outputMode: config.outputMode,
-  toolMode: config.toolMode,
-  stopAfterTools: config.stopAfterTools,
-  stopAfterToolsMode: config.stopAfterToolsMode,
-  toolBlockMax: config.toolBlockMax,
-  parallelToolCalls: config.parallelToolCalls,
-  maxBlockBytes: config.toolBlockMaxBytes,
-  toolBlockDedup: config.toolBlockDedup,
-  correctiveRetries: config.correctiveRetries,
-  requestTimeoutMs: config.requestTimeoutMs,
-  idleTimeoutMs: config.idleTimeoutMs,
-});
 
 export interface RunningGateway {
   readonly server: ServerType;
