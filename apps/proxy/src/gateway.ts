@@ -1,37 +1,31 @@
-import type { Server } from "node:http";
 import { createRequire } from "node:module";
-import { createAdaptorServer, type ServerType } from "@hono/node-server";
-import { DEFAULT_TURN_SETTINGS, type TurnSettings } from "@proxy/core";
+import type { ServerType } from "@hono/node-server";
+import * as Cause from "effect/Cause";
+import * as Context from "effect/Context";
 import * as Effect from "effect/Effect";
-import type * as Layer from "effect/Layer";
-import * as ManagedRuntime from "effect/ManagedRuntime";
-import type { Hono } from "hono";
-import { type AcquiredBackend, createBackendStack } from "./backend/backend-stack.js";
+import * as Exit from "effect/Exit";
+import * as Layer from "effect/Layer";
+import * as Option from "effect/Option";
+import * as Scope from "effect/Scope";
+import { type BackendControl, createBackendStack } from "./backend/backend-stack.js";
 import { statusView } from "./backend/gateway-backend.js";
-import type { GatewayConfig, UnknownSetting } from "./config/config.js";
+import { type GatewayConfig, turnSettingsFrom, type UnknownSetting } from "./config/config.js";
 import { loadConfig } from "./config/load-config.js";
 import { createApp } from "./create-app.js";
 import { createRequestScope } from "./http/request-context.js";
 import { isLoopbackHost } from "./http/request-guard.js";
-import { guardServer, SERVER_OPTIONS } from "./http/server-guard.js";
 import { createInspector } from "./inspector/inspector.js";
+import { Listener } from "./listener.js";
 import { createImageFetcher } from "./media/image-fetcher.js";
-import { type Logger, openLog } from "./observability/logger.js";
+import { Log, type Logger } from "./observability/logger.js";
 import { createMetrics } from "./observability/metrics.js";
 import { releaseStartupMemory } from "./observability/startup-memory.js";
-import { startTracing } from "./observability/tracing.js";
 import { routeSettingsOf } from "./routing/route-config.js";
-import { Backend } from "./runtime.js";
-import {
-  backendProblem,
-  GatewayStartError,
-  listenProblem,
-  storeProblem,
-  tracingProblem,
-} from "./startup-problem.js";
-import { openGatewayState, type StateTimings } from "./state/gateway-state.js";
+import { Backend, Tracing } from "./runtime.js";
+import { GatewayStartError } from "./startup-problem.js";
+import { State, type StateTimings } from "./state/gateway-state.js";
 import { lazyO200kEncoding } from "./tokens/lazy-o200k.js";
-import { openUsageAccounting } from "./usage/usage-accounting.js";
+import { Usage } from "./usage/usage-accounting.js";
 
 /** The package's own version (its package.json sits beside `src/` and `dist/` alike). */
 export const VERSION: string = (createRequire(import.meta.url)("../package.json") as { version: string })
@@ -46,77 +40,180 @@ const bundledCodexVersion = (): string | undefined => {
   }
 };
 
-export const turnSettingsFrom = (config: GatewayConfig): TurnSettings => ({
-  ...DEFAULT_TURN_SETTINGS,
-  outputMode: config.outputMode,
-  toolMode: config.toolMode,
-  stopAfterTools: config.stopAfterTools,
-  stopAfterToolsMode: config.stopAfterToolsMode,
-  toolBlockMax: config.toolBlockMax,
-  parallelToolCalls: config.parallelToolCalls,
-  maxBlockBytes: config.toolBlockMaxBytes,
-  toolBlockDedup: config.toolBlockDedup,
-  correctiveRetries: config.correctiveRetries,
-  requestTimeoutMs: config.requestTimeoutMs,
-  idleTimeoutMs: config.idleTimeoutMs,
-});
-
 export interface RunningGateway {
   readonly server: ServerType;
   readonly url: string;
   shutdown(reason: string): Promise<void>;
 }
 
-/**
- * The listening socket, bound before anything else starts: a port in use ends the start before
- * codex or the store are started. Requests that arrive meanwhile wait for the app.
- */
-const listen = async (config: GatewayConfig) => {
-  let settle: { resolve(app: Hono): void; reject(reason: unknown): void } | undefined;
-  const app = new Promise<Hono>((resolve, reject) => {
-    settle = { resolve, reject };
-  });
-  app.catch(() => undefined);
-  let fetch: Hono["fetch"] = (request, env) => app.then((a) => a.fetch(request, env));
-  const server = createAdaptorServer({
-    fetch: (request, env) => fetch(request, env),
-    hostname: config.host,
-    serverOptions: SERVER_OPTIONS,
-  });
-  guardServer(server as Server, { maxConnections: config.maxConnections });
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(config.port, config.host, () => {
-      server.off("error", reject);
-      resolve();
-    });
-  }).catch((error: unknown) => {
-    throw new GatewayStartError(listenProblem(error, config), { cause: error });
-  });
-  return {
-    server,
-    serve(a: Hono) {
-      fetch = a.fetch;
-      settle?.resolve(a);
-    },
-    /** A start that failed: requests waiting for it are dropped with their connections. */
-    close: () => {
-      settle?.reject(new Error("the gateway did not start"));
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      (server as Server).closeAllConnections();
-      return closed;
-    },
-  };
-};
-
-/** The value of a start step, or a GatewayStartError saying what to fix. */
-const settled = <T>(result: PromiseSettledResult<T>, problem: (error: unknown) => string): T => {
-  if (result.status === "fulfilled") return result.value;
-  throw new GatewayStartError(problem(result.reason), { cause: result.reason });
-};
-
 /** How long after listening the tokenizer's tables load (see `tokenizerPreload`). */
 const TOKENIZER_PRELOAD_MS = 1000;
+
+/** What `startGateway` is told beside the configuration. */
+export interface StartOptions {
+  readonly logger?: Logger;
+  readonly backendLayer?: Layer.Layer<Backend>;
+  /** Environment of the codex child (default: this process's, so CODEX_HOME applies). */
+  readonly env?: NodeJS.ProcessEnv;
+  /** Shorter leases and polls for tests of background turns. */
+  readonly stateTimings?: StateTimings;
+  /** Collect start-up garbage before listening (the process entry does; in-process tests need not). */
+  readonly releaseStartupMemory?: boolean;
+  /** Settings the configuration did not know (`PROXY_*` typos), logged as warnings. */
+  readonly warnings?: ReadonlyArray<UnknownSetting>;
+}
+
+/** The served gateway: the app on the listening socket, with its backend's control plane. */
+interface Serving {
+  readonly server: ServerType;
+  readonly url: string;
+  readonly control: BackendControl;
+  readonly logger: Logger;
+}
+
+/**
+ * The app over every resource, served on the listening socket. Its release is the drain: no new
+ * connections, running turns finish within `shutdownGraceMs`, then the connections close; the
+ * resources beneath it are released after it, in the layer graph's order.
+ */
+class Gateway extends Context.Service<Gateway, Serving>()("@proxy/gateway/Gateway") {
+  static readonly make = (config: GatewayConfig, options: StartOptions, shared: Shared) =>
+    Effect.gen(function* () {
+      const listening = yield* Listener;
+      const { logger } = yield* Log;
+      const state = yield* State;
+      const usage = yield* Usage;
+      const { tracer } = yield* Tracing;
+      const acquired = yield* Backend;
+      const { metrics, tokens, scope } = shared;
+      const stack = createBackendStack(acquired, {
+        aliases: config.modelAliases,
+        keyLimits: usage.keyLimits,
+      });
+      const { backend, control } = stack;
+      const app = createApp({
+        stored: state.stored,
+        turnObservers: tracer ? [usage.recorder, tracer] : [usage.recorder],
+        admin: usage.admin,
+        backend,
+        control,
+        tokens,
+        settings: turnSettingsFrom(config),
+        routeSettings: routeSettingsOf(config.models),
+        logger,
+        metrics,
+        apiKeys: usage.keys,
+        corsOrigins: config.corsOrigins,
+        bindHost: config.host,
+        allowedHosts: config.allowedHosts,
+        metricsAuth: config.metricsAuth,
+        bodyLimitBytes: config.bodyLimitBytes,
+        keepAliveMs: config.keepAliveMs,
+        media: createImageFetcher({
+          allow: config.imageFetchAllow,
+          maxBytes: config.imageFetchMaxBytes,
+          timeoutMs: config.imageFetchTimeoutMs,
+          maxRedirects: config.imageFetchMaxRedirects,
+          maxPerRequest: config.imageFetchMaxPerRequest,
+          maxTotalBytes: config.imageFetchMaxTotalBytes,
+          maxInFlight: config.imageFetchMaxInFlight,
+        }),
+        writeTimeoutMs: config.writeTimeoutMs,
+        maxAnswerChars: config.maxAnswerChars,
+        scope,
+        version: VERSION,
+        inspector: config.inspector
+          ? createInspector({
+              backend: statusView(stack),
+              adminKey: config.adminKey,
+              apiKeys: usage.keys.map((k) => k.key),
+              bodies: config.inspectorBodies,
+              maxRequests: config.inspectorMaxRequests,
+              maxBytes: config.inspectorMaxBytes,
+              pool: { processes: config.codexPoolSize, warmThreads: config.codexWarmThreads },
+              versions: { gateway: VERSION, codex: config.codexBin ? undefined : bundledCodexVersion() },
+            })
+          : undefined,
+      });
+      if (config.apiKeys.length === 0 && !isLoopbackHost(config.host)) {
+        logger.warn(
+          { host: config.host },
+          "!!! NO API KEYS: the gateway is open to anyone who can reach this address. Set PROXY_API_KEYS.",
+        );
+      }
+      return yield* Effect.acquireRelease(
+        Effect.sync(() => {
+          // Last, so the backend's start-up garbage (codex's model catalog) goes too; nothing is served yet.
+          if (options.releaseStartupMemory) releaseStartupMemory();
+          const { server } = listening;
+          listening.serve(app);
+          const address = server.address();
+          const port = typeof address === "object" && address ? address.port : config.port;
+          const url = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${port}`;
+          logger.info({ url, backend: backend.name, outputMode: config.outputMode }, "gateway listening");
+          // Loading the tokenizer's tables is a few hundred ms of synchronous work: done a moment after
+          // the start, while nothing is in flight yet, not inside the first request that counts a
+          // token (nor in the start itself, which it slowed by as much).
+          const tokenizerPreload = setTimeout(tokens.load, TOKENIZER_PRELOAD_MS);
+          tokenizerPreload.unref();
+          return { serving: { server, url, control, logger }, tokenizerPreload };
+        }),
+        ({ serving: { server }, tokenizerPreload }) =>
+          Effect.promise(async () => {
+            clearTimeout(tokenizerPreload);
+            const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+            await control.drain(config.shutdownGraceMs);
+            if ("closeIdleConnections" in server) server.closeIdleConnections();
+            await Promise.race([closed, new Promise((r) => setTimeout(r, 1000).unref())]);
+            if ("closeAllConnections" in server) server.closeAllConnections();
+          }),
+      ).pipe(Effect.map(({ serving }) => serving));
+    });
+}
+
+/** Plain values every layer may use (no lifecycle of their own). */
+interface Shared {
+  readonly metrics: ReturnType<typeof createMetrics>;
+  readonly tokens: ReturnType<typeof lazyO200kEncoding>;
+  readonly scope: ReturnType<typeof createRequestScope>;
+}
+
+/**
+ * The gateway as one layer graph, the one place its resources are composed. Built in this order,
+ * released in the reverse: the log; the listening socket (a port in use stops the start before
+ * anything else starts); the store, tracing and the backend side by side (codex boots while the
+ * store opens); the usage accounting over the store; the app, served. A step that fails releases
+ * what was acquired before it; a clean shutdown drains the app first and closes the log last.
+ */
+const gatewayLayer = (config: GatewayConfig, options: StartOptions, shared: Shared) => {
+  const env = options.env ?? process.env;
+  const log = options.logger
+    ? Log.layerFrom(options.logger)
+    : Log.layer(config.logLevel, { requestId: () => shared.scope.getStore()?.requestId });
+  const warned = Layer.effectDiscard(
+    Log.useSync(({ logger }) => {
+      for (const w of options.warnings ?? []) logger.warn({ setting: w.name, meant: w.meant }, w.message);
+    }),
+  );
+  const backend = Backend.starting(
+    options.backendLayer ??
+      Backend.layerConfigured(config, options.env, shared.metrics.observeRpc, shared.tokens),
+    config,
+    env,
+  );
+  const foundation = Listener.layer(config).pipe(Layer.provideMerge(warned.pipe(Layer.provideMerge(log))));
+  const resources = Layer.mergeAll(
+    State.layer(config, options.stateTimings),
+    Tracing.layer(config),
+    backend,
+  ).pipe(Layer.provideMerge(foundation));
+  const accounted = Usage.layer(config, shared.metrics.registry).pipe(Layer.provideMerge(resources));
+  return Layer.effect(Gateway, Gateway.make(config, options, shared)).pipe(Layer.provide(accounted));
+};
+
+/** The error a failed start ends with: the GatewayStartError of the step that failed. */
+const startError = (cause: Cause.Cause<unknown>): unknown =>
+  Option.getOrElse(Cause.findErrorOption(cause), () => Cause.squash(cause));
 
 /**
  * Starts the gateway with the given backend layer (codex by default) and returns a handle. A start
@@ -125,145 +222,28 @@ const TOKENIZER_PRELOAD_MS = 1000;
  */
 export const startGateway = async (
   config: GatewayConfig,
-  options: {
-    readonly logger?: Logger;
-    readonly backendLayer?: Layer.Layer<Backend>;
-    /** Environment of the codex child (default: this process's, so CODEX_HOME applies). */
-    readonly env?: NodeJS.ProcessEnv;
-    /** Shorter leases and polls for tests of background turns. */
-    readonly stateTimings?: StateTimings;
-    /** Collect start-up garbage before listening (the process entry does; in-process tests need not). */
-    readonly releaseStartupMemory?: boolean;
-    /** Settings the configuration did not know (`PROXY_*` typos), logged as warnings. */
-    readonly warnings?: ReadonlyArray<UnknownSetting>;
-  } = {},
+  options: StartOptions = {},
 ): Promise<RunningGateway> => {
-  const listening = await listen(config);
-  const scope = createRequestScope();
-  const log = options.logger
-    ? { logger: options.logger, written: () => Promise.resolve() }
-    : openLog(config.logLevel, { requestId: () => scope.getStore()?.requestId });
-  const { logger } = log;
-  for (const w of options.warnings ?? []) logger.warn({ setting: w.name, meant: w.meant }, w.message);
-  const metrics = createMetrics();
-  // One tokenizer for the surfaces and the upstream routes (its tables load once, after start).
-  const tokens = lazyO200kEncoding();
-  const runtime = ManagedRuntime.make(
-    options.backendLayer ??
-      (config.models.length > 0
-        ? Backend.layerRoutes(config, logger, options.env, metrics.observeRpc, tokens)
-        : Backend.layerCodex(config, logger, options.env, metrics.observeRpc)),
+  const shared: Shared = {
+    metrics: createMetrics(),
+    // One tokenizer for the surfaces and the upstream routes (its tables load once, after start).
+    tokens: lazyO200kEncoding(),
+    scope: createRequestScope(),
+  };
+  const scope = Scope.makeUnsafe();
+  const built = await Effect.runPromiseExit(
+    Layer.buildWithScope(gatewayLayer(config, options, shared), scope),
   );
-  // The backend starts first (codex: spawning and initializing its app-servers, which takes them
-  // tens of ms of their own): the store opens and tracing starts while they boot. Each is waited
-  // for, so a failed start stops all of them.
-  const [opening, tracing, acquiring] = await Promise.allSettled([
-    openGatewayState(config, logger, options.stateTimings),
-    startTracing(config, logger),
-    runtime.runPromise(
-      Effect.gen(function* () {
-        return yield* Backend;
-      }),
-    ),
-  ]);
-  let state: Awaited<ReturnType<typeof openGatewayState>>;
-  let tracer: Awaited<ReturnType<typeof startTracing>>;
-  let acquired: AcquiredBackend;
-  try {
-    state = settled(opening, (e) => storeProblem(e, config));
-    tracer = settled(tracing, tracingProblem);
-    acquired = settled(acquiring, (e) => backendProblem(e, config, options.env ?? process.env));
-  } catch (error) {
-    await runtime.dispose();
-    if (tracing.status === "fulfilled") await tracing.value?.shutdown();
-    if (opening.status === "fulfilled") await opening.value.close();
-    await listening.close();
-    await log.written();
-    throw error;
+  if (Exit.isFailure(built)) {
+    await Effect.runPromise(Scope.close(scope, built));
+    throw startError(built.cause);
   }
-  const usage = openUsageAccounting(config, state.usage, metrics.registry, logger);
-  const stack = createBackendStack(acquired, { aliases: config.modelAliases, keyLimits: usage.keyLimits });
-  const { backend, control } = stack;
-  const app = createApp({
-    stored: state.stored,
-    turnObservers: tracer ? [usage.recorder, tracer] : [usage.recorder],
-    admin: usage.admin,
-    backend,
-    control,
-    tokens,
-    settings: turnSettingsFrom(config),
-    routeSettings: routeSettingsOf(config.models),
-    logger,
-    metrics,
-    apiKeys: usage.keys,
-    corsOrigins: config.corsOrigins,
-    bindHost: config.host,
-    allowedHosts: config.allowedHosts,
-    metricsAuth: config.metricsAuth,
-    bodyLimitBytes: config.bodyLimitBytes,
-    keepAliveMs: config.keepAliveMs,
-    media: createImageFetcher({
-      allow: config.imageFetchAllow,
-      maxBytes: config.imageFetchMaxBytes,
-      timeoutMs: config.imageFetchTimeoutMs,
-      maxRedirects: config.imageFetchMaxRedirects,
-      maxPerRequest: config.imageFetchMaxPerRequest,
-      maxTotalBytes: config.imageFetchMaxTotalBytes,
-      maxInFlight: config.imageFetchMaxInFlight,
-    }),
-    writeTimeoutMs: config.writeTimeoutMs,
-    maxAnswerChars: config.maxAnswerChars,
-    scope,
-    version: VERSION,
-    inspector: config.inspector
-      ? createInspector({
-          backend: statusView(stack),
-          adminKey: config.adminKey,
-          apiKeys: usage.keys.map((k) => k.key),
-          bodies: config.inspectorBodies,
-          maxRequests: config.inspectorMaxRequests,
-          maxBytes: config.inspectorMaxBytes,
-          pool: { processes: config.codexPoolSize, warmThreads: config.codexWarmThreads },
-          versions: { gateway: VERSION, codex: config.codexBin ? undefined : bundledCodexVersion() },
-        })
-      : undefined,
-  });
-  if (config.apiKeys.length === 0 && !isLoopbackHost(config.host)) {
-    logger.warn(
-      { host: config.host },
-      "!!! NO API KEYS: the gateway is open to anyone who can reach this address. Set PROXY_API_KEYS.",
-    );
-  }
-  // Last, so the backend's start-up garbage (codex's model catalog) goes too; nothing is served yet.
-  if (options.releaseStartupMemory) releaseStartupMemory();
-  const { server } = listening;
-  listening.serve(app);
-  const address = server.address();
-  const port = typeof address === "object" && address ? address.port : config.port;
-  const url = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${port}`;
-  logger.info({ url, backend: backend.name, outputMode: config.outputMode }, "gateway listening");
-  // Loading the tokenizer's tables is a few hundred ms of synchronous work: done a moment after the
-  // start, while nothing is in flight yet, not inside the first request that counts a token (nor in
-  // the start itself, which it slowed by as much).
-  const tokenizerPreload = setTimeout(tokens.load, TOKENIZER_PRELOAD_MS);
-  tokenizerPreload.unref();
-
+  const { server, url, control, logger } = Context.get(built.value, Gateway);
   let closing: Promise<void> | undefined;
   const shutdown = (reason: string) =>
     (closing ??= (async () => {
-      clearTimeout(tokenizerPreload);
       logger.info({ reason, activeTurns: control.activeTurns() }, "shutting down: no new connections");
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      await control.drain(config.shutdownGraceMs);
-      if ("closeIdleConnections" in server) server.closeIdleConnections();
-      await Promise.race([closed, new Promise((r) => setTimeout(r, 1000).unref())]);
-      if ("closeAllConnections" in server) server.closeAllConnections();
-      await runtime.dispose();
-      await usage.close();
-      await tracer?.shutdown();
-      await state.close();
-      logger.info("stopped");
-      await log.written();
+      await Effect.runPromise(Scope.close(scope, Exit.void));
     })());
   return { server, url, shutdown };
 };

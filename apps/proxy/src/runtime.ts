@@ -7,7 +7,10 @@ import type * as Scope from "effect/Scope";
 import { type AcquiredBackend, createRouteStack } from "./backend/backend-stack.js";
 import { requireBackendAuth } from "./backend/require-auth.js";
 import type { GatewayConfig } from "./config/config.js";
-import type { Logger } from "./observability/logger.js";
+import { Log, type Logger } from "./observability/logger.js";
+import { startTracing, type TurnTracer } from "./observability/tracing.js";
+import { startCause, startStep } from "./start-step.js";
+import { backendProblem, tracingProblem } from "./startup-problem.js";
 import { lazyO200kEncoding } from "./tokens/lazy-o200k.js";
 
 /** Told how each JSON-RPC request to a codex app-server ended (for metrics). */
@@ -124,4 +127,44 @@ export class Backend extends Context.Service<Backend, AcquiredBackend>()("@proxy
 
   /** Any other TextBackend (tests, benchmarks, the offline demo's scripted backend). */
   static readonly layerFrom = (backend: TextBackend) => Layer.succeed(Backend, { backend });
+
+  /** What the configuration names: the `models` routes when there are some, else codex, logging into `Log`. */
+  static readonly layerConfigured = (
+    config: GatewayConfig,
+    env: NodeJS.ProcessEnv = process.env,
+    onRpcResult?: RpcResultObserver,
+    tokens?: TokenEncoding,
+  ) =>
+    Layer.unwrap(
+      Log.useSync(({ logger }) =>
+        config.models.length > 0
+          ? Backend.layerRoutes(config, logger, env, onRpcResult, tokens)
+          : Backend.layerCodex(config, logger, env, onRpcResult),
+      ),
+    );
+
+  /** A backend layer whose failure to start (codex's own reason, a bad CODEX_BIN) is a GatewayStartError. */
+  static readonly starting = <E, R>(
+    layer: Layer.Layer<Backend, E, R>,
+    config: GatewayConfig,
+    env: Readonly<Record<string, string | undefined>>,
+  ) =>
+    Layer.catchCause(layer, (cause) =>
+      Layer.effect(Backend, Effect.failCause(startCause(cause, (e) => backendProblem(e, config, env)))),
+    );
+}
+
+/** The OpenTelemetry exporter, when configured: started with the gateway, flushed and stopped at its end. */
+export class Tracing extends Context.Service<Tracing, { readonly tracer: TurnTracer | undefined }>()(
+  "@proxy/gateway/Tracing",
+) {
+  static readonly make = (config: GatewayConfig) =>
+    Effect.gen(function* () {
+      const { logger } = yield* Log;
+      return yield* Effect.acquireRelease(
+        startStep(async () => ({ tracer: await startTracing(config, logger) }), tracingProblem),
+        ({ tracer }) => Effect.promise(async () => tracer?.shutdown()),
+      );
+    });
+  static readonly layer = (config: GatewayConfig) => Layer.effect(Tracing, Tracing.make(config));
 }

@@ -1,7 +1,16 @@
 import { readFileSync } from "node:fs";
+import { DEFAULT_TURN_SETTINGS } from "@proxy/core";
 import { describe, expect, it } from "vitest";
 import type { UnknownSetting } from "../src/config/config.js";
-import { ConfigError, configurationTable, helpText, OPTIONS, resolveConfig } from "../src/index.js";
+import {
+  ConfigError,
+  configurationDoc,
+  configurationTable,
+  helpText,
+  OPTIONS,
+  resolveConfig,
+  turnSettingsFrom,
+} from "../src/index.js";
 
 describe("configuration", () => {
   it("has sane defaults", () => {
@@ -64,6 +73,30 @@ describe("configuration", () => {
         );
     expect(rows(doc)).toEqual(rows(configurationTable()));
     for (const o of OPTIONS) expect(helpText()).toContain(o.flag);
+  });
+
+  it("holds in docs/configuration.md exactly the table the option declarations render (pnpm docs:config)", () => {
+    const doc = readFileSync(new URL("../../../docs/configuration.md", import.meta.url), "utf8");
+    expect(configurationDoc(doc)).toBe(doc);
+    // The render replaces the table whole: a stale row, a missing one or an extra one is a difference.
+    const stale = doc.replace(
+      "| `PORT` | `--port` | `port` | `8787` |",
+      "| `PORT` | `--port` | `port` | `80` |",
+    );
+    expect(configurationDoc(stale)).toBe(doc);
+    const extra = doc.replace(configurationTable(), `${configurationTable()}\n| \`PROXY_X\` | | | | |`);
+    expect(configurationDoc(extra)).toBe(doc);
+  });
+
+  it("gives core's turn settings the options that declare them, core's defaults otherwise", () => {
+    const settings = turnSettingsFrom(
+      resolveConfig({ env: { PROXY_CORRECTIVE_RETRIES: "3", PROXY_TOOL_BLOCK_MAX_BYTES: "2048" } }),
+    );
+    expect(settings).toMatchObject({ correctiveRetries: 3, maxBlockBytes: 2048, requestTimeoutMs: 600_000 });
+    expect(settings.stopGraceMs).toBe(DEFAULT_TURN_SETTINGS.stopGraceMs);
+    const defaults = turnSettingsFrom(resolveConfig({ env: {} }));
+    for (const key of ["outputMode", "toolMode", "correctiveRetries", "toolBlockDedup"] as const)
+      expect(defaults[key]).toBe(DEFAULT_TURN_SETTINGS[key]);
   });
 
   it.each([

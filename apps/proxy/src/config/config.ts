@@ -1,112 +1,21 @@
-import { OUTPUT_MODES, STOP_AFTER_TOOLS_MODES, TOOL_MODES } from "@proxy/core";
+import { DEFAULT_TURN_SETTINGS, type TurnSettings } from "@proxy/core";
 import * as Result from "effect/Result";
 import * as Schema from "effect/Schema";
 import * as SchemaIssue from "effect/SchemaIssue";
 import * as SchemaParser from "effect/SchemaParser";
-import { RouteConfig, routeProblem } from "../routing/route-config.js";
-import { ApiKeyEntry, apiKeysProblem, resolveApiKeys } from "./api-keys.js";
+import { routeProblem } from "../routing/route-config.js";
+import { apiKeysProblem, resolveApiKeys } from "./api-keys.js";
 import { closestName } from "./closest-name.js";
 import { ConfigError } from "./config-error.js";
 import { applyLegacySettings, LEGACY_ALIASES, RETIRED_SETTINGS } from "./legacy-settings.js";
-import { OPTIONS, type OptionSpec } from "./options.js";
-import { parseOtlpHeaders } from "./otlp-headers.js";
+import { type DECLARED_OPTIONS, OPTIONS, type OptionKey, type OptionSpec } from "./options.js";
 
-const PositiveInt = Schema.Number.check(Schema.isInt(), Schema.isGreaterThanOrEqualTo(1));
-const NonNegativeInt = Schema.Number.check(Schema.isInt(), Schema.isGreaterThanOrEqualTo(0));
+type Schemas = { readonly [K in OptionKey]: (typeof DECLARED_OPTIONS)[K]["schema"] };
 
-/** The validated gateway configuration (decoded at startup; a bad value stops startup). */
-export const GatewayConfig = Schema.Struct({
-  port: Schema.Number.check(Schema.isInt(), Schema.isBetween({ minimum: 0, maximum: 65535 })),
-  host: Schema.String.check(Schema.isMinLength(1)),
-  apiKeys: Schema.Array(ApiKeyEntry),
-  corsOrigins: Schema.Array(Schema.String),
-  allowedHosts: Schema.Array(Schema.String),
-  metricsAuth: Schema.Boolean,
-  adminKey: Schema.String.check(
-    Schema.isPattern(/^(|.{16,})$/, {
-      message: "expected at least 16 characters (or empty: no admin endpoints)",
-    }),
-  ),
-  maxConnections: PositiveInt,
-  codexBin: Schema.String,
-  codexPassEnv: Schema.Array(Schema.String.check(Schema.isPattern(/^[A-Za-z_][A-Za-z0-9_]*$/))),
-  codexPoolSize: PositiveInt,
-  codexWarmThreads: Schema.Number.check(Schema.isInt(), Schema.isBetween({ minimum: 0, maximum: 8 })),
-  codexContinuity: Schema.Boolean,
-  codexKeepEdits: Schema.Boolean,
-  codexLiveThreads: PositiveInt,
-  codexLiveThreadIdleMs: PositiveInt,
-  codexLiveThreadMaxChars: PositiveInt,
-  maxInFlight: PositiveInt,
-  maxQueue: NonNegativeInt,
-  bodyLimitBytes: PositiveInt,
-  requestTimeoutMs: NonNegativeInt,
-  idleTimeoutMs: NonNegativeInt,
-  keepAliveMs: NonNegativeInt,
-  writeTimeoutMs: NonNegativeInt,
-  maxAnswerChars: NonNegativeInt,
-  outputMode: Schema.Literals(OUTPUT_MODES),
-  toolMode: Schema.Literals(TOOL_MODES),
-  stopAfterTools: Schema.Boolean,
-  stopAfterToolsMode: Schema.Literals(STOP_AFTER_TOOLS_MODES),
-  toolBlockMax: NonNegativeInt,
-  toolBlockMaxBytes: PositiveInt,
-  toolBlockDedup: Schema.Boolean,
-  parallelToolCalls: Schema.Boolean,
-  correctiveRetries: Schema.Number.check(Schema.isInt(), Schema.isBetween({ minimum: 0, maximum: 5 })),
-  modelAliases: Schema.Record(Schema.String, Schema.String),
-  imageFetchAllow: Schema.Array(Schema.String),
-  imageFetchMaxBytes: PositiveInt,
-  imageFetchMaxPerRequest: PositiveInt,
-  imageFetchMaxTotalBytes: PositiveInt,
-  imageFetchMaxInFlight: PositiveInt,
-  imageFetchTimeoutMs: PositiveInt,
-  imageFetchMaxRedirects: NonNegativeInt,
-  models: Schema.Array(RouteConfig),
-  shutdownGraceMs: NonNegativeInt,
-  store: Schema.String.check(
-    Schema.isPattern(/^(sqlite:.*|memory|none|postgres(ql)?:\/\/.+)$/, {
-      message: "expected sqlite:<path>, memory, none or a postgres:// URL",
-    }),
-  ),
-  dataDir: Schema.String.check(Schema.isMinLength(1)),
-  storeTtl: Schema.String.check(
-    Schema.isPattern(/^[1-9][0-9]*[smhd]?$/, {
-      message: "expected a duration such as 30d, 12h, 90m or 3600",
-    }),
-  ),
-  storeMaxResponseBytes: PositiveInt,
-  storeMaxConversationBytes: PositiveInt,
-  storeLeaseMs: Schema.Number.check(Schema.isInt(), Schema.isBetween({ minimum: 1000, maximum: 30_000 })),
-  conversationsAutocreate: Schema.Boolean,
-  usageRetentionDays: NonNegativeInt,
-  otelEndpoint: Schema.String.check(
-    Schema.isPattern(/^(|https?:\/\/.+)$/, {
-      message: "expected an http:// or https:// URL (or empty: no tracing)",
-    }),
-  ),
-  otelProtocol: Schema.Literals(["http/protobuf", "http/json"]),
-  otelServiceName: Schema.String.check(Schema.isMinLength(1)),
-  otelHeaders: Schema.String.check(
-    Schema.isPattern(/^(|[^=,\s]+=[^,]*(,\s*[^=,\s]+=[^,]*)*)$/, {
-      message: "expected name=value pairs separated by commas",
-    }),
-    Schema.makeFilter((value: string) => {
-      try {
-        parseOtlpHeaders(value);
-        return true;
-      } catch {
-        return "a value is not URL-encoded correctly (write a literal % as %25, a space as %20)";
-      }
-    }),
-  ),
-  inspector: Schema.Boolean,
-  inspectorBodies: Schema.Boolean,
-  inspectorMaxRequests: PositiveInt,
-  inspectorMaxBytes: Schema.Number.check(Schema.isInt(), Schema.isGreaterThanOrEqualTo(65_536)),
-  logLevel: Schema.Literals(["fatal", "error", "warn", "info", "debug", "trace", "silent"]),
-  configFile: Schema.String,
-});
+/** The validated gateway configuration (decoded at startup; a bad value stops startup): each option's schema. */
+export const GatewayConfig = Schema.Struct(
+  Object.fromEntries(OPTIONS.map((o) => [o.key, o.schema])) as unknown as Schemas,
+);
 export type GatewayConfig = typeof GatewayConfig.Type;
 
 export { ConfigError };
@@ -240,7 +149,7 @@ export const resolveConfig = (sources: {
   const origin: Record<string, string> = {};
   const environment = applyLegacySettings(sources.env);
   for (const spec of OPTIONS) {
-    merged[spec.key] = parseRaw(spec, spec.default);
+    merged[spec.key] = spec.default;
     if (sources.file && spec.key in sources.file) {
       merged[spec.key] = sources.file[spec.key];
       origin[spec.key] = `config file key '${spec.key}'`;
@@ -285,4 +194,11 @@ export const resolveConfig = (sources: {
   // A secret is never repeated (error output lands in logs).
   const got = spec?.secret ? "" : ` (got ${JSON.stringify(merged[key])})`;
   throw new ConfigError(`Invalid configuration value for ${where}: ${first?.message ?? "invalid"}${got}`);
+};
+
+/** Core's turn settings: its defaults, with every option that declares a `turn` setting applied. */
+export const turnSettingsFrom = (config: GatewayConfig): TurnSettings => {
+  const settings: Record<string, unknown> = { ...DEFAULT_TURN_SETTINGS };
+  for (const o of OPTIONS) if (o.turn !== undefined) settings[o.turn] = config[o.key];
+  return settings as unknown as TurnSettings;
 };

@@ -1,451 +1,50 @@
-import { OUTPUT_MODES, STOP_AFTER_TOOLS_MODES, TOOL_MODES } from "@proxy/core";
+import type * as Schema from "effect/Schema";
+import type { AnyOptionDeclaration, OptionKind } from "./option.js";
+import { RESOURCE_OPTIONS } from "./options-resources.js";
+import { SERVING_OPTIONS } from "./options-serving.js";
+
+export type { AnyOptionDeclaration, OptionDeclaration, OptionKind } from "./option.js";
 
 /**
- * Every gateway option in one table: the env var, the CLI flag, the config-file key, the default
- * and what it does. `docs/configuration.md` and `codex-tool-gateway --help` are generated from / checked against it.
+ * Every gateway option, each declared once (options-serving.ts, options-resources.ts): adding an
+ * option is one entry there. The config schema (config.ts), `--help` and docs/configuration.md's
+ * table (help.ts, `pnpm docs:config`) and the typo warnings are derived from this table.
  */
-export type OptionKind = "int" | "bool" | "string" | "list" | "map" | "enum" | "json";
+export const DECLARED_OPTIONS = { ...SERVING_OPTIONS, ...RESOURCE_OPTIONS };
+export type OptionKey = keyof typeof DECLARED_OPTIONS;
 
-export interface OptionSpec {
-  readonly key: string;
-  readonly env: string;
+/** One option as the readers of the table see it: its names, its default as written, its values. */
+export interface OptionSpec extends AnyOptionDeclaration {
+  readonly key: OptionKey;
+  /** `--kebab-case` of the key. */
   readonly flag: string;
-  readonly kind: OptionKind;
-  readonly default: string;
-  readonly values?: ReadonlyArray<string>;
-  readonly doc: string;
-  /** Its value is a secret: an error about it never repeats the value. */
-  readonly secret?: boolean;
+  /** The default as `--help` and the doc show it ("" = none). */
+  readonly shown: string;
+  /** The values of an `enum`, from its schema. */
+  readonly values?: ReadonlyArray<string> | undefined;
 }
 
-const opt = (
-  key: string,
-  env: string,
-  kind: OptionKind,
-  def: string,
-  doc: string,
-  values?: string[],
-  extra: { readonly secret?: true } = {},
-): OptionSpec => ({
-  key,
-  env,
-  flag: `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`,
-  kind,
-  default: def,
-  doc,
-  ...(values ? { values } : {}),
-  ...extra,
-});
+/** A default as an operator writes it: a list comma-separated, an empty list or map as nothing. */
+const shown = (kind: OptionKind, value: unknown): string => {
+  if (kind === "json") return JSON.stringify(value);
+  if (Array.isArray(value)) return value.join(",");
+  if (typeof value === "object" && value !== null)
+    return Object.entries(value)
+      .map(([k, v]) => `${k}=${String(v)}`)
+      .join(",");
+  return String(value);
+};
 
-export const OPTIONS: ReadonlyArray<OptionSpec> = [
-  opt("port", "PORT", "int", "8787", "TCP port to listen on."),
-  opt(
-    "host",
-    "HOST",
-    "string",
-    "127.0.0.1",
-    "Address to bind. Non-loopback without API keys logs a loud warning.",
-  ),
-  opt(
-    "apiKeys",
-    "PROXY_API_KEYS",
-    "list",
-    "",
-    'Comma-separated API keys clients must send (Bearer token or `x-api-key`), each at least 8 characters. Empty = no auth. In the config file (or as a JSON list here) an entry may be `{"name", "key" or "keyEnv", "limits": {"rpm", "tpm", "tokensPerDay"}}`: usage is then accounted under the name and the limits enforced (see docs/operations.md).',
-    undefined,
-    { secret: true },
-  ),
-  opt(
-    "corsOrigins",
-    "PROXY_CORS_ORIGINS",
-    "list",
-    "",
-    "Comma-separated browser origins allowed to call the gateway, with CORS (`*` for any). A request with any other `Origin` gets 403; empty = no browser origin.",
-  ),
-  opt(
-    "allowedHosts",
-    "PROXY_ALLOWED_HOSTS",
-    "list",
-    "",
-    "Extra `Host` names accepted (e.g. a reverse proxy's public name; `*` for any). Bound to loopback, only loopback names are accepted by default.",
-  ),
-  opt(
-    "metricsAuth",
-    "PROXY_METRICS_AUTH",
-    "bool",
-    "false",
-    "Require an API key on `/metrics`, `/readyz` and `/openapi.json` too (`/healthz` stays open).",
-  ),
-  opt(
-    "adminKey",
-    "PROXY_ADMIN_KEY",
-    "string",
-    "",
-    "Bearer token for the admin endpoints (`/admin/*`) and the request inspector, at least 16 characters. Empty = the admin endpoints do not exist.",
-    undefined,
-    { secret: true },
-  ),
-  opt(
-    "maxConnections",
-    "PROXY_MAX_CONNECTIONS",
-    "int",
-    "1024",
-    "Open client connections at most; further connections are closed at once.",
-  ),
-  opt("codexBin", "CODEX_BIN", "string", "", "Path to the codex binary. Empty = the pinned @openai/codex."),
-  opt(
-    "codexPassEnv",
-    "PROXY_CODEX_PASS_ENV",
-    "list",
-    "",
-    "Extra environment variables passed to codex (e.g. `HTTPS_PROXY`); codex sees only an allow-list otherwise. The `env_key` of the provider codex's config.toml makes active (or a profile names) passes without it.",
-  ),
-  opt(
-    "codexPoolSize",
-    "PROXY_CODEX_POOL_SIZE",
-    "int",
-    "1",
-    "Number of long-lived codex app-server processes.",
-  ),
-  opt(
-    "codexWarmThreads",
-    "PROXY_CODEX_WARM_THREADS",
-    "int",
-    "1",
-    "Codex threads started ahead of time per thread config (model, system prompt, tools) and app-server, for the 8 configs used last (from a config's second request on); a request with such a config skips codex's `thread/start`. Each thread serves one request (0 = off).",
-  ),
-  opt(
-    "codexContinuity",
-    "PROXY_CODEX_CONTINUITY",
-    "bool",
-    "true",
-    "Conversation continuity: keep a request's codex thread alive and run the conversation's next request (same caller, same settings, history = what the gateway answered + new items) on it with only the new items, so one conversation keeps one `prompt_cache_key` (see docs/codex-threads.md). false = a fresh thread per request.",
-  ),
-  opt(
-    "codexKeepEdits",
-    "PROXY_CODEX_KEEP_EDITS",
-    "bool",
-    "false",
-    "An edit or regenerate of one of a conversation's latest 32 turns (not its first message) keeps its codex thread and `prompt_cache_key`: the thread is reverted to before the edited turn and goes on from there. Needs durable codex threads, which codex writes under `CODEX_HOME/sessions` while the gateway keeps them (each is deleted when let go; see docs/codex-threads.md). false = codex threads stay in memory only and an edit starts a fresh thread.",
-  ),
-  opt(
-    "codexLiveThreads",
-    "PROXY_CODEX_LIVE_THREADS",
-    "int",
-    "32",
-    "Codex threads kept alive for their conversation per app-server; the least recently used is let go first.",
-  ),
-  opt(
-    "codexLiveThreadIdleMs",
-    "PROXY_CODEX_LIVE_THREAD_IDLE_MS",
-    "int",
-    "300000",
-    "A live codex thread no request continued for this long is let go (with a tool call still open, that call is cancelled).",
-  ),
-  opt(
-    "codexLiveThreadMaxChars",
-    "PROXY_CODEX_LIVE_THREAD_MAX_CHARS",
-    "int",
-    "16000000",
-    "Characters kept alive per app-server over all its live threads, each counting its conversation and, in native tool mode, its tool list (what codex holds in memory for them); the least recently used threads are let go beyond it.",
-  ),
-  opt("maxInFlight", "PROXY_MAX_IN_FLIGHT", "int", "16", "Backend turns running at once."),
-  opt(
-    "maxQueue",
-    "PROXY_MAX_QUEUE",
-    "int",
-    "64",
-    "Turns waiting for a slot; beyond it requests get 429 + Retry-After.",
-  ),
-  opt(
-    "bodyLimitBytes",
-    "PROXY_BODY_LIMIT_BYTES",
-    "int",
-    String(8 * 1024 * 1024),
-    "Max request body; larger gets 413.",
-  ),
-  opt("requestTimeoutMs", "PROXY_REQUEST_TIMEOUT_MS", "int", "600000", "Whole-turn deadline (0 = none)."),
-  opt(
-    "idleTimeoutMs",
-    "PROXY_IDLE_TIMEOUT_MS",
-    "int",
-    "120000",
-    "Max silence from the backend mid-turn (0 = none).",
-  ),
-  opt(
-    "keepAliveMs",
-    "PROXY_KEEPALIVE_MS",
-    "int",
-    "15000",
-    "SSE keep-alive after this much silence on a stream (`: ping` comment; `event: ping` on /v1/messages) (0 = off).",
-  ),
-  opt(
-    "writeTimeoutMs",
-    "PROXY_WRITE_TIMEOUT_MS",
-    "int",
-    "30000",
-    "A streaming client that reads nothing for this long is dropped and its turn stopped (0 = never); so is a codex turn whose client takes nothing for this long while codex's output waits for it (30 s when 0).",
-  ),
-  opt(
-    "maxAnswerChars",
-    "PROXY_MAX_ANSWER_CHARS",
-    "int",
-    String(16 * 1024 * 1024),
-    "Characters of output (text, reasoning, call arguments) an answer held whole may reach: a non-streaming answer or a background turn; past it the turn ends with `answer_too_large` (0 = no cap). Streams are not capped.",
-  ),
-  opt(
-    "outputMode",
-    "PROXY_OUTPUT_MODE",
-    "enum",
-    "openai-json",
-    "Default output mode; `x-proxy-output-mode` overrides per request.",
-    [...OUTPUT_MODES],
-  ),
-  opt(
-    "toolMode",
-    "PROXY_TOOL_MODE",
-    "enum",
-    "auto",
-    "How tools reach the model: `native` (the backend's own function calling), `prompt` (taught in the prompt, parsed from text), `auto` (native when the backend supports it and the request offers tools). `x-proxy-tool-mode` overrides per request; see docs/tool-modes.md.",
-    [...TOOL_MODES],
-  ),
-  opt(
-    "stopAfterTools",
-    "PROXY_STOP_AFTER_TOOLS",
-    "bool",
-    "true",
-    "Stop the backend turn and drop text after the last tool call of a burst. Legacy alias `PROXY_SUPPRESS_TAIL_AFTER_TOOLS`.",
-  ),
-  opt(
-    "stopAfterToolsMode",
-    "PROXY_STOP_AFTER_TOOLS_MODE",
-    "enum",
-    "burst",
-    "`burst`: stop when text follows the calls; `first`: after the first call.",
-    [...STOP_AFTER_TOOLS_MODES],
-  ),
-  opt("toolBlockMax", "PROXY_TOOL_BLOCK_MAX", "int", "0", "Max tool calls per turn (0 = unlimited)."),
-  opt(
-    "parallelToolCalls",
-    "PROXY_PARALLEL_TOOL_CALLS",
-    "bool",
-    "true",
-    "Default `parallel_tool_calls` for requests that do not set it: `false` allows at most one call per turn. Legacy alias `PROXY_ENABLE_PARALLEL_TOOL_CALLS`.",
-  ),
-  opt(
-    "toolBlockMaxBytes",
-    "PROXY_TOOL_BLOCK_MAX_BYTES",
-    "int",
-    "1048576",
-    "Max bytes of one tool block in prompt mode (a larger block is not a call).",
-  ),
-  opt(
-    "toolBlockDedup",
-    "PROXY_TOOL_BLOCK_DEDUP",
-    "bool",
-    "true",
-    "Drop a tool block identical to an earlier one in the same turn.",
-  ),
-  opt(
-    "correctiveRetries",
-    "PROXY_CORRECTIVE_RETRIES",
-    "int",
-    "1",
-    "Corrective backend turns for strict / tool_choice violations.",
-  ),
-  opt(
-    "modelAliases",
-    "PROXY_MODEL_ALIASES",
-    "map",
-    "",
-    "Comma-separated `alias=model` pairs, e.g. `gpt-4o=gpt-5.5`; aliases are listed by /v1/models.",
-  ),
-  opt(
-    "imageFetchAllow",
-    "PROXY_IMAGE_FETCH_ALLOW",
-    "list",
-    "",
-    "Comma-separated host names, IPs or CIDRs that remote images may be fetched from although they are not public (loopback, private, link-local, metadata).",
-  ),
-  opt(
-    "imageFetchMaxBytes",
-    "PROXY_IMAGE_FETCH_MAX_BYTES",
-    "int",
-    String(20 * 1024 * 1024),
-    "Largest remote image the gateway fetches (http(s) `image_url` / `input_image` are inlined as data URLs).",
-  ),
-  opt(
-    "imageFetchMaxPerRequest",
-    "PROXY_IMAGE_FETCH_MAX_PER_REQUEST",
-    "int",
-    "20",
-    "Remote images one request may hold (a URL given several times is fetched once but counts each time); more is a 400.",
-  ),
-  opt(
-    "imageFetchMaxTotalBytes",
-    "PROXY_IMAGE_FETCH_MAX_TOTAL_BYTES",
-    "int",
-    String(32 * 1024 * 1024),
-    "Bytes of one request's remote images together (each place counts); more is a 400.",
-  ),
-  opt(
-    "imageFetchMaxInFlight",
-    "PROXY_IMAGE_FETCH_MAX_IN_FLIGHT",
-    "int",
-    "8",
-    "Remote image fetches running at once in the process; more wait for a slot within their deadline.",
-  ),
-  opt(
-    "imageFetchTimeoutMs",
-    "PROXY_IMAGE_FETCH_TIMEOUT_MS",
-    "int",
-    "10000",
-    "Deadline for fetching one remote image, redirects included.",
-  ),
-  opt(
-    "imageFetchMaxRedirects",
-    "PROXY_IMAGE_FETCH_MAX_REDIRECTS",
-    "int",
-    "3",
-    "Redirects followed per remote image.",
-  ),
-  opt(
-    "models",
-    "PROXY_MODELS",
-    "json",
-    "[]",
-    "Model routes as a JSON list of `{id, backend, baseUrl, …}` (see docs/backends.md). Empty = every model goes to codex.",
-  ),
-  opt(
-    "shutdownGraceMs",
-    "PROXY_SHUTDOWN_GRACE_MS",
-    "int",
-    "10000",
-    "On SIGTERM/SIGINT/SIGHUP, how long in-flight streams may finish.",
-  ),
-  opt(
-    "store",
-    "PROXY_STORE",
-    "string",
-    "sqlite:",
-    "Where stored responses and conversations live: `sqlite:<path>` (`sqlite:` = `$PROXY_DATA_DIR/gateway.sqlite`), `memory`, `none` (stateless), or a `postgres://` URL. See docs/state.md.",
-  ),
-  opt("dataDir", "PROXY_DATA_DIR", "string", "./data", "Directory of the default SQLite store."),
-  opt(
-    "storeTtl",
-    "PROXY_STORE_TTL",
-    "string",
-    "30d",
-    "How long stored responses and conversations are kept: seconds, or a number with `s`, `m`, `h` or `d`.",
-  ),
-  opt(
-    "storeMaxResponseBytes",
-    "PROXY_STORE_MAX_RESPONSE_BYTES",
-    "int",
-    String(16 * 1024 * 1024),
-    "A larger response (its input, output and stream events) is answered but not stored (`x-proxy-store-warning` header); a background response that grows past it is stopped and stored as failed (`response_too_large`).",
-  ),
-  opt(
-    "storeMaxConversationBytes",
-    "PROXY_STORE_MAX_CONVERSATION_BYTES",
-    "int",
-    String(64 * 1024 * 1024),
-    "The most a stored conversation's items may take (JSON characters); an append past it is refused (`conversation_too_large`: a 413 on `POST /v1/conversations/{id}/items`, the `x-proxy-store-warning` header on a turn).",
-  ),
-  opt(
-    "storeLeaseMs",
-    "PROXY_STORE_LEASE_MS",
-    "int",
-    "30000",
-    "Lease of a running background turn (1000–30000), renewed by its process; when the process dies, any replica fails the turn once the lease runs out.",
-  ),
-  opt(
-    "conversationsAutocreate",
-    "PROXY_CONVERSATIONS_AUTOCREATE",
-    "bool",
-    "false",
-    "`conversation` naming an unknown id creates that conversation instead of answering 404.",
-  ),
-  opt(
-    "usageRetentionDays",
-    "PROXY_USAGE_RETENTION_DAYS",
-    "int",
-    "400",
-    "Per-key usage rows (`/admin/usage`) of UTC days more than this many days ago are deleted, hourly and at start (0 = kept forever).",
-  ),
-  opt(
-    "otelEndpoint",
-    "OTEL_EXPORTER_OTLP_ENDPOINT",
-    "string",
-    "",
-    "OTLP/HTTP collector base URL (traces go to `<url>/v1/traces`): each request becomes a trace with GenAI attributes. Empty = no tracing (the OpenTelemetry SDK is not even loaded).",
-  ),
-  opt(
-    "otelProtocol",
-    "OTEL_EXPORTER_OTLP_PROTOCOL",
-    "enum",
-    "http/protobuf",
-    "How traces are sent to the collector.",
-    ["http/protobuf", "http/json"],
-  ),
-  opt(
-    "otelServiceName",
-    "OTEL_SERVICE_NAME",
-    "string",
-    "codex-tool-gateway",
-    "`service.name` of the traces.",
-  ),
-  opt(
-    "otelHeaders",
-    "OTEL_EXPORTER_OTLP_HEADERS",
-    "string",
-    "",
-    "Headers sent to the collector, as comma-separated `name=value` pairs (values URL-encoded), e.g. `authorization=Bearer%20abc`.",
-    undefined,
-    { secret: true },
-  ),
-  opt(
-    "inspector",
-    "PROXY_INSPECTOR",
-    "bool",
-    "false",
-    "Serve the request inspector at `/ui` and record recent requests in memory. With API keys it needs `PROXY_ADMIN_KEY`, and only that key opens it.",
-  ),
-  opt(
-    "inspectorBodies",
-    "PROXY_INSPECTOR_BODIES",
-    "bool",
-    "true",
-    "The inspector keeps prompts, model text and tool arguments (off: timings, counts and the parser's decisions only).",
-  ),
-  opt(
-    "inspectorMaxRequests",
-    "PROXY_INSPECTOR_MAX_REQUESTS",
-    "int",
-    "200",
-    "Requests the inspector keeps in memory; the oldest go first.",
-  ),
-  opt(
-    "inspectorMaxBytes",
-    "PROXY_INSPECTOR_MAX_BYTES",
-    "int",
-    "16777216",
-    "Bytes the inspector's records keep in memory, every field counted (one request's text at most a quarter); the oldest requests go first.",
-  ),
-  opt("logLevel", "LOG_LEVEL", "enum", "info", "pino log level.", [
-    "fatal",
-    "error",
-    "warn",
-    "info",
-    "debug",
-    "trace",
-    "silent",
-  ]),
-  opt(
-    "configFile",
-    "PROXY_CONFIG_FILE",
-    "string",
-    "",
-    "Optional JSON config file (keys as in this table); env and flags override it.",
-  ),
-];
+/** The enum values a `Schema.Literals` holds. */
+const literalsOf = (schema: Schema.Top): ReadonlyArray<string> | undefined =>
+  (schema as { readonly literals?: ReadonlyArray<string> }).literals;
+
+export const OPTIONS: ReadonlyArray<OptionSpec> = Object.entries(DECLARED_OPTIONS).map(
+  ([key, declaration]: [string, AnyOptionDeclaration]) => ({
+    ...declaration,
+    key: key as OptionKey,
+    flag: `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`,
+    shown: shown(declaration.kind, declaration.default),
+    values: declaration.kind === "enum" ? literalsOf(declaration.schema) : undefined,
+  }),
+);

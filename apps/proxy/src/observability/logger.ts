@@ -1,3 +1,8 @@
+import * as Context from "effect/Context";
+import * as Effect from "effect/Effect";
+import * as Exit from "effect/Exit";
+import * as Layer from "effect/Layer";
+import type * as Scope from "effect/Scope";
 import { type Logger, pino } from "pino";
 
 export interface LoggerOptions {
@@ -74,5 +79,32 @@ export const openLog = (level: string, options: LoggerOptions = {}): OpenLog => 
 
 export const createLogger = (level: string, options: LoggerOptions = {}): Logger =>
   openLog(level, options).logger;
+
+/**
+ * The gateway's log as a scoped resource: opened first, closed last (every other resource logs
+ * into it). Closing it writes out what is still queued; after a clean shutdown its last line is
+ * "stopped" (a start that failed says why on stderr, not here).
+ */
+export class Log extends Context.Service<Log, OpenLog>()("@proxy/gateway/Log") {
+  static readonly make = (open: () => OpenLog): Effect.Effect<OpenLog, never, Scope.Scope> =>
+    Effect.acquireRelease(Effect.sync(open), (log, exit) =>
+      Effect.promise(() => {
+        if (Exit.isSuccess(exit)) log.logger.info("stopped");
+        return log.written();
+      }),
+    );
+  /** pino at `level` on stdout (see `openLog`). */
+  static readonly layer = (level: string, options: LoggerOptions = {}) =>
+    Layer.effect(
+      Log,
+      Log.make(() => openLog(level, options)),
+    );
+  /** A logger the caller owns (tests, embedders): nothing of its own to write out. */
+  static readonly layerFrom = (logger: Logger) =>
+    Layer.effect(
+      Log,
+      Log.make(() => ({ logger, written: () => Promise.resolve() })),
+    );
+}
 
 export type { Logger };

@@ -9,8 +9,13 @@ import {
 } from "@proxy/adapter-http-responses";
 import { openPostgresStore, openSqliteStore, type SqlStore } from "@proxy/adapter-store-sql";
 import type { UsageStore } from "@proxy/core";
+import * as Context from "effect/Context";
+import * as Effect from "effect/Effect";
+import * as Layer from "effect/Layer";
 import type { GatewayConfig } from "../config/config.js";
-import type { Logger } from "../observability/logger.js";
+import { Log, type Logger } from "../observability/logger.js";
+import { startStep } from "../start-step.js";
+import { storeProblem } from "../startup-problem.js";
 import { describeLocation, durationMs, storeLocation } from "./store-location.js";
 
 /** Timings a test may shorten; production uses the defaults. */
@@ -118,3 +123,24 @@ export const openGatewayState = async (
     },
   };
 };
+
+/**
+ * The store as a scoped resource: opened (and migrated) when the gateway starts, closed after
+ * everything that writes to it (the usage accounting, the Responses surface) has stopped. A store
+ * that cannot be opened fails the start with a GatewayStartError naming `PROXY_STORE`.
+ */
+export class State extends Context.Service<State, GatewayState>()("@proxy/gateway/State") {
+  static readonly make = (config: GatewayConfig, timings: StateTimings = {}) =>
+    Effect.gen(function* () {
+      const { logger } = yield* Log;
+      return yield* Effect.acquireRelease(
+        startStep(
+          () => openGatewayState(config, logger, timings),
+          (error) => storeProblem(error, config),
+        ),
+        (state) => Effect.promise(() => state.close()),
+      );
+    });
+  static readonly layer = (config: GatewayConfig, timings: StateTimings = {}) =>
+    Layer.effect(State, State.make(config, timings));
+}

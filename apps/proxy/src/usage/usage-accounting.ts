@@ -1,9 +1,13 @@
 import { type BackendMiddleware, type UsageStore, utcDay } from "@proxy/core";
+import * as Context from "effect/Context";
+import * as Effect from "effect/Effect";
+import * as Layer from "effect/Layer";
 import type { Registry } from "prom-client";
 import { type ApiKey, apiKeysOf } from "../config/api-keys.js";
 import type { GatewayConfig } from "../config/config.js";
-import type { Logger } from "../observability/logger.js";
+import { Log, type Logger } from "../observability/logger.js";
 import { DEFAULT_CODEX_ROUTE } from "../routing/answering-route.js";
+import { State } from "../state/gateway-state.js";
 import type { AdminDeps } from "./admin-usage.js";
 import { keyLabels } from "./key-account.js";
 import { keyLimits, type LimitedKey, limitedKeys } from "./key-limits.js";
@@ -116,3 +120,21 @@ export const openUsageAccounting = (
     },
   };
 };
+
+/**
+ * The usage accounting as a scoped resource over the store (`State`): closed, writing what it
+ * still holds, before the store closes.
+ */
+export class Usage extends Context.Service<Usage, UsageAccounting>()("@proxy/gateway/Usage") {
+  static readonly make = (config: GatewayConfig, registry: Registry) =>
+    Effect.gen(function* () {
+      const { logger } = yield* Log;
+      const state = yield* State;
+      return yield* Effect.acquireRelease(
+        Effect.sync(() => openUsageAccounting(config, state.usage, registry, logger)),
+        (usage) => Effect.promise(() => usage.close()),
+      );
+    });
+  static readonly layer = (config: GatewayConfig, registry: Registry) =>
+    Layer.effect(Usage, Usage.make(config, registry));
+}
