@@ -31,7 +31,7 @@ const fn = (callId: string, name: string, args: object) => ({
 type Item = { type?: string; name?: string; call_id?: string; output?: unknown };
 const inputItems = (r: RecordedRequest | undefined) => (r?.body.input ?? []) as Item[];
 const toolNames = (r: RecordedRequest | undefined) => ((r?.body.tools ?? []) as Item[]).map((t) => t.name);
-const calls = (events: ReadonlyArray<BackendEvent>) => events.filter((e) => e.type === "tool-call");
+const calls = (events: ReadonlyArray<BackendEvent>) => events.filter((e) => e.type === "tool-call-end");
 
 describe("tool names for codex", () => {
   it("keeps ordinary names, maps reserved and invalid ones reversibly, avoiding the client's own names", () => {
@@ -98,9 +98,9 @@ describe("native completion rule", () => {
           }
           out.push(...events);
         }
-        expect(out.filter((e) => e.type === "tool-call")).toEqual([
-          { type: "tool-call", callId: "call_a", name: "get_weather", arguments: '{"id":"call_a"}' },
-          { type: "tool-call", callId: "call_b", name: "exec_command", arguments: '{"id":"call_b"}' },
+        expect(out.filter((e) => e.type === "tool-call-end")).toEqual([
+          { type: "tool-call-end", callId: "call_a", name: "get_weather", arguments: '{"id":"call_a"}' },
+          { type: "tool-call-end", callId: "call_b", name: "exec_command", arguments: '{"id":"call_b"}' },
         ]);
         expect(out.filter((e) => e.type === "finish")).toEqual([
           { type: "finish", finish: { reason: "tool_calls", raw: "function_call" } },
@@ -128,7 +128,7 @@ describe("codex native turns, one thread per request (real binary)", { timeout: 
     );
     expect(toolNames(h.provider.requests.at(-1))).toEqual(["exec_command_1"]);
     expect(calls(first)).toEqual([
-      { type: "tool-call", callId: "call_r1", name: "exec_command", arguments: '{"cmd":"ls"}' },
+      { type: "tool-call-end", callId: "call_r1", name: "exec_command", arguments: '{"cmd":"ls"}' },
     ]);
     expect(first.at(-1)).toMatchObject({ type: "finish", finish: { reason: "tool_calls" } });
 
@@ -160,7 +160,7 @@ describe("codex native turns, one thread per request (real binary)", { timeout: 
     const events = await collect(
       h.backend.stream(native([tool("get_weather")]), { signal: new AbortController().signal }),
     );
-    expect(calls(events).map((e) => e.type === "tool-call" && e.callId)).toEqual([
+    expect(calls(events).map((e) => e.type === "tool-call-end" && e.callId)).toEqual([
       "call_p_a",
       "call_p_b",
       "call_p_c",

@@ -138,7 +138,7 @@ describe("sealing: a model cannot run anything on the gateway host", () => {
     );
     expect(textOf(events)).toBe("nothing happened");
     // Built-in names are not the client's tools: codex answers them itself, nothing reaches the client.
-    expect(events.filter((e) => e.type === "tool-call")).toEqual([]);
+    expect(events.filter((e) => e.type === "tool-call-end")).toEqual([]);
     const first = h.provider.requests[before] as RecordedRequest;
     expect(((first.body.tools ?? []) as Array<{ name?: string }>).map((t) => t.name)).toEqual([
       "exec_command_1",

@@ -10,7 +10,7 @@ interface OpenCall {
 
 /**
  * Streamed Chat Completions `tool_calls` deltas (native mode) → the port's `tool-call-start`,
- * `tool-call-delta` and, once the upstream is done, one complete `tool-call` per call. Calls are
+ * `tool-call-delta` and, once the upstream is done, one complete `tool-call-end` per call. Calls are
  * keyed by their `index` (servers send `id` and `name` once, then argument pieces); a call whose
  * server sent no id gets `fallbackId(index)`. Pure: `push()` per chunk, `flush()` at the end.
  */
@@ -51,7 +51,7 @@ export const createToolCallAccumulator = (fallbackId: (index: number) => string)
         const call = calls.get(index);
         if (!call?.started || !call.callId) continue;
         out.push({
-          type: "tool-call",
+          type: "tool-call-end",
           callId: call.callId,
           name: call.name,
           arguments: call.args === "" ? "{}" : call.args,

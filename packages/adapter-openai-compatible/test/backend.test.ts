@@ -386,7 +386,7 @@ describe("openai-compatible backend in native tool mode", () => {
         },
       },
     ]);
-    expect(events.find((e) => e.type === "tool-call")).toMatchObject({
+    expect(events.find((e) => e.type === "tool-call-end")).toMatchObject({
       arguments: '{"input":"*** Begin Patch"}',
     });
   });
@@ -430,7 +430,7 @@ describe("openai-compatible backend in native tool mode", () => {
       { type: "tool-call-delta", callId: "call_up_1", delta: '{"ci' },
       { type: "tool-call-delta", callId: "call_up_1", delta: 'ty":"Pa' },
       { type: "tool-call-delta", callId: "call_up_1", delta: 'ris"}' },
-      { type: "tool-call", callId: "call_up_1", name: "get_weather", arguments: '{"city":"Paris"}' },
+      { type: "tool-call-end", callId: "call_up_1", name: "get_weather", arguments: '{"city":"Paris"}' },
     ]);
     expect(events.at(-1)).toEqual({ type: "finish", finish: { reason: "tool_calls", raw: "tool_calls" } });
   });
@@ -458,7 +458,7 @@ describe("openai-compatible backend in native tool mode", () => {
       request("weather?", { tools: { tools: [weather], choice: { type: "auto" }, parallel: true } }),
     );
     await native.close();
-    expect(events.some((e) => e.type === "tool-call")).toBe(false);
+    expect(events.some((e) => e.type === "tool-call-end")).toBe(false);
     expect(events.at(-1)).toMatchObject({ type: "error", error: { kind: "backend_error" } });
   });
 });

@@ -25,8 +25,8 @@ describe("native tool_calls accumulator", () => {
       { type: "tool-call-start", callId: "call_b", name: "get_time" },
       { type: "tool-call-delta", callId: "call_b", delta: "{}" },
       { type: "tool-call-delta", callId: "call_a", delta: '"Paris"}' },
-      { type: "tool-call", callId: "call_a", name: "get_weather", arguments: '{"city":"Paris"}' },
-      { type: "tool-call", callId: "call_b", name: "get_time", arguments: "{}" },
+      { type: "tool-call-end", callId: "call_a", name: "get_weather", arguments: '{"city":"Paris"}' },
+      { type: "tool-call-end", callId: "call_b", name: "get_time", arguments: "{}" },
     ]);
   });
 
@@ -38,7 +38,7 @@ describe("native tool_calls accumulator", () => {
       ]),
     ).toEqual<BackendEvent[]>([
       { type: "tool-call-start", callId: "call_fallback_0", name: "ping" },
-      { type: "tool-call", callId: "call_fallback_0", name: "ping", arguments: "{}" },
+      { type: "tool-call-end", callId: "call_fallback_0", name: "ping", arguments: "{}" },
     ]);
   });
 
@@ -60,9 +60,9 @@ describe("native tool_calls accumulator", () => {
             ...pieces.map((p) => [{ index: 0, function: { arguments: p } }]),
           ]);
           const streamed = events.flatMap((e) => (e.type === "tool-call-delta" ? [e.delta] : [])).join("");
-          const final = events.find((e) => e.type === "tool-call");
+          const final = events.find((e) => e.type === "tool-call-end");
           expect(final).toMatchObject({ arguments: args === "" ? "{}" : args });
-          expect(final?.type === "tool-call" && final.arguments.startsWith(streamed)).toBe(true);
+          expect(final?.type === "tool-call-end" && final.arguments.startsWith(streamed)).toBe(true);
         },
       ),
     );

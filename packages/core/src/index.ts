@@ -35,7 +35,15 @@ export {
   type TurnHandle,
   type TurnInput,
 } from "./turn/run-turn.js";
-export type { AssistantEvent, ToolCall } from "./events/assistant-event.js";
+// The one event vocabulary, backend to surface (BackendEvent and ParserEvent are its other views).
+export type {
+  AssistantEvent,
+  CallRef,
+  StreamEvent,
+  StreamEventFields,
+  StreamEventType,
+  ToolCall,
+} from "./events/stream-event.js";
 export type { Finish, FinishReason } from "./model/finish-reason.js";
 export { addUsage, type Usage } from "./model/usage.js";
 export {
@@ -92,7 +100,7 @@ export type {
   PromptMessage,
   TextBackend,
 } from "./ports/text-backend.js";
-export type { BackendEvent } from "./events/backend-event.js";
+export type { BackendEvent } from "./events/stream-event.js";
 export { backendStream, flattenBatches, onBatchesEnd } from "./ports/backend-stream.js";
 export { type BackendMiddleware, wrapBackend } from "./ports/wrap-backend.js";
 export {

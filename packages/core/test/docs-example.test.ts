@@ -39,9 +39,14 @@ const events = [
 
 it("the docs/core.md example works as documented", async () => {
   expect(manifest).toContain("<tool_call>");
-  expect([...new Set(events.map((e) => e.type))]).toEqual(["text", "call-start", "call-delta", "call-end"]);
+  expect([...new Set(events.map((e) => e.type))]).toEqual([
+    "text-delta",
+    "tool-call-start",
+    "tool-call-delta",
+    "tool-call-end",
+  ]);
   expect(events.at(-1)).toMatchObject({
-    type: "call-end",
+    type: "tool-call-end",
     name: "get_weather",
     arguments: '{"city":"Paris"}',
   });

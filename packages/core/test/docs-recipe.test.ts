@@ -66,9 +66,14 @@ it("the docs/core.md hermes recipe works as documented", async () => {
     ],
   });
   expect(request.input).toEqual([{ type: "text", text: "<tool_response>\n18 C, sunny\n</tool_response>" }]);
-  expect(events.map((e) => e.type)).toEqual(["call-start", "call-delta", "call-delta", "call-end"]);
+  expect(events.map((e) => e.type)).toEqual([
+    "tool-call-start",
+    "tool-call-delta",
+    "tool-call-delta",
+    "tool-call-end",
+  ]);
   expect(events.at(-1)).toMatchObject({
-    type: "call-end",
+    type: "tool-call-end",
     name: "get_weather",
     arguments: '{"city": "Lyon"}',
   });

@@ -97,7 +97,7 @@ export const createTraceRecorder = (deps: TraceRecorderDeps): RequestTrace => {
         case "tool-call-start":
           record.timings.firstTokenMs ??= Math.round(deps.elapsed());
           return;
-        case "tool-call":
+        case "tool-call-end":
           record.timings.firstTokenMs ??= Math.round(deps.elapsed());
           decide("call-found", `native call ${event.name} (${event.callId})${rawOf(event.arguments)}`);
           return;
@@ -111,10 +111,10 @@ export const createTraceRecorder = (deps: TraceRecorderDeps): RequestTrace => {
     },
     onParserEvent(event: ParserEvent) {
       switch (event.type) {
-        case "call-start":
+        case "tool-call-start":
           decide("call-found", `block opened: ${event.name}`);
           return;
-        case "call-end":
+        case "tool-call-end":
           decide(
             "call-accepted",
             `block parsed: ${event.name} (${event.format})${event.repaired ? ", arguments repaired" : ""}${
@@ -122,7 +122,7 @@ export const createTraceRecorder = (deps: TraceRecorderDeps): RequestTrace => {
             }${rawOf(event.arguments)}`,
           );
           return;
-        case "call-rejected":
+        case "tool-call-rejected":
           record.rejected++;
           decide(
             "call-rejected",

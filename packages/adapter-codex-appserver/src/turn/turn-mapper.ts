@@ -71,7 +71,7 @@ const createNativeCalls = (names: ToolNames, historyCallIds: ReadonlySet<string>
         const client = typeof name === "string" ? names.toClient(name) : undefined;
         if (client === undefined) return [];
         awaiting.set(callId, { callId, name: client, arguments: args });
-        return [{ type: "tool-call", callId, name: client, arguments: args }];
+        return [{ type: "tool-call-end", callId, name: client, arguments: args }];
       }
       if (n.method === "rawResponse/completed") {
         if (n.params.usage) usage = addUsage(usage, toUsage(n.params.usage));

@@ -1,4 +1,4 @@
-import type { AssistantEvent } from "../events/assistant-event.js";
+import type { AssistantEvent } from "../events/stream-event.js";
 import { createStopSequenceMatcher } from "./stop-sequences.js";
 
 export interface GuardResult {

@@ -20,7 +20,7 @@ export interface OpenBlock {
  * parser knows formats only through this interface.
  */
 export interface BlockFormat {
-  /** Short name carried by `call-end.format`. */
+  /** Short name carried by `tool-call-end.format`. */
   readonly id: string;
   /** The opening tag. It starts with `<` and has no other `<`, so a failed match restarts only there. */
   readonly open: string;

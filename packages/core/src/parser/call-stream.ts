@@ -35,14 +35,14 @@ export interface FinishedCall {
 }
 
 /**
- * One call's event lifecycle: `call-start` with the first fragment, append-only deltas, and a
- * `call-end` whose arguments are exactly the concatenation of the deltas. If the final arguments
+ * One call's event lifecycle: `tool-call-start` with the first fragment, append-only deltas, and a
+ * `tool-call-end` whose arguments are exactly the concatenation of the deltas. If the final arguments
  * do not extend what was already streamed, the call is withdrawn: closing the streamed prefix
  * would hand the client a shortened value.
  */
 export interface CallStream {
   started(): boolean;
-  /** Emits `call-start` now (XML blocks announce the call as soon as the name is known). */
+  /** Emits `tool-call-start` now (XML blocks announce the call as soon as the name is known). */
   begin(): void;
   delta(fragment: string): void;
   /** Ends the call; false when it had to be withdrawn instead (see `abandon`). */
@@ -58,22 +58,29 @@ export interface CallStream {
  * `streamed`: the text every delta is the next piece of, from its start (a block's argument
  * text); the stream then keeps only a length instead of a second copy of what it sent.
  */
-export const createCallStream = (ctx: BlockContext, name: string, streamed?: TextBuffer): CallStream =>
-  new CallEvents(ctx, name, streamed);
+export const createCallStream = (
+  ctx: BlockContext,
+  name: string,
+  streamed?: TextBuffer,
+  callId?: string,
+): CallStream => new CallEvents(ctx, name, streamed, callId);
 
 /** A class, not closures: one per call. */
 class CallEvents implements CallStream {
   private readonly ctx: BlockContext;
   private readonly name: string;
   private readonly streamed: TextBuffer | undefined;
+  /** The model's own id for a native call (its `tool-call-start` carries it). */
+  private readonly callId: string | undefined;
   private readonly sent: TextBuffer | undefined;
   private index = -1;
   private sentLength = 0;
 
-  constructor(ctx: BlockContext, name: string, streamed: TextBuffer | undefined) {
+  constructor(ctx: BlockContext, name: string, streamed: TextBuffer | undefined, callId: string | undefined) {
     this.ctx = ctx;
     this.name = name;
     this.streamed = streamed;
+    this.callId = callId;
     this.sent = streamed === undefined ? createTextBuffer(false) : undefined;
   }
 
@@ -84,7 +91,12 @@ class CallEvents implements CallStream {
   begin(): void {
     if (this.index >= 0) return;
     this.index = this.ctx.nextIndex();
-    this.ctx.emit({ type: "call-start", index: this.index, name: this.name });
+    const { index, name, callId } = this;
+    this.ctx.emit(
+      callId === undefined
+        ? { type: "tool-call-start", index, name }
+        : { type: "tool-call-start", index, name, callId },
+    );
   }
 
   delta(fragment: string): void {
@@ -92,7 +104,7 @@ class CallEvents implements CallStream {
     this.begin();
     this.sent?.append(fragment);
     this.sentLength += fragment.length;
-    this.ctx.emit({ type: "call-delta", index: this.index, delta: fragment });
+    this.ctx.emit({ type: "tool-call-delta", index: this.index, delta: fragment });
   }
 
   finish(call: FinishedCall): boolean {
@@ -114,7 +126,7 @@ class CallEvents implements CallStream {
     this.begin();
     this.delta(args.slice(this.sentLength));
     this.ctx.emit({
-      type: "call-end",
+      type: "tool-call-end",
       index: this.index,
       name: this.name,
       arguments: args,
@@ -135,9 +147,9 @@ class CallEvents implements CallStream {
 
   abandon(reason: RejectReason, detail: string, raw: string): void {
     const { ctx, name, index } = this;
-    ctx.emit({ type: "call-rejected", reason, strict: false, detail, raw, name, index });
+    ctx.emit({ type: "tool-call-rejected", reason, strict: false, detail, raw, name, index });
     // A native call (no raw text) was never text: nothing is given back.
-    if (raw.length > 0) ctx.emit({ type: "text", text: raw });
+    if (raw.length > 0) ctx.emit({ type: "text-delta", delta: raw });
   }
 }
 
@@ -180,7 +192,7 @@ export function rejectBlock(
   index = -1,
 ): void {
   ctx.emit({
-    type: "call-rejected",
+    type: "tool-call-rejected",
     reason,
     strict,
     detail,
@@ -189,5 +201,5 @@ export function rejectBlock(
     ...(index < 0 ? {} : { index }),
   });
   // A native call (no raw text) was never text: nothing is given back.
-  if (!strict && raw.length > 0) ctx.emit({ type: "text", text: raw });
+  if (!strict && raw.length > 0) ctx.emit({ type: "text-delta", delta: raw });
 }

@@ -3,7 +3,7 @@ import type { BlockContext } from "./call-stream.js";
 import { isHighSurrogate } from "./chars.js";
 import type { ArgumentsValidator, ParserEvent, ParserSink } from "./parser-types.js";
 
-type CallEvent = Exclude<ParserEvent, { type: "text" }>;
+type CallEvent = Exclude<ParserEvent, { type: "text-delta" }>;
 
 /** Returned by a push that produced nothing (most pushes inside a block): no allocation. */
 export const NO_EVENTS: ParserEvent[] = Object.freeze([]) as unknown as ParserEvent[];
@@ -50,8 +50,8 @@ export class EventBatch implements BlockContext {
   }
 
   emit(event: ParserEvent): void {
-    if (event.type === "text") {
-      this.addText(event.text);
+    if (event.type === "text-delta") {
+      this.addText(event.delta);
       return;
     }
     this.closeText();
@@ -103,7 +103,10 @@ export class EventBatch implements BlockContext {
   take(final: boolean): ParserEvent[] {
     const events: ParserEvent[] = [];
     this.drainTo(
-      { text: (text) => void events.push({ type: "text", text }), event: (event) => void events.push(event) },
+      {
+        text: (delta) => void events.push({ type: "text-delta", delta }),
+        event: (event) => void events.push(event),
+      },
       final,
     );
     return events.length === 0 ? NO_EVENTS : events;

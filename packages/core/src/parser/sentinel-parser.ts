@@ -96,7 +96,7 @@ class StreamParser implements SentinelParser {
   }
 
   push(chunk: string): ParserEvent[] {
-    if (this.plainPiece(chunk)) return [{ type: "text", text: chunk }];
+    if (this.plainPiece(chunk)) return [{ type: "text-delta", delta: chunk }];
     this.scan(chunk);
     return this.out.take(false);
   }

@@ -1,4 +1,4 @@
-import type { BackendEvent } from "../events/backend-event.js";
+import type { BackendEvent } from "../events/stream-event.js";
 import type { ContentPart, ReasoningEffort, ReasoningSummary } from "../model/conversation.js";
 import type { JsonSchema, ToolPolicy } from "../model/tool-spec.js";
 import type { Caller } from "./response-store.js";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { isGatewayError } from "../errors/gateway-error.js";
-import type { BackendEvent } from "../events/backend-event.js";
+import type { BackendEvent } from "../events/stream-event.js";
 import type { ToolSpec } from "../model/tool-spec.js";
 import type { BackendRequest, NativeToolCall, TextBackend } from "../ports/text-backend.js";
 
@@ -70,7 +70,7 @@ const nativeRequest = (text: string, overrides: Partial<BackendRequest> = {}): B
 
 const callsOf = (events: ReadonlyArray<BackendEvent>): NativeToolCall[] =>
   events.flatMap((e) =>
-    e.type === "tool-call" ? [{ callId: e.callId, name: e.name, arguments: e.arguments }] : [],
+    e.type === "tool-call-end" ? [{ callId: e.callId, name: e.name, arguments: e.arguments }] : [],
   );
 
 /** One finish, last, and no error: the turn ended cleanly. */

@@ -1,5 +1,5 @@
 import type { GatewayError } from "../errors/gateway-error.js";
-import type { BackendEvent } from "../events/backend-event.js";
+import type { BackendEvent } from "../events/stream-event.js";
 import type { Finish } from "../model/finish-reason.js";
 import type { Usage } from "../model/usage.js";
 import type {
@@ -16,7 +16,7 @@ export interface ScriptedToolCall {
   /** The client's tool name. */
   readonly name: string;
   readonly arguments: string;
-  /** Stream the arguments in these pieces (`tool-call-start`, deltas, then `tool-call`); else a lone `tool-call`. */
+  /** Stream the arguments in these pieces (`tool-call-start`, deltas, then `tool-call-end`); else a lone `tool-call-end`. */
   readonly chunks?: ReadonlyArray<string> | undefined;
 }
 
@@ -141,7 +141,7 @@ export const createScriptedBackend = (
           batch.push({ type: "tool-call-start", callId, name });
           for (const delta of call.chunks) batch.push({ type: "tool-call-delta", callId, delta });
         }
-        batch.push({ type: "tool-call", callId, name, arguments: call.arguments });
+        batch.push({ type: "tool-call-end", callId, name, arguments: call.arguments });
       }
       batch.push({ type: "usage", usage: turn.usage ?? DEFAULT_USAGE });
       batch.push({ type: "finish", finish: turn.finish ?? { reason: "stop", raw: "completed" } });

@@ -1,5 +1,5 @@
 import type { GatewayError } from "../errors/gateway-error.js";
-import type { AssistantEvent } from "../events/assistant-event.js";
+import type { AssistantEvent } from "../events/stream-event.js";
 import type { Finish } from "../model/finish-reason.js";
 import type { Usage } from "../model/usage.js";
 import type { Violation } from "./call-gate.js";

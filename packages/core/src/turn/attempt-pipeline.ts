@@ -1,7 +1,7 @@
 import type { GatewayError } from "../errors/gateway-error.js";
-import type { AssistantEvent } from "../events/assistant-event.js";
+import type { AssistantEvent, ParserEvent } from "../events/stream-event.js";
 import type { OutputGuard } from "../output/output-guard.js";
-import type { ParserEvent, ParserSink } from "../parser/parser-types.js";
+import type { ParserSink } from "../parser/parser-types.js";
 import type { CallGate } from "./call-gate.js";
 import type { GateResult, Violation } from "./gate-result.js";
 import type { TurnTrace } from "./turn-trace.js";
@@ -43,10 +43,10 @@ export class AttemptPipeline implements ParserSink {
       this.halt = { kind: "stop", byGuard: true, sequence: this.guard.sequence };
   }
 
-  event(event: Exclude<ParserEvent, { type: "text" }>): void {
+  event(event: Exclude<ParserEvent, { type: "text-delta" }>): void {
     if (this.halt !== undefined) return;
     this.trace?.onParserEvent(event);
-    if (event.type !== "call-delta") {
+    if (event.type !== "tool-call-delta") {
       this.settle(this.gate.accept(event));
       return;
     }

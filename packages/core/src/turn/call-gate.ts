@@ -1,7 +1,6 @@
-import type { AssistantEvent } from "../events/assistant-event.js";
+import type { AssistantEvent, ParserEvent } from "../events/stream-event.js";
 import { forcedName, mustCall, offeredTools } from "../model/tool-policy.js";
 import type { ToolPolicy } from "../model/tool-spec.js";
-import type { ParserEvent } from "../parser/parser-types.js";
 import type { IdGenerator } from "../ports/id-generator.js";
 import { type GateResult, NONE, type Violation } from "./gate-result.js";
 import { judgeRejectedCall, type RejectionRules } from "./rejected-call.js";
@@ -143,7 +142,7 @@ export const createCallGate = (deps: {
     return typeof index === "number" ? { events: [{ type: "tool-call-delta", index, delta }] } : index;
   };
 
-  const onEnd = (call: PendingCall, e: Extract<ParserEvent, { type: "call-end" }>): GateResult => {
+  const onEnd = (call: PendingCall, e: Extract<ParserEvent, { type: "tool-call-end" }>): GateResult => {
     pending = undefined;
     telemetry.callsDetected++;
     if (e.repaired) {
@@ -179,7 +178,7 @@ export const createCallGate = (deps: {
     return { events, stop };
   };
 
-  const onRejected = (e: Extract<ParserEvent, { type: "call-rejected" }>): GateResult => {
+  const onRejected = (e: Extract<ParserEvent, { type: "tool-call-rejected" }>): GateResult => {
     const open = pending;
     if (e.index !== undefined) pending = undefined;
     const verdict = judgeRejectedCall(e, open, rules, telemetry);
@@ -189,26 +188,26 @@ export const createCallGate = (deps: {
 
   return {
     /**
-     * A `text` event's common case without a result object: the text to forward (possibly ""), or
+     * A `text-delta`'s common case without a result object: the text to forward (possibly ""), or
      * the full result where policy holds, swallows or stops on text.
      */
     acceptText: passText,
     /**
-     * A `call-delta`'s common case without a result object: the index it goes on under (a call
+     * A `tool-call-delta`'s common case without a result object: the index it goes on under (a call
      * already forwarded), or the full result where the call is held or dropped.
      */
     acceptDelta: (delta: string): number | GateResult => (pending ? passDelta(pending, delta) : NONE),
     accept(e: ParserEvent): GateResult {
       switch (e.type) {
-        case "text":
-          return onText(e.text);
-        case "call-start":
+        case "text-delta":
+          return onText(e.delta);
+        case "tool-call-start":
           return onStart(e.name, e.callId);
-        case "call-delta":
+        case "tool-call-delta":
           return pending ? onDelta(pending, e.delta) : NONE;
-        case "call-end":
+        case "tool-call-end":
           return pending ? onEnd(pending, e) : NONE;
-        case "call-rejected":
+        case "tool-call-rejected":
           return onRejected(e);
       }
     },

@@ -1,5 +1,5 @@
 import type { GatewayError } from "../errors/gateway-error.js";
-import type { AssistantEvent } from "../events/assistant-event.js";
+import type { AssistantEvent } from "../events/stream-event.js";
 
 /** What the call gate makes of one parser event. */
 export interface GateResult {

@@ -1,4 +1,4 @@
-import type { BackendEvent } from "../events/backend-event.js";
+import type { BackendEvent, ParserEvent, ReadEventType, RejectReason } from "../events/stream-event.js";
 import type { ToolSpec } from "../model/tool-spec.js";
 import {
   type BlockContext,
@@ -7,27 +7,30 @@ import {
   schemaProblem,
 } from "../parser/call-stream.js";
 import { repairJson } from "../parser/json-repair.js";
-import type { ArgumentsValidator, ParserEvent, ParserSink, RejectReason } from "../parser/parser-types.js";
+import type { ArgumentsValidator, ParserSink } from "../parser/parser-types.js";
+
+/** The backend events a call reader reads: text and the model's own calls. */
+export type ReadEvent = Extract<BackendEvent, { type: ReadEventType }>;
 
 /**
- * Turns a turn's backend events into the call gate's input (the parser's event vocabulary),
- * delivered to a sink in order (no array per event).
+ * Reads a turn's text and calls into the call gate's input (the same events, each call whole
+ * and in turn, see `ParserEvent`), delivered to a sink in order (no array per event).
  */
 export interface EventReader {
-  pushTo(event: BackendEvent, sink: ParserSink): void;
+  pushTo(event: ReadEvent, sink: ParserSink): void;
   /** The backend ended: settle whatever is still open. */
   flushTo(sink: ParserSink): void;
 }
 
 /** The native reader's own array API too (its tests read events as lists). */
 export interface NativeCallReader extends EventReader {
-  push(event: BackendEvent): ReadonlyArray<ParserEvent>;
+  push(event: ReadEvent): ReadonlyArray<ParserEvent>;
   flush(): ReadonlyArray<ParserEvent>;
 }
 
 const deliver = (events: ReadonlyArray<ParserEvent>, sink: ParserSink): void => {
   for (const event of events) {
-    if (event.type === "text") sink.text(event.text);
+    if (event.type === "text-delta") sink.text(event.delta);
     else sink.event(event);
   }
 };
@@ -41,7 +44,9 @@ interface NativeCall {
   stream?: CallStream | undefined;
 }
 
-type Held = { readonly text: string } | { readonly call: NativeCall; readonly final: string };
+type Held =
+  | Extract<ReadEvent, { type: "text-delta" }>
+  | { readonly call: NativeCall; readonly final: string };
 
 const parseObject = (text: string): boolean => {
   try {
@@ -59,11 +64,12 @@ const repairObject = (text: string): string | undefined => {
 };
 
 /**
- * Reads a native turn: the model's own function calls (`tool-call*` events) become the same
- * call-start/delta/end and call-rejected events the sentinel parser produces, so one call gate
- * applies every policy in both modes. A soft tool's call streams as it arrives; a strict one is
- * held until complete and validated against its schema. Calls never interleave on the way out:
- * while one streams, text and other finished calls wait behind it.
+ * Reads a native turn: the model's own function calls (`tool-call-*` events, named by `callId`,
+ * possibly interleaved) come out as the sentinel parser's calls do (named by `index`, one at a
+ * time, validated, a soft tool's JSON repaired, or a `tool-call-rejected`), so one call gate
+ * applies every policy in both modes. Same kinds, same fields: what this adds is policy. A soft
+ * tool's call streams as it arrives; a strict one is held until complete and validated against
+ * its schema. While one call streams, text and other finished calls wait behind it.
  */
 export const createNativeCallReader = (options: {
   readonly tools: ReadonlyMap<string, ToolSpec>;
@@ -71,14 +77,13 @@ export const createNativeCallReader = (options: {
 }): NativeCallReader => {
   const { tools } = options;
   let out: ParserEvent[] = [];
-  let tagging: string | undefined;
   let nextIndex = 0;
   const ctx: BlockContext = {
     tools,
     validator: options.validator,
     maxBlockBytes: Number.POSITIVE_INFINITY,
     emit(event) {
-      out.push(event.type === "call-start" && tagging !== undefined ? { ...event, callId: tagging } : event);
+      out.push(event);
     },
     nextIndex: () => nextIndex++,
   };
@@ -100,12 +105,11 @@ export const createNativeCallReader = (options: {
   };
   // `raw` is empty: a native call was never text, so no policy may hand it to the client as text.
   const reject = (call: NativeCall, reason: RejectReason, strict: boolean, detail: string) =>
-    out.push({ type: "call-rejected", reason, strict, detail, raw: "", name: call.name });
+    out.push({ type: "tool-call-rejected", reason, strict, detail, raw: "", name: call.name });
 
   /** Emits one complete call: validated, repaired where a soft tool allows it, or rejected. */
   const settle = (call: NativeCall, final: string): void => {
     calls.delete(call.callId);
-    tagging = call.callId;
     const tool = tools.get(call.name);
     const text = final.trim() === "" ? "{}" : final;
     if (tool === undefined) {
@@ -117,7 +121,7 @@ export const createNativeCallReader = (options: {
       if (problem !== undefined) {
         reject(call, parseObject(text) ? "schema-mismatch" : "invalid-json", true, problem);
       } else {
-        createCallStream(ctx, call.name).finish({
+        createCallStream(ctx, call.name, undefined, call.callId).finish({
           arguments: text,
           repaired: false,
           raw: "",
@@ -127,7 +131,7 @@ export const createNativeCallReader = (options: {
     } else {
       const clean = parseObject(text);
       const args = clean ? text : repairObject(text);
-      const stream = call.stream ?? createCallStream(ctx, call.name);
+      const stream = call.stream ?? createCallStream(ctx, call.name, undefined, call.callId);
       if (args !== undefined) {
         // Arguments that do not extend the streamed prefix withdraw the call.
         stream.finish({ arguments: args, repaired: !clean, raw: "", format: "json" });
@@ -137,13 +141,12 @@ export const createNativeCallReader = (options: {
         reject(call, "invalid-json", false, "arguments are not valid JSON");
       }
     }
-    tagging = undefined;
   };
 
   const release = (): void => {
     while (open === undefined && held.length > 0) {
       const next = held.shift() as Held;
-      if ("text" in next) out.push({ type: "text", text: next.text });
+      if ("type" in next) out.push(next);
       else settle(next.call, next.final);
     }
   };
@@ -166,28 +169,24 @@ export const createNativeCallReader = (options: {
     push(event) {
       switch (event.type) {
         case "text-delta":
-          if (open !== undefined || held.length > 0) held.push({ text: event.delta });
-          else out.push({ type: "text", text: event.delta });
+          if (open !== undefined || held.length > 0) held.push(event);
+          else out.push(event);
           break;
         case "tool-call-start": {
           const call = callOf(event.callId, event.name);
           if (open === undefined && held.length === 0 && streamable(call.name)) {
             open = call;
-            call.stream = createCallStream(ctx, call.name);
+            call.stream = createCallStream(ctx, call.name, undefined, call.callId);
           }
           break;
         }
         case "tool-call-delta": {
           const call = callOf(event.callId, undefined);
           call.args += event.delta;
-          if (call === open) {
-            tagging = call.callId;
-            call.stream?.delta(event.delta);
-            tagging = undefined;
-          }
+          if (call === open) call.stream?.delta(event.delta);
           break;
         }
-        case "tool-call": {
+        case "tool-call-end": {
           const call = callOf(event.callId, event.name);
           if (call === open) {
             open = undefined;

@@ -1,5 +1,5 @@
 import { GatewayError } from "../errors/gateway-error.js";
-import type { ParserEvent } from "../parser/parser-types.js";
+import type { ParserEvent } from "../events/stream-event.js";
 import { type GateResult, NONE } from "./gate-result.js";
 import type { TurnCounters } from "./turn-telemetry.js";
 
@@ -33,7 +33,7 @@ const PASS: RejectedCallVerdict = { result: NONE, swallowNextText: false };
  * the parser's text. Counts parse and strict failures.
  */
 export const judgeRejectedCall = (
-  e: Extract<ParserEvent, { type: "call-rejected" }>,
+  e: Extract<ParserEvent, { type: "tool-call-rejected" }>,
   open: OpenCall | undefined,
   rules: RejectionRules,
   telemetry: TurnCounters,

@@ -1,5 +1,5 @@
 import { GatewayError, withInputTokens } from "../errors/gateway-error.js";
-import type { AssistantEvent } from "../events/assistant-event.js";
+import type { AssistantEvent } from "../events/stream-event.js";
 import type { TurnRequest } from "../model/conversation.js";
 import { resolveFinishReason } from "../model/finish-reason.js";
 import { callableTools, offeredTools } from "../model/tool-policy.js";

@@ -1,5 +1,4 @@
-import type { AssistantEvent } from "../events/assistant-event.js";
-import type { BackendEvent } from "../events/backend-event.js";
+import type { AssistantEvent, BackendEvent } from "../events/stream-event.js";
 import type { TurnRequest } from "../model/conversation.js";
 import type { Finish } from "../model/finish-reason.js";
 import type { ToolSpec } from "../model/tool-spec.js";
@@ -13,6 +12,7 @@ import type { TokenEncoding } from "../ports/token-encoding.js";
 import type { AttemptOutcome } from "./attempt-outcome.js";
 import { AttemptPipeline } from "./attempt-pipeline.js";
 import type { CallGate } from "./call-gate.js";
+import type { ReadEvent } from "./native-calls.js";
 import { createEventReader } from "./native-turn.js";
 import type { TurnSettings } from "./turn-settings.js";
 import type { TurnCounters } from "./turn-telemetry.js";
@@ -97,7 +97,7 @@ export async function* runAttempt(
   };
 
   /** Feeds one text or call event through budget, reader, gate and guard. */
-  const feed = (event: BackendEvent): End | undefined => {
+  const feed = (event: ReadEvent): End | undefined => {
     // Past the output limit only the text within it goes on; a native call it cuts is dropped.
     const scan = budget?.push(outputOf(event));
     const kept = scan?.exhausted && event.type === "text-delta" ? { ...event, delta: scan.accepted } : event;
@@ -134,6 +134,15 @@ export async function* runAttempt(
             out.push(event);
           }
           break;
+        case "text-delta":
+        case "tool-call-start":
+        case "tool-call-delta":
+        case "tool-call-end": {
+          meter.output(outputOf(event));
+          const end = feed(event);
+          if (end !== undefined) return end;
+          break;
+        }
         case "reasoning-delta":
           meter.output(event.delta);
           out.push(event);
@@ -148,11 +157,9 @@ export async function* runAttempt(
         case "error":
           if (event.route !== undefined) telemetry.route = event.route;
           return { stopped: false, error: event.error };
-        default: {
-          meter.output(outputOf(event));
-          const end = feed(event);
-          if (end !== undefined) return end;
-        }
+        default:
+          // A kind the turn does not read (one added to StreamEventFields) goes on as it came.
+          out.push(event);
       }
     }
     return undefined;

@@ -1,6 +1,4 @@
-import type { AssistantEvent } from "../events/assistant-event.js";
-import type { BackendEvent } from "../events/backend-event.js";
-import type { ParserEvent } from "../parser/parser-types.js";
+import type { AssistantEvent, BackendEvent, ParserEvent } from "../events/stream-event.js";
 import type { BackendRequest } from "../ports/text-backend.js";
 import type { AttemptOutcome } from "./attempt-outcome.js";
 

@@ -14,9 +14,9 @@ const PIPES = jsonBlockFormat({ start: "<|tool_call|>", end: "<|/tool_call|>" })
 const pipes: SentinelParserOptions = parserOptions(undefined, { formats: blockFormatsReading(PIPES) });
 
 const calls = (events: ReturnType<typeof parse>) =>
-  events.flatMap((e) => (e.type === "call-end" ? [{ name: e.name, arguments: e.arguments }] : []));
+  events.flatMap((e) => (e.type === "tool-call-end" ? [{ name: e.name, arguments: e.arguments }] : []));
 const text = (events: ReturnType<typeof parse>) =>
-  events.flatMap((e) => (e.type === "text" ? [e.text] : [])).join("");
+  events.flatMap((e) => (e.type === "text-delta" ? [e.delta] : [])).join("");
 
 describe("jsonBlockFormat: delimiters", () => {
   it("with no options is the default format, tag for tag and line for line", () => {
@@ -43,24 +43,24 @@ describe("jsonBlockFormat: delimiters", () => {
     const events = parse(`Looking. ${block} done`, pipes);
     expect(calls(events)).toEqual([{ name: "search", arguments: '{"q":"x"}' }]);
     expect(text(events)).toBe("Looking. done");
-    expect(events.find((e) => e.type === "call-end")).toMatchObject({ format: "json", raw: block });
+    expect(events.find((e) => e.type === "tool-call-end")).toMatchObject({ format: "json", raw: block });
   });
 
   it("streams arguments before the custom close tag arrives, as with the default tags", () => {
     const parser = createSentinelParser(pipes);
     const early = parser.push('<|tool_call|>{"name":"search","arguments":{"q":"abcdef');
-    expect(early.map((e) => e.type)).toEqual(["call-start", "call-delta"]);
+    expect(early.map((e) => e.type)).toEqual(["tool-call-start", "tool-call-delta"]);
     const rest = [...parser.push('gh"}}<|/tool_call|>'), ...parser.flush()];
-    expect(rest.at(-1)).toMatchObject({ type: "call-end", arguments: '{"q":"abcdefgh"}' });
+    expect(rest.at(-1)).toMatchObject({ type: "tool-call-end", arguments: '{"q":"abcdefgh"}' });
   });
 
   it("holds back only a prefix of the configured open tag, by its length", () => {
     const parser = createSentinelParser(pipes);
-    expect(parser.push("see <|tool_ca")).toEqual([{ type: "text", text: "see " }]);
-    expect(parser.push("ll|x")).toEqual([{ type: "text", text: "<|tool_call|x" }]);
+    expect(parser.push("see <|tool_ca")).toEqual([{ type: "text-delta", delta: "see " }]);
+    expect(parser.push("ll|x")).toEqual([{ type: "text-delta", delta: "<|tool_call|x" }]);
     const parser2 = createSentinelParser(pipes);
-    expect(parser2.push("a <|")).toEqual([{ type: "text", text: "a " }]);
-    expect(parser2.flush()).toEqual([{ type: "text", text: "<|" }]);
+    expect(parser2.push("a <|")).toEqual([{ type: "text-delta", delta: "a " }]);
+    expect(parser2.flush()).toEqual([{ type: "text-delta", delta: "<|" }]);
   });
 
   it("reads the close tag inside an argument string as text, and takes an inner one as the end of a broken block", () => {
@@ -74,7 +74,7 @@ describe("jsonBlockFormat: delimiters", () => {
       '<|tool_call|>{"name":"write_file","arguments":{"content":"oops<|/tool_call|> <|tool_call|>{"name":"get_time","arguments":{}}<|/tool_call|>';
     const events = parse(broken, pipes);
     expect(calls(events)).toEqual([{ name: "get_time", arguments: "{}" }]);
-    expect(events.find((e) => e.type === "call-rejected")).toMatchObject({ reason: "invalid-json" });
+    expect(events.find((e) => e.type === "tool-call-rejected")).toMatchObject({ reason: "invalid-json" });
   });
 
   it("skips an oversized block up to the configured close tag", () => {
@@ -82,13 +82,13 @@ describe("jsonBlockFormat: delimiters", () => {
     const big = `<|tool_call|>{"name":"write_file","arguments":{"content":"${"x".repeat(200)}"}}<|/tool_call|>`;
     const events = parse(`${big} after`, options);
     expect(calls(events)).toEqual([]);
-    expect(events.find((e) => e.type === "call-rejected")).toMatchObject({ reason: "block-too-large" });
+    expect(events.find((e) => e.type === "tool-call-rejected")).toMatchObject({ reason: "block-too-large" });
     expect(text(events)).toContain("after");
   });
 
   it("reports a cut-off block in the configured open tag's words", () => {
     const events = parse('<|tool_call|>{"name":"search","arguments":{"q":', pipes);
-    expect(events.find((e) => e.type === "call-rejected")).toMatchObject({
+    expect(events.find((e) => e.type === "tool-call-rejected")).toMatchObject({
       reason: "unterminated",
       detail: "the stream ended inside <|tool_call|>",
     });

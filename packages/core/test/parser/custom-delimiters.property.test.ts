@@ -95,7 +95,9 @@ describe("custom delimiters holding a quote", () => {
     let calls = 0;
     fc.assert(
       fc.property(hostileWith(QUOTED), cuts, (m, cutPoints) => {
-        calls += sameUnderEveryChunking(m, cutPoints, options).filter((e) => e.type === "call-end").length;
+        calls += sameUnderEveryChunking(m, cutPoints, options).filter(
+          (e) => e.type === "tool-call-end",
+        ).length;
       }),
       { numRuns: 200, seed: SEED },
     );

@@ -32,11 +32,11 @@ describe("custom (freeform) tools", () => {
   it("a raw block carries the input unescaped; the core sees it as {input}", () => {
     const events = parseAllWays(`Patching.\n${rawBlock}`);
     expect(events).toEqual([
-      { type: "text", text: "Patching.\n" },
-      { type: "call-start", index: 0, name: "apply_patch" },
-      { type: "call-delta", index: 0, delta: inputArgs },
+      { type: "text-delta", delta: "Patching.\n" },
+      { type: "tool-call-start", index: 0, name: "apply_patch" },
+      { type: "tool-call-delta", index: 0, delta: inputArgs },
       {
-        type: "call-end",
+        type: "tool-call-end",
         index: 0,
         name: "apply_patch",
         arguments: inputArgs,
@@ -51,7 +51,7 @@ describe("custom (freeform) tools", () => {
     const block = `<tool_call>${JSON.stringify({ name: "apply_patch", input: patch })}</tool_call>`;
     const end = parseAllWays(block, jsonOnly).at(-1);
     expect(end).toMatchObject({
-      type: "call-end",
+      type: "tool-call-end",
       name: "apply_patch",
       arguments: inputArgs,
       format: "json",
@@ -67,31 +67,31 @@ describe("custom (freeform) tools", () => {
 
   it("the raw format is opt-in: without it the block is plain text", () => {
     const block = "<custom_tool_call>apply_patch\n*** Begin Patch\n*** End Patch\n</custom_tool_call>";
-    expect(parseAllWays(block, jsonOnly)).toEqual([{ type: "text", text: block }]);
+    expect(parseAllWays(block, jsonOnly)).toEqual([{ type: "text-delta", delta: block }]);
   });
 
   it("unknown tools and cut-off raw blocks are text, never calls", () => {
     const unknown = "<custom_tool_call>rm_rf\n/\n</custom_tool_call>";
     expect(parseAllWays(unknown)).toEqual([
-      expect.objectContaining({ type: "call-rejected", reason: "unknown-tool", name: "rm_rf" }),
-      { type: "text", text: unknown },
+      expect.objectContaining({ type: "tool-call-rejected", reason: "unknown-tool", name: "rm_rf" }),
+      { type: "text-delta", delta: unknown },
     ]);
     const cut = rawBlock.slice(0, -30);
     expect(parseAllWays(cut)).toEqual([
-      expect.objectContaining({ type: "call-rejected", reason: "unterminated", name: "apply_patch" }),
-      { type: "text", text: cut },
+      expect.objectContaining({ type: "tool-call-rejected", reason: "unterminated", name: "apply_patch" }),
+      { type: "text-delta", delta: cut },
     ]);
   });
 
   it("a function tool in the raw form needs a JSON arguments object", () => {
     const ok = '<custom_tool_call>search\n{"q":"x"}\n</custom_tool_call>';
     expect(parseAllWays(ok).at(-1)).toMatchObject({
-      type: "call-end",
+      type: "tool-call-end",
       name: "search",
       arguments: '{"q":"x"}',
     });
     const bad = "<custom_tool_call>search\nnot json\n</custom_tool_call>";
-    expect(parseAllWays(bad)[0]).toMatchObject({ type: "call-rejected", reason: "invalid-json" });
+    expect(parseAllWays(bad)[0]).toMatchObject({ type: "tool-call-rejected", reason: "invalid-json" });
   });
 
   it("each format renders an earlier call that its own reader reads back to the same arguments", () => {
@@ -102,7 +102,7 @@ describe("custom (freeform) tools", () => {
     ];
     for (const [format, name, args] of cases) {
       const end = parseAllWays(format.renderCall(name, args)).at(-1);
-      expect(end).toMatchObject({ type: "call-end", name, arguments: args, format: format.id });
+      expect(end).toMatchObject({ type: "tool-call-end", name, arguments: args, format: format.id });
     }
   });
 });

@@ -60,9 +60,9 @@ export function normalize(events: ReadonlyArray<ParserEvent>): ParserEvent[] {
   const out: ParserEvent[] = [];
   for (const e of events) {
     const last = out[out.length - 1];
-    if (e.type === "text" && last?.type === "text")
-      out[out.length - 1] = { type: "text", text: last.text + e.text };
-    else if (e.type === "call-delta" && last?.type === "call-delta" && last.index === e.index) {
+    if (e.type === "text-delta" && last?.type === "text-delta")
+      out[out.length - 1] = { type: "text-delta", delta: last.delta + e.delta };
+    else if (e.type === "tool-call-delta" && last?.type === "tool-call-delta" && last.index === e.index) {
       out[out.length - 1] = { ...last, delta: last.delta + e.delta };
     } else out.push(e);
   }
@@ -73,10 +73,10 @@ export function normalize(events: ReadonlyArray<ParserEvent>): ParserEvent[] {
 export function observed(events: ReadonlyArray<ParserEvent>): Expected[] {
   const out: Expected[] = [];
   for (const e of normalize(events)) {
-    if (e.type === "text") out.push({ kind: "text", text: e.text });
-    else if (e.type === "call-end")
+    if (e.type === "text-delta") out.push({ kind: "text", text: e.delta });
+    else if (e.type === "tool-call-end")
       out.push({ kind: "call", name: e.name, arguments: e.arguments, format: e.format });
-    else if (e.type === "call-rejected") out.push({ kind: "text", text: `<<rejected ${e.reason}>>` });
+    else if (e.type === "tool-call-rejected") out.push({ kind: "text", text: `<<rejected ${e.reason}>>` });
   }
   return out;
 }
@@ -133,14 +133,14 @@ export function assertInvariants(events: ReadonlyArray<ParserEvent>): void {
   let open: { index: number; args: string } | undefined;
   let nextIndex = 0;
   events.forEach((e, i) => {
-    if (e.type === "call-start") {
+    if (e.type === "tool-call-start") {
       expect(open, "call-start inside another call").toBeUndefined();
       expect(e.index).toBe(nextIndex);
       nextIndex += 1;
       open = { index: e.index, args: "" };
       return;
     }
-    if (e.type === "call-delta") {
+    if (e.type === "tool-call-delta") {
       expect(open?.index, "delta outside its call").toBe(e.index);
       if (!open) return;
       // A prefix starting with `{` can only parse if it ends with `}` (cheap pre-check).
@@ -150,7 +150,7 @@ export function assertInvariants(events: ReadonlyArray<ParserEvent>): void {
       expect(e.delta.length).toBeGreaterThan(0);
       return;
     }
-    if (e.type === "call-end") {
+    if (e.type === "tool-call-end") {
       expect(open?.index, "call-end outside its call").toBe(e.index);
       expect(open?.args).toBe(e.arguments);
       const value: unknown = JSON.parse(e.arguments);
@@ -158,28 +158,28 @@ export function assertInvariants(events: ReadonlyArray<ParserEvent>): void {
       open = undefined;
       return;
     }
-    if (e.type === "call-rejected" && e.index !== undefined) {
+    if (e.type === "tool-call-rejected" && e.index !== undefined) {
       // A started call withdrawn (cut off or over the limit): it ends here, never as a call.
       expect(open?.index, "withdrawal of a call that is not open").toBe(e.index);
       expect(e.strict).toBe(false);
       open = undefined;
     }
     expect(open, `${e.type} inside a call`).toBeUndefined();
-    if (e.type === "call-rejected" && !e.strict) {
+    if (e.type === "tool-call-rejected" && !e.strict) {
       const next = events[i + 1];
       expect(
-        next?.type === "text" && next.text.startsWith(e.raw),
+        next?.type === "text-delta" && next.delta.startsWith(e.raw),
         "soft rejection without its raw text",
       ).toBe(true);
     }
-    if (e.type === "text") {
-      expect(e.text.length).toBeGreaterThan(0);
-      expect(/^[\uDC00-\uDFFF]|[\uD800-\uDBFF]$/.test(e.text), "text splits a surrogate pair").toBe(false);
+    if (e.type === "text-delta") {
+      expect(e.delta.length).toBeGreaterThan(0);
+      expect(/^[\uDC00-\uDFFF]|[\uD800-\uDBFF]$/.test(e.delta), "text splits a surrogate pair").toBe(false);
     }
   });
   expect(open, "call left open").toBeUndefined();
   for (const e of events) {
-    if (e.type === "call-delta")
+    if (e.type === "tool-call-delta")
       expect(/[\uD800-\uDBFF]$/.test(e.delta), "delta ends in a high surrogate").toBe(false);
   }
 }

@@ -117,7 +117,7 @@ const block = (args: string, closeBraces = true) =>
   `${OPEN}{"name":"write_file","arguments":${closeBraces ? `${args}}` : args.slice(0, -1)}${CLOSE}`;
 
 const ends = (events: ReadonlyArray<ParserEvent>) =>
-  events.flatMap((e) => (e.type === "call-end" ? [e] : []));
+  events.flatMap((e) => (e.type === "tool-call-end" ? [e] : []));
 
 /** Parses in one piece, char by char and at the given cuts: the same events every time. */
 function parseEveryWay(message: string, cuts: ReadonlyArray<number>): ParserEvent[] {

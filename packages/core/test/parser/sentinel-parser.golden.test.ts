@@ -4,16 +4,16 @@ import { assertInvariants, normalize, parse, parseChunks, parserOptions } from "
 
 const tc = (body: string) => `<tool_call>${body}</tool_call>`;
 const call = (index: number, name: string, args: string, raw: string, extra: object = {}) => [
-  { type: "call-start", index, name },
-  { type: "call-delta", index, delta: args },
-  { type: "call-end", index, name, arguments: args, format: "json", repaired: false, raw, ...extra },
+  { type: "tool-call-start", index, name },
+  { type: "tool-call-delta", index, delta: args },
+  { type: "tool-call-end", index, name, arguments: args, format: "json", repaired: false, raw, ...extra },
 ];
 
 describe("sentinel parser: golden cases", () => {
   it("turns a seed-format block (arguments as a JSON string) into a call, text around it untouched", () => {
     const block = tc('{"name":"search","arguments":"{\\"q\\":\\"cats\\"}"}');
     expect(parse(`Let me look.\n${block}`)).toEqual([
-      { type: "text", text: "Let me look.\n" },
+      { type: "text-delta", delta: "Let me look.\n" },
       ...call(0, "search", '{"q":"cats"}', block),
     ]);
   });
@@ -29,9 +29,9 @@ describe("sentinel parser: golden cases", () => {
     const events = parseChunks([...message]);
     assertInvariants(events);
     expect(normalize(events)).toEqual([
-      { type: "text", text: "Now: " },
+      { type: "text-delta", delta: "Now: " },
       ...call(0, "get_time", "{}", block),
-      { type: "text", text: "done" },
+      { type: "text-delta", delta: "done" },
     ]);
     expect(
       normalize(parseChunks(["Now: <tool", "_ca", "ll>", block.slice(11, -5), "call>", " done"])),
@@ -47,12 +47,12 @@ describe("sentinel parser: golden cases", () => {
     ]);
     assertInvariants(events);
     expect(events.slice(0, 3)).toEqual([
-      { type: "call-start", index: 0, name: "write_file" },
-      { type: "call-delta", index: 0, delta: '{"path":"a.md","content":"hel' },
-      { type: "call-delta", index: 0, delta: "lo wor" },
+      { type: "tool-call-start", index: 0, name: "write_file" },
+      { type: "tool-call-delta", index: 0, delta: '{"path":"a.md","content":"hel' },
+      { type: "tool-call-delta", index: 0, delta: "lo wor" },
     ]);
     expect(events.at(-1)).toMatchObject({
-      type: "call-end",
+      type: "tool-call-end",
       arguments: '{"path":"a.md","content":"hello world"}',
     });
   });
@@ -66,7 +66,11 @@ describe("sentinel parser: golden cases", () => {
     ];
     const events = parseChunks(chunks);
     assertInvariants(events);
-    expect(events.at(-1)).toMatchObject({ type: "call-end", arguments: '{"q":"😀 é/"}', repaired: false });
+    expect(events.at(-1)).toMatchObject({
+      type: "tool-call-end",
+      arguments: '{"q":"😀 é/"}',
+      repaired: false,
+    });
   });
 
   it("gives empty arguments as one final {} delta: missing, empty string and empty object", () => {
@@ -98,26 +102,31 @@ describe("sentinel parser: golden cases", () => {
   it("soft tool, invalid JSON beyond repair: rejected and given back as text", () => {
     const block = tc('{"name":"search","arguments":"{: nope}"}');
     expect(parse(`x ${block} y`)).toEqual([
-      { type: "text", text: "x " },
+      { type: "text-delta", delta: "x " },
       {
-        type: "call-rejected",
+        type: "tool-call-rejected",
         reason: "invalid-json",
         strict: false,
         name: "search",
         detail: "arguments are not valid JSON",
         raw: block,
       },
-      { type: "text", text: `${block} y` },
+      { type: "text-delta", delta: `${block} y` },
     ]);
   });
 
   it("soft tool, a trailing comma is not a call: a repair only adds what is missing", () => {
     const block = tc('{"name":"search","arguments":"{\\"q\\":\\"a\\",}"}');
     const events = parse(block);
-    expect(events.some((e) => e.type === "call-end")).toBe(false);
+    expect(events.some((e) => e.type === "tool-call-end")).toBe(false);
     expect(events.slice(-2)).toEqual([
-      expect.objectContaining({ type: "call-rejected", reason: "invalid-json", strict: false, index: 0 }),
-      { type: "text", text: block },
+      expect.objectContaining({
+        type: "tool-call-rejected",
+        reason: "invalid-json",
+        strict: false,
+        index: 0,
+      }),
+      { type: "text-delta", delta: block },
     ]);
   });
 
@@ -126,7 +135,7 @@ describe("sentinel parser: golden cases", () => {
     const events = parseChunks([...block]);
     assertInvariants(events);
     expect(events.at(-1)).toMatchObject({
-      type: "call-end",
+      type: "tool-call-end",
       arguments: '{"path":"a.md","n":[1, 2]}',
       repaired: true,
     });
@@ -136,8 +145,8 @@ describe("sentinel parser: golden cases", () => {
     const block = tc('{"name":"write_file","arguments":{"content":"say "hi"');
     const events = parseChunks([...`${block} rest`]);
     assertInvariants(events);
-    expect(events.some((e) => e.type === "call-end")).toBe(false);
-    expect(normalize(events).at(-1)).toEqual({ type: "text", text: `${block} rest` });
+    expect(events.some((e) => e.type === "tool-call-end")).toBe(false);
+    expect(normalize(events).at(-1)).toEqual({ type: "text-delta", delta: `${block} rest` });
   });
 
   it("soft tool, real newlines inside an argument string are escaped while streaming", () => {
@@ -149,14 +158,18 @@ describe("sentinel parser: golden cases", () => {
 
   it("soft tool, the object pasted unescaped into the arguments string is recovered", () => {
     const block = tc('{"name":"search","arguments":"{"q":"x"}"}');
-    expect(parse(block).at(-1)).toMatchObject({ type: "call-end", arguments: '{"q":"x"}', repaired: true });
+    expect(parse(block).at(-1)).toMatchObject({
+      type: "tool-call-end",
+      arguments: '{"q":"x"}',
+      repaired: true,
+    });
   });
 
   it("strict tool, invalid JSON: rejected strict, no text (the turn engine retries)", () => {
     const block = tc('{"name":"exact","arguments":"{\\"n\\":1,}"}');
     expect(parse(`${block}\n`)).toEqual([
       {
-        type: "call-rejected",
+        type: "tool-call-rejected",
         reason: "invalid-json",
         strict: true,
         name: "exact",
@@ -170,7 +183,7 @@ describe("sentinel parser: golden cases", () => {
     const strict = tc('{"name":"exact","arguments":"{\\"n\\":\\"1\\"}"}');
     expect(parse(strict)).toEqual([
       {
-        type: "call-rejected",
+        type: "tool-call-rejected",
         reason: "schema-mismatch",
         strict: true,
         name: "exact",
@@ -194,14 +207,14 @@ describe("sentinel parser: golden cases", () => {
     const block = tc('{"name":"rm_rf","arguments":"{}"}');
     expect(parse(block)).toEqual([
       {
-        type: "call-rejected",
+        type: "tool-call-rejected",
         reason: "unknown-tool",
         strict: false,
         name: "rm_rf",
         detail: 'unknown tool "rm_rf"',
         raw: block,
       },
-      { type: "text", text: block },
+      { type: "text-delta", delta: block },
     ]);
   });
 
@@ -210,11 +223,11 @@ describe("sentinel parser: golden cases", () => {
     const events = parseChunks(["Sure. <tool_call>", raw.slice("<tool_call>".length)]);
     assertInvariants(events);
     expect(normalize(events)).toEqual([
-      { type: "text", text: "Sure. " },
-      { type: "call-start", index: 0, name: "search" },
-      { type: "call-delta", index: 0, delta: '{"q":"ca' },
+      { type: "text-delta", delta: "Sure. " },
+      { type: "tool-call-start", index: 0, name: "search" },
+      { type: "tool-call-delta", index: 0, delta: '{"q":"ca' },
       {
-        type: "call-rejected",
+        type: "tool-call-rejected",
         reason: "unterminated",
         strict: false,
         name: "search",
@@ -222,38 +235,38 @@ describe("sentinel parser: golden cases", () => {
         detail: "the stream ended inside <tool_call>",
         raw,
       },
-      { type: "text", text: raw },
+      { type: "text-delta", delta: raw },
     ]);
   });
 
   it("unterminated block: soft garbage or a cut-off call is given back as text, strict is rejected silently", () => {
     const soft = "<tool_call>{{{ not json";
     expect(parse(`a ${soft}`)).toEqual([
-      { type: "text", text: "a " },
+      { type: "text-delta", delta: "a " },
       {
-        type: "call-rejected",
+        type: "tool-call-rejected",
         reason: "unterminated",
         strict: false,
         detail: "the stream ended inside <tool_call>",
         raw: soft,
       },
-      { type: "text", text: soft },
+      { type: "text-delta", delta: soft },
     ]);
     // Complete arguments but no closing brace: not streamed yet (the top level never commits), still cut off.
     const unclosed = '<tool_call>{"name":"get_time","arguments":{}';
     expect(parse(unclosed)).toEqual([
       expect.objectContaining({
-        type: "call-rejected",
+        type: "tool-call-rejected",
         reason: "unterminated",
         strict: false,
         name: "get_time",
       }),
-      { type: "text", text: unclosed },
+      { type: "text-delta", delta: unclosed },
     ]);
     const strict = '<tool_call>{"name":"exact","arguments":"{\\"n\\":';
     expect(parse(strict)).toEqual([
       expect.objectContaining({
-        type: "call-rejected",
+        type: "tool-call-rejected",
         reason: "unterminated",
         strict: true,
         name: "exact",
@@ -271,11 +284,11 @@ describe("sentinel parser: golden cases", () => {
     const block = tc('{"name":"get_time","arguments":"{}"}');
     for (const fence of ["```", "~~~", "   ````json"]) {
       const message = `Example:\n${fence}\n${block}\n${fence.trim().replace(/json$/, "")}\nafter`;
-      expect(parse(message)).toEqual([{ type: "text", text: message }]);
+      expect(parse(message)).toEqual([{ type: "text-delta", delta: message }]);
     }
     const after = `\`\`\`\n${block}\n\`\`\`\n${block}`;
     expect(parse(after)).toEqual([
-      { type: "text", text: `\`\`\`\n${block}\n\`\`\`\n` },
+      { type: "text-delta", delta: `\`\`\`\n${block}\n\`\`\`\n` },
       ...call(0, "get_time", "{}", block),
     ]);
   });
@@ -284,17 +297,17 @@ describe("sentinel parser: golden cases", () => {
     const message = "a <tool_calls> b <tool_cal x <use_tools> <tool_call > </tool_call> <<tool_ca";
     const events = parseChunks([...message]);
     assertInvariants(events);
-    expect(normalize(events)).toEqual([{ type: "text", text: message }]);
+    expect(normalize(events)).toEqual([{ type: "text-delta", delta: message }]);
   });
 
   it("plain text with `<` everywhere is forwarded with no holdback beyond a possible tag prefix", () => {
     const p = createSentinelParser(parserOptions());
-    expect(p.push("a < b")).toEqual([{ type: "text", text: "a < b" }]);
-    expect(p.push("x<y <")).toEqual([{ type: "text", text: "x<y " }]);
+    expect(p.push("a < b")).toEqual([{ type: "text-delta", delta: "a < b" }]);
+    expect(p.push("x<y <")).toEqual([{ type: "text-delta", delta: "x<y " }]);
     expect(p.push("to")).toEqual([]);
-    expect(p.push("ol_x <3")).toEqual([{ type: "text", text: "<tool_x <3" }]);
+    expect(p.push("ol_x <3")).toEqual([{ type: "text-delta", delta: "<tool_x <3" }]);
     expect(p.push("<use_tool")).toEqual([]);
-    expect(p.push("s")).toEqual([{ type: "text", text: "<use_tools" }]);
+    expect(p.push("s")).toEqual([{ type: "text-delta", delta: "<use_tools" }]);
     expect(p.flush()).toEqual([]);
   });
 
@@ -312,17 +325,17 @@ describe("sentinel parser: golden cases", () => {
     const events = parseChunks([...`${block} after`], options);
     assertInvariants(events);
     const merged = normalize(events);
-    expect(merged[0]).toMatchObject({ type: "call-rejected", reason: "block-too-large", strict: false });
-    expect(merged.slice(1)).toEqual([{ type: "text", text: `${block} after` }]);
+    expect(merged[0]).toMatchObject({ type: "tool-call-rejected", reason: "block-too-large", strict: false });
+    expect(merged.slice(1)).toEqual([{ type: "text-delta", delta: `${block} after` }]);
     const strict = tc(`{"name":"exact","arguments":"{}","pad":"${"x".repeat(60)}"}`);
     expect(parse(`${strict} after`, options)).toEqual([
       expect.objectContaining({
-        type: "call-rejected",
+        type: "tool-call-rejected",
         reason: "block-too-large",
         strict: true,
         name: "exact",
       }),
-      { type: "text", text: "after" },
+      { type: "text-delta", delta: "after" },
     ]);
   });
 
@@ -333,16 +346,16 @@ describe("sentinel parser: golden cases", () => {
     assertInvariants(events);
     const merged = normalize(events);
     expect(merged.slice(0, 2)).toEqual([
-      { type: "call-start", index: 0, name: "write_file" },
-      { type: "call-delta", index: 0, delta: expect.stringMatching(/^\{"content":"y+$/) },
+      { type: "tool-call-start", index: 0, name: "write_file" },
+      { type: "tool-call-delta", index: 0, delta: expect.stringMatching(/^\{"content":"y+$/) },
     ]);
     expect(merged[2]).toMatchObject({
-      type: "call-rejected",
+      type: "tool-call-rejected",
       reason: "block-too-large",
       strict: false,
       index: 0,
     });
-    expect(merged.slice(3)).toEqual([{ type: "text", text: `${block} next` }]);
-    expect(merged.some((e) => e.type === "call-end")).toBe(false);
+    expect(merged.slice(3)).toEqual([{ type: "text-delta", delta: `${block} next` }]);
+    expect(merged.some((e) => e.type === "tool-call-end")).toBe(false);
   });
 });

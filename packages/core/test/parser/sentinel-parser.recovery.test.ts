@@ -8,17 +8,17 @@ describe("sentinel parser: recovery and rejection edges", () => {
   it("a streamed call whose outer object breaks after complete arguments keeps them (repaired)", () => {
     const events = parseChunks([...tc('{"name":"write_file","arguments":{"path":"a"} oops}')]);
     assertInvariants(events);
-    expect(events.at(-1)).toMatchObject({ type: "call-end", arguments: '{"path":"a"}', repaired: true });
+    expect(events.at(-1)).toMatchObject({ type: "tool-call-end", arguments: '{"path":"a"}', repaired: true });
   });
 
   it("a streamed call whose arguments break mid-way is withdrawn, never closed short", () => {
     const block = tc('{"name":"write_file","arguments":{"path":"ab", "n": [1, }}');
     const events = parseChunks([...block]);
     assertInvariants(events);
-    expect(events.some((e) => e.type === "call-end")).toBe(false);
+    expect(events.some((e) => e.type === "tool-call-end")).toBe(false);
     expect(normalize(events).slice(-2)).toEqual([
-      expect.objectContaining({ type: "call-rejected", reason: "invalid-json", index: 0 }),
-      { type: "text", text: block },
+      expect.objectContaining({ type: "tool-call-rejected", reason: "invalid-json", index: 0 }),
+      { type: "text-delta", delta: block },
     ]);
   });
 
@@ -26,12 +26,12 @@ describe("sentinel parser: recovery and rejection edges", () => {
     const block = tc('{"name":"write_file","arguments":"[1, 2]"}');
     expect(parse(block)).toEqual([
       expect.objectContaining({
-        type: "call-rejected",
+        type: "tool-call-rejected",
         reason: "invalid-json",
         strict: false,
         name: "write_file",
       }),
-      { type: "text", text: block },
+      { type: "text-delta", delta: block },
     ]);
   });
 
@@ -39,7 +39,7 @@ describe("sentinel parser: recovery and rejection edges", () => {
     for (const args of ['"{\\"n\\":1,}"', '{"n":1,}', '"{\\"n\\":\\"a\nb\\"}"']) {
       const block = tc(`{"name":"exact","arguments":${args}}`);
       expect(parse(block)).toEqual([
-        expect.objectContaining({ type: "call-rejected", strict: true, name: "exact" }),
+        expect.objectContaining({ type: "tool-call-rejected", strict: true, name: "exact" }),
       ]);
     }
   });
@@ -51,12 +51,12 @@ describe("sentinel parser: recovery and rejection edges", () => {
     assertInvariants(events);
     expect(normalize(events)).toEqual([
       expect.objectContaining({
-        type: "call-rejected",
+        type: "tool-call-rejected",
         reason: "block-too-large",
         strict: false,
         name: "readNote",
       }),
-      { type: "text", text: `${block} next` },
+      { type: "text-delta", delta: `${block} next` },
     ]);
   });
 
@@ -64,9 +64,9 @@ describe("sentinel parser: recovery and rejection edges", () => {
     const parser = createSentinelParser(parserOptions());
     const first = [...parser.push(tc('{"name":"get_time"}')), ...parser.flush()];
     const second = [...parser.push(`  \n${tc('{"name":"get_time"}')} ok`), ...parser.flush()];
-    expect(first.map((e) => e.type === "call-start" && e.index)).toContain(0);
-    expect(second[0]).toEqual({ type: "call-start", index: 1, name: "get_time" });
-    expect(second.at(-1)).toEqual({ type: "text", text: "ok" });
+    expect(first.map((e) => e.type === "tool-call-start" && e.index)).toContain(0);
+    expect(second[0]).toEqual({ type: "tool-call-start", index: 1, name: "get_time" });
+    expect(second.at(-1)).toEqual({ type: "text-delta", delta: "ok" });
   });
 });
 
@@ -75,7 +75,7 @@ const onlyCalls = (message: string) => {
   const events = parseChunks([...message]);
   assertInvariants(events);
   expect(normalize(events)).toEqual(parse(message));
-  return events.flatMap((e) => (e.type === "call-end" ? [e] : []));
+  return events.flatMap((e) => (e.type === "tool-call-end" ? [e] : []));
 };
 
 describe("sentinel parser: a repair keeps exactly what the model wrote", () => {
@@ -97,7 +97,7 @@ describe("sentinel parser: a repair keeps exactly what the model wrote", () => {
   it("an ambiguous quote (a missing comma?) is no call: the block is text", () => {
     const block = tc('{"name":"write_file","arguments":{"a":"x" "b":"y"}}');
     expect(onlyCalls(block)).toEqual([]);
-    expect(normalize(parseChunks([block])).at(-1)).toEqual({ type: "text", text: block });
+    expect(normalize(parseChunks([block])).at(-1)).toEqual({ type: "text-delta", delta: block });
   });
 
   it("two JSON objects in one block are two calls", () => {
@@ -116,8 +116,8 @@ describe("sentinel parser: a repair keeps exactly what the model wrote", () => {
     const message = `${broken}\n${valid} done`;
     expect(onlyCalls(message).map((c) => [c.name, c.arguments])).toEqual([["get_time", "{}"]]);
     const events = normalize(parseChunks([message]));
-    expect(events.find((e) => e.type === "call-rejected")).toMatchObject({ index: 0, raw: broken });
-    expect(events.at(-1)).toEqual({ type: "text", text: "done" });
+    expect(events.find((e) => e.type === "tool-call-rejected")).toMatchObject({ index: 0, raw: broken });
+    expect(events.at(-1)).toEqual({ type: "text-delta", delta: "done" });
   });
 
   it("a valid call whose string holds the close tag is still one call, also when its own close tag never came", () => {
@@ -139,7 +139,7 @@ describe("sentinel parser: reading again is bounded", () => {
     const message = [broken, broken, broken, broken, broken].join("\n");
     const events = parseChunks([message], options);
     assertInvariants(events);
-    const calls = events.filter((e) => e.type === "call-end").length;
+    const calls = events.filter((e) => e.type === "tool-call-end").length;
     expect(calls).toBeGreaterThan(0);
     expect(calls).toBeLessThan(5);
     expect(normalize(parseChunks([...message], options))).toEqual(normalize(events));

@@ -13,7 +13,7 @@ const cuts = fc.array(fc.nat({ max: 4000 }), { maxLength: 12 });
 const recorder = () => {
   let current: ParserEvent[] = [];
   const sink: ParserSink = {
-    text: (text) => current.push({ type: "text", text }),
+    text: (delta) => current.push({ type: "text-delta", delta }),
     event: (event) => current.push(event),
   };
   return {
@@ -67,7 +67,7 @@ describe("sentinel parser: the sink API (pushTo / flushTo)", () => {
     const parser = createSentinelParser(options[1] as (typeof options)[number]);
     const rec = recorder();
     parser.pushTo("Hello", rec.sink);
-    expect(rec.take()).toEqual([{ type: "text", text: "Hello" }]);
+    expect(rec.take()).toEqual([{ type: "text-delta", delta: "Hello" }]);
     const piece = " world";
     const seen: string[] = [];
     parser.pushTo(piece, { text: (t) => seen.push(t), event: () => expect.unreachable() });
@@ -83,10 +83,10 @@ describe("sentinel parser: the sink API (pushTo / flushTo)", () => {
       "x \ud83d",
       "\ude00",
     ]);
-    expect(viaSink[0]).toEqual([{ type: "text", text: "a " }]);
+    expect(viaSink[0]).toEqual([{ type: "text-delta", delta: "a " }]);
     expect(viaSink[1]).toEqual([]);
-    expect(viaSink[2]?.map((e) => e.type)).toEqual(["call-start", "call-delta", "call-end"]);
-    expect(viaSink[3]).toEqual([{ type: "text", text: "x " }]);
-    expect(viaSink[4]).toEqual([{ type: "text", text: "\ud83d\ude00" }]);
+    expect(viaSink[2]?.map((e) => e.type)).toEqual(["tool-call-start", "tool-call-delta", "tool-call-end"]);
+    expect(viaSink[3]).toEqual([{ type: "text-delta", delta: "x " }]);
+    expect(viaSink[4]).toEqual([{ type: "text-delta", delta: "\ud83d\ude00" }]);
   });
 });

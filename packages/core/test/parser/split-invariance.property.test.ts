@@ -21,13 +21,14 @@ describe("sentinel parser: properties", () => {
         const whole = assertSameAsOneChunk(message, [[...message], splitAt(message, cutPoints)]);
         expect(observed(whole)).toEqual(expected);
         // Accepted calls never leak their sentinels into text (a fenced copy in the model may).
-        const text = whole.flatMap((e) => (e.type === "text" ? [e.text] : [])).join("");
+        const text = whole.flatMap((e) => (e.type === "text-delta" ? [e.delta] : [])).join("");
         const modelText = expected.flatMap((e) => (e.kind === "text" ? [e.text] : [])).join("");
         for (const e of whole) {
-          if (e.type === "call-end") expect(text.split(e.raw).length).toBe(modelText.split(e.raw).length);
+          if (e.type === "tool-call-end")
+            expect(text.split(e.raw).length).toBe(modelText.split(e.raw).length);
         }
         expect(
-          whole.some((e) => e.type === "call-end" && (e.repaired || e.schemaWarning !== undefined)),
+          whole.some((e) => e.type === "tool-call-end" && (e.repaired || e.schemaWarning !== undefined)),
         ).toBe(false);
       }),
       { numRuns: 600, seed: SEED },
@@ -69,8 +70,9 @@ describe("sentinel parser: properties", () => {
     fc.assert(
       fc.property(hostileMessage, (message) => {
         const events = parseChunks([message]);
-        if (events.some((e) => e.type === "call-end" || (e.type === "call-rejected" && e.strict))) return;
-        const text = events.flatMap((e) => (e.type === "text" ? [e.text] : [])).join("");
+        if (events.some((e) => e.type === "tool-call-end" || (e.type === "tool-call-rejected" && e.strict)))
+          return;
+        const text = events.flatMap((e) => (e.type === "text-delta" ? [e.delta] : [])).join("");
         expect(text).toBe(message.replace(/^\s+/, ""));
       }),
       { numRuns: 300, seed: SEED + 3 },

@@ -20,9 +20,9 @@ describe("sentinel parser: string runs inside a block", () => {
     const events = expectSplitInvariant(
       '<tool_call>{"name":"write_file","arguments":{"a":"mgm{\ud83d\\ua"}}</tool_call>',
     );
-    const end = events.find((e) => e.type === "call-end");
+    const end = events.find((e) => e.type === "tool-call-end");
     expect(end).toMatchObject({ repaired: true });
-    expect(end?.type === "call-end" && JSON.parse(end.arguments)).toEqual({ a: "mgm{\ud83d\\ua" });
+    expect(end?.type === "tool-call-end" && JSON.parse(end.arguments)).toEqual({ a: "mgm{\ud83d\\ua" });
   });
 
   it("decodes escapes of arguments written as a string, split anywhere", () => {
@@ -30,8 +30,8 @@ describe("sentinel parser: string runs inside a block", () => {
     const events = expectSplitInvariant(
       `<tool_call>{"name":"write_file","arguments":${JSON.stringify(args)}}</tool_call>`,
     );
-    const end = events.find((e) => e.type === "call-end");
-    expect(end?.type === "call-end" && JSON.parse(end.arguments)).toEqual(JSON.parse(args));
+    const end = events.find((e) => e.type === "tool-call-end");
+    expect(end?.type === "tool-call-end" && JSON.parse(end.arguments)).toEqual(JSON.parse(args));
   });
 
   it("takes arguments written as an object from the block text, raw control characters escaped", () => {
@@ -41,11 +41,11 @@ describe("sentinel parser: string runs inside a block", () => {
     const second = '{"path":"b.md","content":"plain"}';
     const block = (args: string) => `<tool_call>{"name":"write_file","arguments":${args}}</tool_call>`;
     const events = expectSplitInvariant(`Text {a} <b>\n${block(first)} and ${block(second)}`);
-    const ends = events.filter((e) => e.type === "call-end");
-    expect(ends.map((e) => e.type === "call-end" && e.arguments)).toEqual([
+    const ends = events.filter((e) => e.type === "tool-call-end");
+    expect(ends.map((e) => e.type === "tool-call-end" && e.arguments)).toEqual([
       first.replace("\t", "\\t").replace("\n", "\\n"),
       second,
     ]);
-    expect(ends.map((e) => e.type === "call-end" && e.raw)).toEqual([block(first), block(second)]);
+    expect(ends.map((e) => e.type === "tool-call-end" && e.raw)).toEqual([block(first), block(second)]);
   });
 });

@@ -12,8 +12,8 @@ import {
 } from "./parser-harness.js";
 
 const argsOf = (message: string) => {
-  const end = parse(message).find((e) => e.type === "call-end");
-  return end?.type === "call-end" ? JSON.parse(end.arguments) : undefined;
+  const end = parse(message).find((e) => e.type === "tool-call-end");
+  return end?.type === "tool-call-end" ? JSON.parse(end.arguments) : undefined;
 };
 
 describe("<use_tool> blocks (Obsidian Copilot legacy format, obsidian-copilot.md §A.1)", () => {
@@ -93,15 +93,15 @@ describe("<use_tool> blocks (Obsidian Copilot legacy format, obsidian-copilot.md
   it("emits the whole call when the block closes (XML values are only known then)", () => {
     const parser = createSentinelParser(parserOptions());
     expect(parser.push("Searching.\n<use_tool>\n<name> localSearch </na")).toEqual([
-      { type: "text", text: "Searching.\n" },
+      { type: "text-delta", delta: "Searching.\n" },
     ]);
     expect(parser.push("me>\n<query>pia")).toEqual([]);
     const raw = "<use_tool>\n<name> localSearch </name>\n<query>piano</query>\n</use_tool>";
     expect(parser.push("no</query>\n</use_tool>\n")).toEqual([
-      { type: "call-start", index: 0, name: "localSearch" },
-      { type: "call-delta", index: 0, delta: '{"query":"piano"}' },
+      { type: "tool-call-start", index: 0, name: "localSearch" },
+      { type: "tool-call-delta", index: 0, delta: '{"query":"piano"}' },
       {
-        type: "call-end",
+        type: "tool-call-end",
         index: 0,
         name: "localSearch",
         arguments: '{"query":"piano"}',
@@ -117,25 +117,25 @@ describe("<use_tool> blocks (Obsidian Copilot legacy format, obsidian-copilot.md
     const unknown = "<use_tool><name>deleteVault</name></use_tool>";
     expect(parse(unknown)).toEqual([
       {
-        type: "call-rejected",
+        type: "tool-call-rejected",
         reason: "unknown-tool",
         strict: false,
         name: "deleteVault",
         detail: 'unknown tool "deleteVault"',
         raw: unknown,
       },
-      { type: "text", text: unknown },
+      { type: "text-delta", delta: unknown },
     ]);
     const nameless = "<use_tool><query>x</query></use_tool>";
     expect(parse(nameless)).toEqual([
       {
-        type: "call-rejected",
+        type: "tool-call-rejected",
         reason: "unknown-tool",
         strict: false,
         detail: "the block has no <name>",
         raw: nameless,
       },
-      { type: "text", text: nameless },
+      { type: "text-delta", delta: nameless },
     ]);
   });
 
@@ -143,18 +143,23 @@ describe("<use_tool> blocks (Obsidian Copilot legacy format, obsidian-copilot.md
     const raw = "<use_tool><name>readNote</name><notePath>a.md</notePath><chunkIndex>1";
     expect(normalize(parseChunks([...raw]))).toEqual([
       {
-        type: "call-rejected",
+        type: "tool-call-rejected",
         reason: "unterminated",
         strict: false,
         name: "readNote",
         detail: "the stream ended inside <use_tool>",
         raw,
       },
-      { type: "text", text: raw },
+      { type: "text-delta", delta: raw },
     ]);
     const strict = "<use_tool><name>exact</name><n>1</n>";
     expect(parse(strict)).toEqual([
-      expect.objectContaining({ type: "call-rejected", reason: "unterminated", strict: true, name: "exact" }),
+      expect.objectContaining({
+        type: "tool-call-rejected",
+        reason: "unterminated",
+        strict: true,
+        name: "exact",
+      }),
     ]);
   });
 
@@ -162,7 +167,7 @@ describe("<use_tool> blocks (Obsidian Copilot legacy format, obsidian-copilot.md
     const raw = "<use_tool><name>exact</name><n>1</n></use_tool>";
     expect(parse(raw)).toEqual([
       {
-        type: "call-rejected",
+        type: "tool-call-rejected",
         reason: "schema-mismatch",
         strict: true,
         name: "exact",
@@ -178,7 +183,9 @@ describe("<use_tool> blocks (Obsidian Copilot legacy format, obsidian-copilot.md
     ]);
     assertInvariants(events);
     expect(
-      events.filter((e) => e.type === "call-end").map((e) => e.type === "call-end" && [e.index, e.format]),
+      events
+        .filter((e) => e.type === "tool-call-end")
+        .map((e) => e.type === "tool-call-end" && [e.index, e.format]),
     ).toEqual([
       [0, "xml"],
       [1, "json"],

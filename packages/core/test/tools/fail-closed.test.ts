@@ -72,21 +72,26 @@ describe("argument validation fails closed, strict and soft alike", () => {
     const options = parserOptions(tools);
     const soft = tc("loose", '{"a":{"__proto__":{"admin":true}}}');
     expect(normalize(parseChunks([...soft], options)).slice(-2)).toEqual([
-      expect.objectContaining({ type: "call-rejected", reason: "schema-mismatch", strict: false, index: 0 }),
-      { type: "text", text: soft },
+      expect.objectContaining({
+        type: "tool-call-rejected",
+        reason: "schema-mismatch",
+        strict: false,
+        index: 0,
+      }),
+      { type: "text-delta", delta: soft },
     ]);
     const forbidden = tc("no_secret", '{"secret":"s"}');
-    expect(normalize(parseChunks([forbidden], options)).some((e) => e.type === "call-end")).toBe(false);
+    expect(normalize(parseChunks([forbidden], options)).some((e) => e.type === "tool-call-end")).toBe(false);
     const strict = tc("exact", '{"a":{"constructor":{"prototype":1}}}');
     expect(parseChunks([strict], options)).toEqual([
       expect.objectContaining({
-        type: "call-rejected",
+        type: "tool-call-rejected",
         strict: true,
         name: "exact",
         detail: 'arguments hold the key "constructor" (refused at any depth)',
       }),
     ]);
     const deep = tc("loose", JSON.stringify({ a: nested(MAX_ARGUMENT_DEPTH + 1) }));
-    expect(parseChunks([deep], options).some((e) => e.type === "call-end")).toBe(false);
+    expect(parseChunks([deep], options).some((e) => e.type === "tool-call-end")).toBe(false);
   });
 });

@@ -20,7 +20,7 @@ import {
   type Script,
   type ScriptedToolCall,
 } from "../../src/testing/index.js";
-import { createNativeCallReader } from "../../src/turn/native-calls.js";
+import { createNativeCallReader, type ReadEvent } from "../../src/turn/native-calls.js";
 import { policyOf } from "../support/tool-policy.js";
 
 const weatherTool: ToolSpec = {
@@ -250,7 +250,7 @@ describe("native calls through the gate", () => {
       backendStream(async function* () {
         for await (const e of stream(request, options)) {
           yield [e];
-          if (e.type === "tool-call")
+          if (e.type === "tool-call-end")
             yield [{ type: "text-delta", delta: "And more words." } as BackendEvent];
         }
       });
@@ -277,11 +277,11 @@ const summarise = (events: ReadonlyArray<ParserEvent>) => {
   const calls: string[] = [];
   let open = 0;
   for (const e of events) {
-    if (e.type === "text") {
+    if (e.type === "text-delta") {
       expect(open).toBe(0); // never text inside a call
-      text += e.text;
-    } else if (e.type === "call-start") open++;
-    else if (e.type === "call-end") {
+      text += e.delta;
+    } else if (e.type === "tool-call-start") open++;
+    else if (e.type === "tool-call-end") {
       open--;
       calls.push(`${e.name}:${e.arguments}`);
     }
@@ -301,7 +301,7 @@ describe("native call reader", () => {
         fc.infiniteStream(fc.nat()),
         (calls, texts, picks) => {
           // Per source, its own events in order; sources are merged in an arbitrary order.
-          const sources: BackendEvent[][] = calls.map((c, i) => {
+          const sources: ReadEvent[][] = calls.map((c, i) => {
             const args = JSON.stringify({ city: c.city });
             const callId = `c${i}`;
             const cut = Math.floor(args.length / 2);
@@ -310,9 +310,9 @@ describe("native call reader", () => {
                   { type: "tool-call-start", callId, name: "get_weather" },
                   { type: "tool-call-delta", callId, delta: args.slice(0, cut) },
                   { type: "tool-call-delta", callId, delta: args.slice(cut) },
-                  { type: "tool-call", callId, name: "get_weather", arguments: args },
+                  { type: "tool-call-end", callId, name: "get_weather", arguments: args },
                 ]
-              : [{ type: "tool-call", callId, name: "get_weather", arguments: args }];
+              : [{ type: "tool-call-end", callId, name: "get_weather", arguments: args }];
           });
           sources.push(texts.map((delta) => ({ type: "text-delta", delta })));
           const reader = createNativeCallReader({ tools });
@@ -320,8 +320,8 @@ describe("native call reader", () => {
           const it = picks[Symbol.iterator]();
           while (sources.some((s) => s.length > 0)) {
             const live = sources.filter((s) => s.length > 0);
-            const source = live[(it.next().value as number) % live.length] as BackendEvent[];
-            out.push(...reader.push(source.shift() as BackendEvent));
+            const source = live[(it.next().value as number) % live.length] as ReadEvent[];
+            out.push(...reader.push(source.shift() as ReadEvent));
           }
           out.push(...reader.flush());
           const got = summarise(out);

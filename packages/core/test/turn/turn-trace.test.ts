@@ -36,7 +36,7 @@ const recordingTrace = () => {
     },
     onParserEvent: (event) =>
       void seen.push(
-        event.type === "call-rejected" ? `rejected ${event.reason} strict=${event.strict}` : event.type,
+        event.type === "tool-call-rejected" ? `rejected ${event.reason} strict=${event.strict}` : event.type,
       ),
     onAttemptEnd: (end, attempt) =>
       void seen.push(`end ${attempt} ${end.violation?.kind ?? end.finish?.reason ?? end.error?.kind}`),
@@ -74,9 +74,9 @@ describe("the turn trace (request inspector hook)", () => {
       "rejected schema-mismatch strict=true",
       "end 0 tool_call_validation_failed",
       "request 1 prompt",
-      "call-start",
-      "call-delta",
-      "call-end",
+      "tool-call-start",
+      "tool-call-delta",
+      "tool-call-end",
       "end 1 stop",
     ]);
     expect(raw.join("")).toBe(`Let me see. ${call('{"city":42}')}${call('{"city":"Paris"}')}`);
