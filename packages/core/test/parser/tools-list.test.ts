@@ -11,7 +11,7 @@ describe("createSentinelParser's tools", () => {
     const read = (parser: typeof fromList) => [...parser.push(block), ...parser.flush()];
     const events = read(fromList);
     expect(events).toEqual(read(fromMap));
-    expect(events.find((e) => e.type === "call-end")).toMatchObject({
+    expect(events.find((e) => e.type === "tool-call-end")).toMatchObject({
       name: "get_weather",
       arguments: '{"city":"Paris"}',
     });
