@@ -1,5 +1,6 @@
 import { type Clock, GatewayError, toGatewayError } from "@proxy/core";
 import type { Context } from "hono";
+import { nodeOutgoing } from "../request/connection.js";
 import type { TurnAbort } from "../turn/abort.js";
 import { SSE_HEADERS } from "./sse-body.js";
 import { createSseStream, type SseSink } from "./sse-sink.js";
@@ -9,8 +10,8 @@ import { createSseStream, type SseSink } from "./sse-sink.js";
  * Elsewhere the caller errors the body instead, which the runtime turns into a dropped connection.
  */
 const dropConnection = (c: Context): boolean => {
-  const outgoing = (c.env as { outgoing?: { destroy?: () => void } } | undefined)?.outgoing;
-  if (typeof outgoing?.destroy !== "function") return false;
+  const outgoing = nodeOutgoing(c);
+  if (outgoing === undefined) return false;
   outgoing.destroy();
   return true;
 };

@@ -1,3 +1,5 @@
+import type { ClientWatch } from "../request/connection.js";
+
 /** The request's one AbortController and why it fired. */
 export interface TurnAbort {
   /** Aborted when the client goes away or stopped reading; the turn and its backend stop with it. */
@@ -15,10 +17,10 @@ export interface TurnAbort {
 }
 
 /**
- * Aborts the turn when `clientSignal` does (the request's, or a background turn's own cancel), when
- * the stream body is cancelled, or when the client stalls.
+ * Aborts the turn when `watch` tells the client went away (the request's connection, or a
+ * background turn's own cancel), when the stream body is cancelled, or when the client stalls.
  */
-export const createTurnAbort = (clientSignal: AbortSignal): TurnAbort => {
+export const createTurnAbort = (watch: ClientWatch): TurnAbort => {
   const controller = new AbortController();
   let gone = false;
   let stalled = false;
@@ -26,8 +28,7 @@ export const createTurnAbort = (clientSignal: AbortSignal): TurnAbort => {
     gone = true;
     controller.abort();
   };
-  if (clientSignal.aborted) clientGone();
-  else clientSignal.addEventListener("abort", clientGone, { once: true });
+  const unwatch = watch(clientGone);
   return {
     signal: controller.signal,
     clientGone,
@@ -37,6 +38,6 @@ export const createTurnAbort = (clientSignal: AbortSignal): TurnAbort => {
     },
     isClientGone: () => gone,
     cancelledByClient: () => gone && !stalled,
-    detach: () => clientSignal.removeEventListener("abort", clientGone),
+    detach: unwatch,
   };
 };

@@ -13,6 +13,7 @@ import {
 import type { Context } from "hono";
 import { errorResponse, namingInput } from "../errors/http-error.js";
 import { requestCaller } from "../request/caller.js";
+import { watchClient, watchSignal } from "../request/connection.js";
 import { streamTurnAnswer, writeStallDelay } from "../stream/answer.js";
 import type { SseSink } from "../stream/sse-sink.js";
 import type { SurfaceDeps } from "../surface/deps.js";
@@ -92,7 +93,7 @@ export const openTurnSession = (
 ): TurnSession => {
   const arrivedAt = deps.clock.now();
   const settings = resolveRequestSettings(c, deps, profile);
-  const abort = createTurnAbort(options.signal ?? c.req.raw.signal);
+  const abort = createTurnAbort(options.signal ? watchSignal(options.signal) : watchClient(c));
   const report = createTurnReport(c, deps, profile, arrivedAt);
   const end = () => {
     if (report.reported()) return;
