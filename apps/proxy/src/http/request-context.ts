@@ -36,7 +36,10 @@ export const whenSent = (c: Context, done: () => void): void => {
     return;
   }
   const body = c.res.body;
-  if (!body) return done();
+  if (!body) {
+    done();
+    return;
+  }
   const tap = new TransformStream<Uint8Array, Uint8Array>({ flush: done, cancel: done } as Transformer<
     Uint8Array,
     Uint8Array
