@@ -32,7 +32,7 @@ import { createRequestContext, type RequestScope } from "./http/request-context.
 import { type RequestGuardOptions, requestGuards } from "./http/request-guard.js";
 import { routeHeaders } from "./http/route-headers.js";
 import { allowedMethods, GATEWAY_ROUTES, type GatewayRouteSpec, ROUTES } from "./http/routes.js";
-import { type GatewaySurfaceDeps, SURFACES } from "./http/surfaces.js";
+import { type GatewaySurfaceDeps, SURFACES, surfaceOf } from "./http/surfaces.js";
 import { gatewayIndex, hintedNotFound, INSPECTOR_OFF } from "./http/url-guide.js";
 import type { Inspector } from "./inspector/inspector.js";
 import { INSPECTOR_PATH } from "./inspector/inspector-routes.js";
@@ -100,7 +100,7 @@ export const createApp = (deps: AppDeps): Hono => {
   app.use("*", context.middleware);
   app.use("*", routeHeaders(control));
   // The surface a request is for: refusals before it runs answer in its shape, with its key scheme.
-  const frontFor = (c: Context): SurfaceFront => SURFACES.find((s) => s.owns(c)) ?? OPENAI_FRONT;
+  const frontFor = (c: Context): SurfaceFront => surfaceOf(c) ?? OPENAI_FRONT;
   app.use(
     "*",
     ...requestGuards({ ...deps, frontFor, sameOriginPrefixes: deps.inspector?.sameOriginPrefixes }),
@@ -186,7 +186,7 @@ export const createApp = (deps: AppDeps): Hono => {
   );
   /** A surface's request, wherever the surface is mounted, or the gateway's own `/v1` API. */
   const guard: MiddlewareHandler = async (c, next) => {
-    const owner = SURFACES.find((s) => s.owns(c));
+    const owner = surfaceOf(c);
     if (owner === undefined && !GATEWAY_API.test(c.req.path)) return next();
     const front = owner ?? OPENAI_FRONT;
     try {
@@ -235,7 +235,7 @@ export const createApp = (deps: AppDeps): Hono => {
         { front: OPENAI_FRONT, routes: own },
         ...SURFACES.map((s) => ({ front: s, routes: s.routes, api: s.api })),
       ],
-      (c) => SURFACES.find((s) => s.owns(c)),
+      surfaceOf,
     ),
   );
   return app;

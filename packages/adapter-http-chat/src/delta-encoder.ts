@@ -1,5 +1,5 @@
 import { type AssistantEvent, customCallInput, type OutputMode } from "@proxy/core";
-import { toolCallEcho } from "@proxy/http-surface";
+import { toolCallEcho } from "@proxy/http-surface/openai-wire";
 
 export type ToolCallDelta =
   | {

@@ -1,3 +1,3 @@
-export { CHAT_ROUTES, CHAT_SURFACE, type ChatCompletionsDeps, createChatCompletionsApp } from "./app.js";
-export { type ChatTurnPlan, decodeChatBody, decodeChatRequest } from "./decode-request.js";
-export { chatSurface } from "./surface.js";
+export { CHAT_CODEC, CHAT_SURFACE } from "./codec.js";
+export { type ChatTurnPlan, decodeChatBody, decodeChatRequest } from "./request/decode-request.js";
+export { CHAT_ROUTES, type ChatCompletionsDeps, chatSurface, createChatCompletionsApp } from "./surface.js";

@@ -1,7 +1,7 @@
 import { sseFrame } from "@proxy/http-surface";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { chunk, contentFrameTemplate } from "../src/chat-shapes.js";
+import { chunk, contentFrameTemplate } from "../src/response/chat-shapes.js";
 
 describe("content chunk frame template", () => {
   it("gives the same bytes as serialising the chunk, for any text, model name and usage flag", () => {

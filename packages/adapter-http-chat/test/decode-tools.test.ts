@@ -1,6 +1,6 @@
 import { isGatewayError } from "@proxy/core";
 import { describe, expect, it } from "vitest";
-import { type ChatToolFields, decodeChatTools } from "../src/decode-tools.js";
+import { type ChatToolFields, decodeChatTools } from "../src/request/decode-tools.js";
 
 const weather = {
   name: "get_weather",

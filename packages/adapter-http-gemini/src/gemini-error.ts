@@ -1,5 +1,5 @@
 import { contextOverflow, type GatewayError } from "@proxy/core";
-import type { ErrorBodyShaper, SurfaceProfile } from "@proxy/http-surface";
+import type { ErrorBodyShaper } from "@proxy/http-surface";
 
 /** Google's canonical status names (google.rpc.Code) for the HTTP statuses the kit answers with. */
 const STATUS_NAME: Readonly<Record<number, string>> = {
@@ -68,11 +68,3 @@ export const geminiError = (error: GatewayError, status: number) => {
 
 /** Google's error body `{error: {code, message, status, details}}`. */
 export const geminiErrorBody: ErrorBodyShaper = (error, status) => ({ error: geminiError(error, status) });
-
-/** Gemini streams get no keep-alive bytes: a comment line breaks the Gemini CLI's SSE reader. */
-export const GEMINI_SURFACE: SurfaceProfile = {
-  api: "gemini",
-  errorBody: geminiErrorBody,
-  keepAliveFrame: undefined,
-  inputParam: "contents",
-};

@@ -1,3 +1,13 @@
+export { GEMINI_CODEC, GEMINI_SURFACE, geminiEndpointCodec } from "./codec.js";
+export { API_KEY_INVALID, geminiError, geminiErrorBody } from "./gemini-error.js";
+export { geminiModelList, isGoogleClient } from "./models.js";
+export {
+  decodeGeminiEndpoint,
+  decodeGenerateContent,
+  type GeminiTurnPlan,
+} from "./request/decode-request.js";
+export { toJsonSchema } from "./request/schema-dialect.js";
+export type { GeminiConversations } from "./stored/conversation.js";
 export {
   createGeminiApp,
   createGeminiEndpointApp,
@@ -5,10 +15,7 @@ export {
   GEMINI_ROUTES,
   type GeminiDeps,
   type GeminiEndpointDeps,
-} from "./app.js";
-export type { GeminiConversations } from "./conversation.js";
-export { decodeGeminiEndpoint, decodeGenerateContent, type GeminiTurnPlan } from "./decode-request.js";
-export { API_KEY_INVALID, GEMINI_SURFACE, geminiError, geminiErrorBody } from "./gemini-error.js";
-export { geminiModelList, isGoogleClient } from "./models.js";
-export { toJsonSchema } from "./schema-dialect.js";
-export { type GeminiSurfaceDeps, GOOGLE_KEY, geminiSurface } from "./surface.js";
+  type GeminiSurfaceDeps,
+  GOOGLE_KEY,
+  geminiSurface,
+} from "./surface.js";

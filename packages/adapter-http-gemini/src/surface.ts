@@ -5,13 +5,119 @@ import {
   type HttpSurface,
   type KeyScheme,
   mountRoutes,
+  type RouteSpec,
+  readJsonBody,
+  resolveSurfaceDeps,
   type SurfaceDepsInput,
+  turnRoute,
 } from "@proxy/http-surface";
-import type { Context } from "hono";
-import { createGeminiApp, createGeminiEndpointApp, GEMINI_ENDPOINT_ROUTES, GEMINI_ROUTES } from "./app.js";
-import type { GeminiConversations } from "./conversation.js";
-import { API_KEY_INVALID, GEMINI_SURFACE, geminiErrorBody } from "./gemini-error.js";
+import { type Context, Hono } from "hono";
+import { GEMINI_CODEC, GEMINI_SURFACE, geminiEndpointCodec } from "./codec.js";
+import { API_KEY_INVALID, geminiErrorBody } from "./gemini-error.js";
 import { geminiModelById, geminiModelList, isGoogleClient } from "./models.js";
+import { countRequestTokens } from "./request/count-tokens.js";
+import { decodeGenerateContent } from "./request/decode-request.js";
+import { objectAt } from "./request/fields.js";
+import { splitAction } from "./request/model-action.js";
+import type { GeminiConversations } from "./stored/conversation.js";
+
+export type GeminiDeps = SurfaceDepsInput;
+
+/** `POST /v1/gemini`'s dependencies: the surface's, and the store `conversation` keys (none: refused). */
+export interface GeminiEndpointDeps extends GeminiDeps {
+  readonly conversations?: GeminiConversations | undefined;
+}
+
+/**
+ * Every route `createGeminiApp` serves (mount it at `/v1beta` and `/v1`). The three model actions
+ * share one Hono path (`/models/:action`, split on the last `:`), since Hono cannot route on a
+ * suffix inside a segment; they are declared here under their documented paths.
+ */
+export const GEMINI_ROUTES = {
+  generateContent: {
+    method: "POST",
+    path: "/models/:model:generateContent",
+    summary: "Gemini: generate content.",
+    requiredBody: ["contents"],
+  },
+  streamGenerateContent: {
+    method: "POST",
+    path: "/models/:model:streamGenerateContent",
+    summary: "Gemini: stream generated content (`alt=sse` for SSE, else a JSON array).",
+    requiredBody: ["contents"],
+    streams: true,
+  },
+  countTokens: {
+    method: "POST",
+    path: "/models/:model:countTokens",
+    summary: "Gemini: count the tokens of a request (an o200k estimate).",
+  },
+  listModels: { method: "GET", path: "/models", summary: "Gemini: list models." },
+  getModel: { method: "GET", path: "/models/:model", summary: "Gemini: retrieve one model." },
+} as const satisfies Record<string, RouteSpec>;
+
+/** The one Gemini-native endpoint `createGeminiEndpointApp` serves (mount it at `/v1`). */
+export const GEMINI_ENDPOINT_ROUTES = {
+  generate: {
+    method: "POST",
+    path: "/gemini",
+    summary: "Gemini generateContent over a single endpoint (model in the body, optional `conversation`).",
+    requiredBody: ["model"],
+    streams: true,
+  },
+} as const satisfies Record<string, RouteSpec>;
+
+/** The Hono path the three model actions share (see `GEMINI_ROUTES`). */
+const ACTION_PATH = "/models/:action";
+
+/**
+ * A Hono sub-app serving the Gemini API's own paths (mount it at `/v1beta` and `/v1`):
+ * `POST models/{model}:generateContent | :streamGenerateContent | :countTokens`, `GET models` and
+ * `GET models/{model}`. It answers its own errors in Google's shape.
+ */
+export const createGeminiApp = (input: GeminiDeps): Hono => {
+  const deps = resolveSurfaceDeps(input);
+  const app = new Hono();
+  const generate = turnRoute(GEMINI_CODEC, deps);
+
+  app.post(ACTION_PATH, async (c) => {
+    const { model, method } = splitAction(c.req.param("action"));
+    if (method !== "countTokens") return generate(c);
+    const json = objectAt(await readJsonBody(c), "body");
+    // The SDK may wrap the request: `{generateContentRequest: {model, contents, …}}`.
+    const inner =
+      json.generateContentRequest == null
+        ? json
+        : objectAt(json.generateContentRequest, "generateContentRequest");
+    const plan = decodeGenerateContent(model, inner);
+    return c.json({ totalTokens: await countRequestTokens(deps.tokens, plan.request, plan.tools) });
+  });
+
+  app.get(GEMINI_ROUTES.listModels.path, async (c) =>
+    c.json(geminiModelList(await deps.backend.listModels())),
+  );
+  app.get(GEMINI_ROUTES.getModel.path, async (c) =>
+    c.json(geminiModelById(c.req.param("model"), await deps.backend.listModels())),
+  );
+
+  app.onError((err, c) => errorResponse(c, err, geminiErrorBody));
+  return app;
+};
+
+/**
+ * `POST /gemini` (mount at `/v1`): one Gemini-native endpoint taking the model in the body,
+ * `{model, input | contents, tools, toolConfig, generationConfig, systemInstruction, conversation?,
+ * stream?}`, and answering with a `GenerateContentResponse` (SSE chunks of it when `stream` is true).
+ * With `conversation`, the caller's stored contents go before the new ones, and the new ones plus
+ * the model's answer are appended once the turn finished; without it, nothing is kept.
+ */
+export const createGeminiEndpointApp = (input: GeminiEndpointDeps): Hono => {
+  const deps = resolveSurfaceDeps(input);
+  const app = new Hono();
+  app.post(GEMINI_ENDPOINT_ROUTES.generate.path, turnRoute(geminiEndpointCodec(input.conversations), deps));
+  app.onError((err, c) => errorResponse(c, err, geminiErrorBody));
+  return app;
+};
 
 /**
  * The API key as Google's clients send it (`x-goog-api-key`, `?key=`, or a bearer token), refused

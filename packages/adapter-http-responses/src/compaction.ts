@@ -44,13 +44,3 @@ export const createSummaryCollector = () => {
       error === undefined ? { ok: true, summary: summary.trim(), usage } : { ok: false, error },
   };
 };
-
-/** Collects the summary text of a compaction turn, up to its first error. */
-export const collectSummary = async (events: AsyncIterable<AssistantEvent>): Promise<SummaryOutcome> => {
-  const collector = createSummaryCollector();
-  for await (const event of events) {
-    collector.push(event);
-    if (event.type === "error") break;
-  }
-  return collector.outcome();
-};

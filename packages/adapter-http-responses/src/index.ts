@@ -1,6 +1,6 @@
-export { createResponsesApp, RESPONSES_ROUTES } from "./app.js";
-export type { ResponsesAppDeps } from "./http/deps.js";
-export { RESPONSES_SURFACE } from "./http/surface.js";
+export { COMPACT_CODEC, RESPONSES_CODEC } from "./codec.js";
+export type { ResponsesAppDeps } from "./deps.js";
+export { RESPONSES_SURFACE } from "./profile.js";
 export { decodeResponsesRequest, type ParsedResponsesRequest } from "./request/decode-request.js";
 export { createResponsesEncoder, type ResponsesEvent } from "./response/encoder.js";
 export { toFunctionCallItem } from "./response/output-items.js";
@@ -13,4 +13,4 @@ export {
   type StoredStateOptions,
   settleRunningTurns,
 } from "./stored/state.js";
-export { responsesSurface } from "./surface.js";
+export { createResponsesApp, RESPONSES_ROUTES, responsesSurface } from "./surface.js";

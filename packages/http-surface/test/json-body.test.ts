@@ -1,6 +1,6 @@
 import { Hono } from "hono";
 import { describe, expect, it } from "vitest";
-import { readJsonBody } from "../src/json-body.js";
+import { readJsonBody } from "../src/request/json-body.js";
 
 /** The order in which a timer due at once and the body's decode finish, for a body of `chars`. */
 const raceWithTimer = async (chars: number) => {

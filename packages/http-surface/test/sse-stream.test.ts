@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createSseStream } from "../src/sse-sink.js";
+import { createSseStream } from "../src/stream/sse-sink.js";
 
 describe("an SSE stream's keep-alive", () => {
   it("keeps a stream alive from the moment it opens, before the surface wrote anything", async () => {

@@ -1,6 +1,6 @@
 import { type AssistantBatch, type AssistantEvent, GatewayError } from "@proxy/core";
 import { describe, expect, it } from "vitest";
-import { pumpTurn, type StreamEncoder, type TurnSink } from "../src/surface-driver.js";
+import { pumpTurn, type StreamEncoder, type TurnSink } from "../src/turn/drive.js";
 
 /** A sink that records what was delivered, one entry per flush. */
 const recordingSink = () => {

@@ -2,6 +2,7 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import { randomUUID } from "node:crypto";
 import type { Transformer } from "node:stream/web";
 import type { TurnObserver, TurnSummary } from "@proxy/core";
+import { nodeOutgoing } from "@proxy/http-surface";
 import type { Context, MiddlewareHandler } from "hono";
 import { routePath } from "hono/route";
 import { logList, logTelemetry, logText, logWarnings } from "../observability/log-fields.js";
@@ -22,9 +23,35 @@ export const isEventStream = (res: Response): boolean =>
   res.headers.get("content-type")?.startsWith("text/event-stream") === true;
 
 /**
+ * Calls `done` once the answer's body was sent in full or the client went away. Under the Node
+ * server (the gateway's own) the response's `close` event tells, with nothing put in the body's
+ * way; elsewhere (`app.fetch`, another runtime) the body is passed through a tap that tells.
+ */
+export const whenSent = (c: Context, done: () => void): void => {
+  const outgoing = nodeOutgoing(c);
+  if (outgoing !== undefined) {
+    // A client already gone: its `close` has been and gone.
+    if (outgoing.destroyed) done();
+    else outgoing.once("close", done);
+    return;
+  }
+  const body = c.res.body;
+  if (!body) {
+    done();
+    return;
+  }
+  const tap = new TransformStream<Uint8Array, Uint8Array>({ flush: done, cancel: done } as Transformer<
+    Uint8Array,
+    Uint8Array
+  >);
+  c.res = new Response(body.pipeThrough(tap), c.res);
+};
+
+/**
  * Per-request context without globals in handlers: the adapters' TurnObserver drops its summary
  * into this request's AsyncLocalStorage slot, and the log line is written when the body has been
- * fully sent (streams included), with time to first byte measured on the way out.
+ * fully sent (streams included). A stream's time to first byte is its turn's, measured once by
+ * the surface's session; a whole body's first byte is its end.
  */
 export const createRequestContext = (deps: {
   readonly logger: Logger;
@@ -122,26 +149,18 @@ export const createRequestContext = (deps: {
           "tool calls accepted with warnings",
         );
     };
-    // Only a stream's first byte and end come after the handler returned; any other body is whole
-    // and node-server writes it directly once this returns (reading `c.res.body` here would turn
-    // that write into a web-stream pipe), so its line is logged on the next turn of the loop.
+    // Only a stream's end comes after the handler returned; any other body is whole and
+    // node-server writes it directly once this returns (reading `c.res.body` here would turn that
+    // write into a web-stream pipe), so its line is logged on the next turn of the loop.
     if (!isEventStream(c.res)) {
       setImmediate(() => finish(now() - started));
       return;
     }
-    const body = c.res.body;
-    if (!body) return finish(now() - started);
-    let first: number | undefined;
-    const tap = new TransformStream<Uint8Array, Uint8Array>({
-      transform(chunk: Uint8Array, controller: TransformStreamDefaultController<Uint8Array>) {
-        first ??= now() - started;
-        controller.enqueue(chunk);
-      },
-      flush: () => finish(first),
-      // A client that hangs up cancels the body; the request still gets its log line.
-      cancel: () => finish(first),
-    } as Transformer<Uint8Array, Uint8Array>);
-    c.res = new Response(body.pipeThrough(tap), c.res);
+    whenSent(c, () => {
+      const ttfb = store.summary?.ttfbMs;
+      // The turn's clock starts a little later and ticks in whole ms: never past the request's end.
+      finish(ttfb === undefined ? undefined : Math.min(ttfb, now() - started));
+    });
   };
 
   return { middleware, observer };

@@ -1,9 +1,8 @@
-import type { Transformer } from "node:stream/web";
 import { hostRequestId, type RequestTrace, requestCaller } from "@proxy/http-surface";
 import type { Context, MiddlewareHandler } from "hono";
 import { routePath } from "hono/route";
 import { callerOf } from "../http/auth.js";
-import { isEventStream } from "../http/request-context.js";
+import { isEventStream, whenSent } from "../http/request-context.js";
 import { FIELD_LIMITS, keepErrorBody } from "./bounded.js";
 import type { Redactor } from "./redact.js";
 import type { RequestLog, RequestRecord } from "./request-log.js";
@@ -124,13 +123,7 @@ export const createRequestRecording = (deps: {
     await copyErrorBody(c, done);
     // A whole body is sent as it is once this returns; wrapping it would cost node-server its direct write.
     if (!isEventStream(c.res)) return finish(entry, done);
-    const body = c.res.body;
-    if (!body) return finish(entry, done);
-    const tap = new TransformStream<Uint8Array, Uint8Array>({
-      flush: () => finish(entry, done),
-      cancel: () => finish(entry, done),
-    } as Transformer<Uint8Array, Uint8Array>);
-    c.res = new Response(body.pipeThrough(tap), c.res);
+    whenSent(c, () => finish(entry, done));
   };
 
   /** The trace for a request being recorded (the surfaces' `trace` dependency): past the key check. */

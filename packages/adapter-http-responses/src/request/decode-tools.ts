@@ -7,7 +7,7 @@ import {
   openAiToolPolicyError,
   parallelToolCallsOf,
   toolEntryAt,
-} from "@proxy/http-surface";
+} from "@proxy/http-surface/openai-wire";
 import type { ToolSource } from "./map-input.js";
 
 /**

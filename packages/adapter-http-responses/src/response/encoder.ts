@@ -8,7 +8,8 @@ import type {
   Usage,
 } from "@proxy/core";
 import { unixSeconds } from "@proxy/core";
-import { type StreamEncoder, type TerminalEvent, toolCallEcho } from "@proxy/http-surface";
+import type { StreamEncoder, TerminalEvent } from "@proxy/http-surface";
+import { toolCallEcho } from "@proxy/http-surface/openai-wire";
 import type { CallNaming } from "./call-items.js";
 import type { ResponsesSink } from "./event-sinks.js";
 import { createLifecycle } from "./lifecycle.js";

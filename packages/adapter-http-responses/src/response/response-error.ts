@@ -1,5 +1,6 @@
 import type { GatewayError } from "@proxy/core";
-import { type ContextFullWording, type ErrorBodyShaper, openAIError } from "@proxy/http-surface";
+import type { ErrorBodyShaper } from "@proxy/http-surface";
+import { type ContextFullWording, openAIError } from "@proxy/http-surface/openai-wire";
 
 /** The Responses API's words for a full context (`codex exec` acts on the code). */
 export const RESPONSES_CONTEXT_FULL: ContextFullWording = {

@@ -1,7 +1,7 @@
 import { GatewayError } from "@proxy/core";
 import { pumpTurn, type TurnSession } from "@proxy/http-surface";
 import { withCompactionInstruction } from "../compaction.js";
-import type { ResolvedDeps } from "../http/deps.js";
+import type { ResolvedDeps } from "../deps.js";
 import type { ParsedResponsesRequest } from "../request/decode-request.js";
 import { compactionEncoder } from "../response/compaction-encoder.js";
 import type { ResponsesEncoder } from "../response/encoder.js";

@@ -2,7 +2,7 @@ import type { StoredConversation } from "@proxy/core";
 import { autocreatedConversationId, GatewayError, invalidRequest } from "@proxy/core";
 import { callerOwner, type RouteSpec, readJsonBody } from "@proxy/http-surface";
 import type { Context, Hono } from "hono";
-import type { ResolvedDeps } from "../http/deps.js";
+import type { ResolvedDeps } from "../deps.js";
 import { decodeInput } from "../request/decode-input.js";
 import { toStoredItems } from "./items.js";
 import { listBody, pageQueryOf } from "./paging.js";

@@ -2,7 +2,7 @@ import { GatewayError, invalidRequest, isTerminalStatus, type StoredResponse } f
 import { callerOwner, errorResponse } from "@proxy/http-surface";
 import type { Context, Hono } from "hono";
 import { streamSSE } from "hono/streaming";
-import type { ResolvedDeps } from "../http/deps.js";
+import type { ResolvedDeps } from "../deps.js";
 import { listBody, pageQueryOf } from "./paging.js";
 import { replayStoredEvents, sseFrames } from "./replay.js";
 import type { StoredState } from "./state.js";

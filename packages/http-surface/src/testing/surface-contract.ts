@@ -8,9 +8,9 @@ import {
 import { createScriptedBackend, o200kEncoding, type Script, type ScriptedBackend } from "@proxy/core/testing";
 import { Hono } from "hono";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { type HttpError, toHttpError } from "../http-error.js";
-import type { SurfaceDepsInput } from "../surface-deps.js";
-import type { SurfaceProfile } from "../turn-session.js";
+import { type HttpError, toHttpError } from "../errors/http-error.js";
+import type { SurfaceDepsInput } from "../surface/deps.js";
+import type { SurfaceProfile } from "../surface/profile.js";
 import { postAndNeverRead, type Served, serveApp } from "./serve.js";
 import { withCapacity } from "./with-capacity.js";
 
