@@ -6,8 +6,9 @@ import * as SchemaParser from "effect/SchemaParser";
 import type { Context } from "hono";
 import { collectSummary, withCompactionInstruction } from "../compaction.js";
 import { decodeInput } from "../request/decode-input.js";
+import { decodeResponsesTools } from "../request/decode-tools.js";
 import type { Input } from "../request/input-schema.js";
-import { mapInput } from "../request/map-input.js";
+import { mapInput, type ToolSource } from "../request/map-input.js";
 import { CompactRequest } from "../request/request-schema.js";
 import { toCompactionItem } from "../response/output-items.js";
 import { toResponseUsage } from "../response/response-object.js";
@@ -39,6 +40,18 @@ const userMessages = (input: Input, nextId: () => string) => {
 };
 
 /**
+ * The conversation's tools, for a backend that compacts its live thread natively; tools this
+ * endpoint always ignored stay ignored (no native compaction then, never a refusal).
+ */
+const nativeCompaction = (body: CompactRequest, extra: ReadonlyArray<ToolSource>) => {
+  try {
+    return { tools: decodeResponsesTools(body, extra).policy, keep: "user-messages" as const };
+  } catch {
+    return undefined;
+  }
+};
+
+/**
  * Legacy `POST /responses/compact` (codex before 0.169, `client.responses.compact()`): the backend
  * writes a handoff summary of `input`; we answer `{object:"response.compaction", output, usage}`.
  */
@@ -47,19 +60,28 @@ export const handleCompact = async (c: Context, deps: ResolvedDeps): Promise<Res
   let body: CompactRequest;
   let turn: TurnRequest;
   let input: Input;
+  let native: Parameters<typeof withCompactionInstruction>[1];
   try {
     const decoded = decodeCompact(await readJsonBody(c));
     if (Result.isFailure(decoded)) throw issueToGatewayError(decoded.failure);
     body = decoded.success;
     input = decodeInput(body.input, deps.issued.lookup);
     const mapped = mapInput(input);
-    turn = { model: body.model, instructions: body.instructions ?? undefined, items: mapped.items };
+    turn = {
+      model: body.model,
+      instructions: body.instructions ?? undefined,
+      items: mapped.items,
+      // As the conversation's ordinary turns carry them: its live thread is keyed by them.
+      reasoningEffort: body.reasoning?.effort ?? undefined,
+      reasoningSummary: body.reasoning?.summary ?? undefined,
+    };
+    native = nativeCompaction(body, mapped.additionalTools);
   } catch (cause) {
     return session.fail(cause);
   }
 
   const started = await session.start({
-    request: withCompactionInstruction(turn),
+    request: withCompactionInstruction(turn, native),
     tools: NO_TOOLS,
     stream: false,
   });
