@@ -86,7 +86,7 @@ describe("codex thread/compact/start (real codex)", { timeout: 60_000 }, () => {
     expect(methods).not.toContain("thread/compacted"); // in the binary's protocol, never sent here
     const item = (m: string) => seen.find(([method]) => method === m)?.[1];
     expect(item("item/started")?.item).toMatchObject({ type: "contextCompaction" });
-    const turnId = (item("turn/started")?.turn as { id: string }).id;
+    const turnId = (item("turn/started")?.turn as { id: string } | undefined)?.id;
     expect(item("item/started")?.turnId).toBe(turnId);
     // The summary reaches the client only as the raw assistant message (no agentMessage deltas).
     expect(item("rawResponseItem/completed")?.item).toMatchObject({

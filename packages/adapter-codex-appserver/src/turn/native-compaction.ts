@@ -1,4 +1,5 @@
 import {
+  type AdmissionGate,
   addUsage,
   type BackendBatch,
   type BackendCompaction,
@@ -12,11 +13,18 @@ import { mapCodexTurnError } from "../map-codex-error.js";
 import type { PoolLease } from "../pool/process-pool.js";
 import { type ConversationKey, prefixKeys } from "../threads/conversation-key.js";
 import type { LiveThread, LiveThreads } from "../threads/live-threads.js";
-import type { TurnContext } from "./codex-turn.js";
 import { conversationRoot } from "./continuation.js";
 import { nativeToolNames } from "./native-tools.js";
 import { toUsage } from "./turn-mapper.js";
-import { threadParamsFor } from "./turn-thread.js";
+import { type ThreadContext, threadParamsFor } from "./turn-thread.js";
+
+/** What a native compaction reads of the turn context (`TurnContext` has it all). */
+export interface CompactionContext extends Pick<ThreadContext, "pool" | "rawEvents" | "sealedParams"> {
+  readonly live: LiveThreads | undefined;
+  readonly admission: AdmissionGate;
+  readonly requestTimeoutMs: number;
+  readonly readRawMessages?: ((threadId: string) => () => void) | undefined;
+}
 
 /** A live thread whose conversation is exactly the one a compaction turn compacts. */
 interface Compactable {
@@ -35,7 +43,7 @@ const isUserMessage = (m: PromptMessage) => "content" in m && m.role === "user";
  * partition and the thread config, so no other caller (and no other config) can ever reach it.
  */
 const takeCompactable = async (
-  ctx: TurnContext,
+  ctx: CompactionContext,
   live: LiveThreads,
   request: BackendRequest,
   compaction: BackendCompaction,
@@ -81,7 +89,11 @@ interface Compacted {
  * assistant message (`rawResponseItem/completed`), `rawResponse/completed` with its usage,
  * `thread/tokenUsage/updated`, `item/completed`, `turn/completed` (no `thread/compacted`).
  */
-const compactThread = (ctx: TurnContext, found: Compactable, signal: AbortSignal): Promise<Compacted> => {
+const compactThread = (
+  ctx: CompactionContext,
+  found: Compactable,
+  signal: AbortSignal,
+): Promise<Compacted> => {
   const { channel, proc } = found.thread;
   const { threadId } = channel;
   let turnId: string | undefined;
@@ -143,7 +155,7 @@ const compactThread = (ctx: TurnContext, found: Compactable, signal: AbortSignal
  * there is no such thread: the caller runs the request as the portable summary turn.
  */
 export const compactNatively = async (
-  ctx: TurnContext,
+  ctx: CompactionContext,
   request: BackendRequest,
   signal: AbortSignal,
 ): Promise<AsyncGenerator<BackendBatch> | undefined> => {
