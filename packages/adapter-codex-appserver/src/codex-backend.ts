@@ -58,7 +58,7 @@ export const createCodexBackend = (options: CodexBackendOptions = {}): CodexBack
     perProcessBytes: options.maxPendingNotificationBytesPerProcess ?? DEFAULT_FLOW_LIMITS.perProcessBytes,
     stalledReaderMs: options.stalledReaderMs ?? DEFAULT_FLOW_LIMITS.stalledReaderMs,
   };
-  const { pool, nativeTools } = createAppServerPool(options, {
+  const { pool, nativeTools, readRawMessages } = createAppServerPool(options, {
     command,
     workspace,
     logger,
@@ -119,6 +119,7 @@ export const createCodexBackend = (options: CodexBackendOptions = {}): CodexBack
     pendingToolRequests,
     stalledReaderMs: flow.stalledReaderMs,
     contextWindowOf: (model) => contextWindows.get(model),
+    readRawMessages,
   };
 
   return {

@@ -4,8 +4,9 @@ import * as Result from "effect/Result";
 import * as SchemaParser from "effect/SchemaParser";
 import { createSummaryCollector, withCompactionInstruction } from "./compaction.js";
 import { decodeInput, type ItemResolver } from "./request/decode-input.js";
+import { decodeResponsesTools } from "./request/decode-tools.js";
 import type { Input } from "./request/input-schema.js";
-import { mapInput } from "./request/map-input.js";
+import { mapInput, type ToolSource } from "./request/map-input.js";
 import { CompactRequest } from "./request/request-schema.js";
 import { toCompactionItem } from "./response/output-items.js";
 import { toResponseUsage } from "./response/response-object.js";
@@ -42,18 +43,35 @@ const userMessages = (input: Input, nextId: () => string) => {
   );
 };
 
+/**
+ * The conversation's tools, for a backend that compacts its live thread natively; tools this
+ * endpoint always ignored stay ignored (no native compaction then, never a refusal).
+ */
+const nativeCompaction = (body: CompactRequest, extra: ReadonlyArray<ToolSource>) => {
+  try {
+    return { tools: decodeResponsesTools(body, extra).policy, keep: "user-messages" as const };
+  } catch {
+    return undefined;
+  }
+};
+
 /** Decodes a compact body into the summary turn (a 400 naming the field on bad input). */
 export const decodeCompactTurn = (json: unknown, lookup: ItemResolver): CompactTurn => {
   const decoded = decodeCompact(json);
   if (Result.isFailure(decoded)) throw issueToGatewayError(decoded.failure);
   const body = decoded.success;
   const input = decodeInput(body.input, lookup);
+  const mapped = mapInput(input);
   const turn: TurnRequest = {
     model: body.model,
     instructions: body.instructions ?? undefined,
-    items: mapInput(input).items,
+    items: mapped.items,
+    // As the conversation's ordinary turns carry them: its live thread is keyed by them.
+    reasoningEffort: body.reasoning?.effort ?? undefined,
+    reasoningSummary: body.reasoning?.summary ?? undefined,
   };
-  return { request: withCompactionInstruction(turn), tools: NO_TOOLS, stream: false, input };
+  const native = nativeCompaction(body, mapped.additionalTools);
+  return { request: withCompactionInstruction(turn, native), tools: NO_TOOLS, stream: false, input };
 };
 
 /** Folds the summary turn into `{object:"response.compaction", output, usage}`. */

@@ -1,19 +1,27 @@
-import type { AssistantEvent, GatewayError, TurnRequest, Usage } from "@proxy/core";
+import {
+  type AssistantEvent,
+  COMPACTION_INSTRUCTION,
+  type CompactionKeep,
+  type GatewayError,
+  type ToolPolicy,
+  type TurnRequest,
+  type Usage,
+} from "@proxy/core";
+
+export { COMPACTION_INSTRUCTION } from "@proxy/core";
 
 /**
  * Compaction through the backend: the conversation so far plus one more user message asking for
  * a handoff summary. The summary travels back to the client as a `compaction` item's
  * `encrypted_content` and is fed to the backend again when that item is echoed (map-input.ts).
+ * With `native` (the client's tools, as its ordinary turns offer them), a backend that holds the
+ * conversation's live thread compacts that thread instead (codex: `thread/compact/start`), and the
+ * echoed item continues it on the same thread and cache key.
  */
-export const COMPACTION_INSTRUCTION = [
-  "Compact this conversation into a handoff summary for another assistant that will continue it",
-  "without seeing the history above. Include: the user's goal and constraints, decisions made,",
-  "work done so far (commands run, files changed, tool results that matter), the current state,",
-  "and the concrete next steps. Be concise and factual. Answer with the summary text only; do not",
-  "call any tools.",
-].join(" ");
-
-export const withCompactionInstruction = (turn: TurnRequest): TurnRequest => ({
+export const withCompactionInstruction = (
+  turn: TurnRequest,
+  native?: { readonly tools: ToolPolicy; readonly keep: CompactionKeep },
+): TurnRequest => ({
   ...turn,
   // A schema or JSON-object format would shape the summary, not the answer the client wants later.
   outputSchema: undefined,
@@ -22,6 +30,7 @@ export const withCompactionInstruction = (turn: TurnRequest): TurnRequest => ({
     ...turn.items,
     { type: "message", role: "user", content: [{ type: "text", text: COMPACTION_INSTRUCTION }] },
   ],
+  ...(native === undefined ? {} : { compaction: native }),
 });
 
 export type SummaryOutcome =

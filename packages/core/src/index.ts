@@ -86,10 +86,17 @@ export {
 export { formatParamPath } from "./errors/param-path.js";
 export { withoutSecrets, withoutUrls } from "./errors/scrub-text.js";
 
+export {
+  COMPACTION_INSTRUCTION,
+  type CompactionKeep,
+  type CompactionRequest,
+  renderCompactionSummary,
+} from "./model/compaction.js";
 // The backend port: what a backend implements, and how it is read.
 export type {
   BackendBatch,
   BackendCapabilities,
+  BackendCompaction,
   BackendReadiness,
   BackendRequest,
   BackendStream,

@@ -8,13 +8,15 @@ import {
   type ThreadListener,
 } from "../transport/app-server-process.js";
 import type { FlowLimits } from "../transport/stdout-flow.js";
-import { isUnreadLine, OPTED_OUT_NOTIFICATIONS, unreadMember } from "../turn/kept-notifications.js";
+import { createLineFilter, OPTED_OUT_NOTIFICATIONS, unreadMember } from "../turn/kept-notifications.js";
 import { createProcessPool, type ProcessPool } from "./process-pool.js";
 
 export interface AppServerPool {
   readonly pool: ProcessPool;
   /** Native tool mode is on: asked for, and no app-server refused the experimental API. */
   nativeTools(): boolean;
+  /** Lets `threadId`'s raw messages through until the returned function is called (native compaction). */
+  readRawMessages(threadId: string): () => void;
 }
 
 /**
@@ -36,6 +38,7 @@ export const createAppServerPool = (
 ): AppServerPool => {
   const { command, workspace, logger } = deps;
   let nativeTools = options.nativeTools ?? true;
+  const lines = createLineFilter();
   const start = async (): Promise<AppServerProcess> => {
     // The app-server reads no catalog (threads name it), so it starts while `codex debug models`
     // writes the seal; the process is handed out only once the seal exists. Cold start to ready
@@ -57,7 +60,7 @@ export const createAppServerPool = (
       startTimeoutMs: deps.startTimeoutMs,
       maxLineLength: options.maxLineLength,
       optOutNotifications: OPTED_OUT_NOTIFICATIONS,
-      skipLine: isUnreadLine,
+      skipLine: lines.skipLine,
       elideMember: unreadMember,
       flow: deps.flow,
       onRpcResult: options.onRpcResult,
@@ -89,5 +92,5 @@ export const createAppServerPool = (
     maxBackoffMs: options.restartBackoffMs?.max ?? 5_000,
     start,
   });
-  return { pool, nativeTools: () => nativeTools };
+  return { pool, nativeTools: () => nativeTools, readRawMessages: lines.readRawMessages };
 };

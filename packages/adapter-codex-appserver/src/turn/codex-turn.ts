@@ -6,6 +6,7 @@ import type { ThreadSource } from "../pool/warm-threads.js";
 import type { LiveThreads } from "../threads/live-threads.js";
 import { createAsyncQueue } from "./async-queue.js";
 import { toCodexTurnInput } from "./codex-input.js";
+import { compactNatively } from "./native-compaction.js";
 import { nativeToolNames } from "./native-tools.js";
 import { createTurnControl } from "./turn-control.js";
 import { createTurnInbox, type TurnInbox } from "./turn-inbox.js";
@@ -47,6 +48,8 @@ export interface TurnContext {
   readonly durableThreads: boolean;
   /** The model's context window in tokens, from the sealed catalog (undefined for a model it lacks). */
   readonly contextWindowOf: (model: string) => number | undefined;
+  /** Lets a thread's raw messages through the line filter meanwhile (a compaction's summary). */
+  readonly readRawMessages?: ((threadId: string) => () => void) | undefined;
 }
 
 /**
@@ -64,6 +67,15 @@ export async function* runCodexTurn(
   request: BackendRequest,
   signal: AbortSignal,
 ): AsyncGenerator<BackendBatch> {
+  if (request.compaction !== undefined) {
+    // A compaction of a conversation whose live thread this backend holds: codex's own compaction.
+    const native = await compactNatively(ctx, request, signal).catch((e: unknown) => {
+      if (signal.aborted) return null;
+      throw e;
+    });
+    if (native === null) return;
+    if (native !== undefined) return yield* native;
+  }
   const names = nativeToolNames(request);
   const toTurnInput = (r: Pick<BackendRequest, "history" | "input">) =>
     toCodexTurnInput(r, {

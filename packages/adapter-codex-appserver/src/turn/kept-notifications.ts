@@ -65,3 +65,36 @@ export const keptParams = (
       return params;
   }
 };
+
+const THREAD_ID = /"threadId":"([^"]*)"/;
+
+/**
+ * `isUnreadLine` with exceptions: the raw messages of the threads now compacting are read (codex
+ * tells a compaction's summary only as a raw assistant message, see native-compaction.ts). An
+ * ordinary turn's line pays one size check for it; one filter per pool, its set per compaction.
+ */
+export const createLineFilter = () => {
+  const readers = new Map<string, number>();
+  return {
+    skipLine: (head: string): boolean => {
+      if (!isUnreadLine(head)) return false;
+      if (readers.size === 0) return true;
+      const threadId = THREAD_ID.exec(head)?.[1];
+      return (
+        threadId === undefined || !readers.has(threadId) || !head.includes('"rawResponseItem/completed"')
+      );
+    },
+    /** Reads `threadId`'s raw messages until the returned function is called. */
+    readRawMessages(threadId: string): () => void {
+      readers.set(threadId, (readers.get(threadId) ?? 0) + 1);
+      let undone = false;
+      return () => {
+        if (undone) return;
+        undone = true;
+        const left = (readers.get(threadId) ?? 1) - 1;
+        if (left === 0) readers.delete(threadId);
+        else readers.set(threadId, left);
+      };
+    },
+  };
+};

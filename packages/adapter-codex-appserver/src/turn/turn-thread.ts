@@ -34,6 +34,23 @@ export const unlessAborted = <T>(promise: Promise<T>, signal: AbortSignal): Prom
     promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
   });
 
+/** The `thread/start` params of a request's thread (what its conversation key's root is made of). */
+export const threadParamsFor = (
+  ctx: Pick<ThreadContext, "live" | "rawEvents">,
+  sealed: Record<string, unknown>,
+  request: BackendRequest,
+  names: ToolNames | undefined,
+): Record<string, unknown> => ({
+  ...sealed,
+  ...(request.model ? { model: request.model } : {}),
+  baseInstructions: request.instructions,
+  ...(request.tools && names
+    ? nativeThreadParams(request.tools, names)
+    : ctx.live && ctx.rawEvents()
+      ? { experimentalRawEvents: true }
+      : {}),
+});
+
 /**
  * The thread a request runs on: the live thread whose conversation it continues (on that thread's
  * app-server), else a new sealed thread (warm if one is ready) on the least-loaded app-server.
@@ -48,17 +65,7 @@ export const acquireThread = async (
   signal: AbortSignal,
   onCleanup: (cleanup: () => void) => void,
 ): Promise<(HeldThread & { readonly model: string }) | undefined> => {
-  const sealed = await ctx.sealedParams();
-  const threadParams = {
-    ...sealed,
-    ...(request.model ? { model: request.model } : {}),
-    baseInstructions: request.instructions,
-    ...(request.tools && names
-      ? nativeThreadParams(request.tools, names)
-      : ctx.live && ctx.rawEvents()
-        ? { experimentalRawEvents: true }
-        : {}),
-  };
+  const threadParams = threadParamsFor(ctx, await ctx.sealedParams(), request, names);
   const found = ctx.live
     ? takeContinuation(ctx.live, conversationRoot(request, threadParams), request, toTurnInput)
     : undefined;

@@ -1,5 +1,5 @@
 import type { ContentPart, ConversationItem } from "@proxy/core";
-import { customCallArguments, invalidRequest } from "@proxy/core";
+import { customCallArguments, invalidRequest, renderCompactionSummary } from "@proxy/core";
 import type { Input, InputItem, MessageContentPart } from "./input-schema.js";
 
 /** Tools carried inside the input (codex `additional_tools`), with the path they came from. */
@@ -17,9 +17,8 @@ export interface MappedInput {
   readonly lastUserText: string;
 }
 
-/** How a compaction we issued is shown to the backend when the client sends it back. */
-export const renderCompactionSummary = (summary: string): string =>
-  `Summary of the earlier part of this conversation (the full history was compacted):\n\n${summary}`;
+/** How a compaction we issued is shown to the backend when the client sends it back (core's text). */
+export { renderCompactionSummary } from "@proxy/core";
 
 const IMAGE_DETAILS = new Set(["auto", "low", "high"]);
 

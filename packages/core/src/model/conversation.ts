@@ -1,4 +1,5 @@
 import type { Caller } from "../ports/response-store.js";
+import type { CompactionRequest } from "./compaction.js";
 /** Content a message can carry. Images are URLs (data: URLs for the codex backend). */
 export type ContentPart =
   | { readonly type: "text"; readonly text: string }
@@ -64,4 +65,9 @@ export interface TurnRequest {
   readonly partition?: string | undefined;
   /** Who asks (see `BackendRequest.caller`). Set by the turn session. */
   readonly caller?: Caller | undefined;
+  /**
+   * This turn compacts the conversation (see model/compaction.ts): rendered without tools, and also
+   * as the conversation's ordinary turns are, for a backend that can compact that thread natively.
+   */
+  readonly compaction?: CompactionRequest | undefined;
 }

@@ -1,4 +1,5 @@
 import type { BackendEvent } from "../events/stream-event.js";
+import type { CompactionKeep } from "../model/compaction.js";
 import type { ContentPart, ReasoningEffort, ReasoningSummary } from "../model/conversation.js";
 import type { JsonSchema, ToolPolicy } from "../model/tool-spec.js";
 import type { Caller } from "./response-store.js";
@@ -55,6 +56,22 @@ export interface BackendRequest {
   readonly partition?: string | undefined;
   /** Who asks, as the gateway authenticated them (owner digest, key name): for layers that act per caller. */
   readonly caller?: Caller | undefined;
+  /**
+   * Present on a compaction turn: the request itself is the portable summary turn (history plus the
+   * compaction instruction, no tools), which any backend can just run. A backend that holds the
+   * conversation's own thread may compact that thread natively instead (its cache kept) and answer
+   * with its summary as text; it then keys the compacted thread by the history the client will send
+   * back: the `keep` part of `history` followed by the summary as `renderCompactionSummary` shows it.
+   */
+  readonly compaction?: BackendCompaction | undefined;
+}
+
+/** The conversation of a compaction turn as its ordinary turns render it (the client's tools offered). */
+export interface BackendCompaction {
+  readonly keep: CompactionKeep;
+  readonly instructions: string;
+  readonly history: ReadonlyArray<PromptMessage>;
+  readonly tools?: ToolPolicy | undefined;
 }
 
 export interface ModelInfo {

@@ -12,6 +12,7 @@ import type { TextBackend } from "../ports/text-backend.js";
 import type { TokenEncoding } from "../ports/token-encoding.js";
 import { createArgumentsValidator, type SchemaCache } from "../tools/index.js";
 import { createCallGate } from "./call-gate.js";
+import { withCompaction } from "./compaction-turn.js";
 import { chooseToolMode, correctiveRequest, renderForMode } from "./native-turn.js";
 import { type AttemptContext, runAttempt } from "./turn-attempt.js";
 import type { TurnSettings } from "./turn-settings.js";
@@ -67,7 +68,12 @@ export const runTurn = (deps: TurnDeps, input: TurnInput): TurnHandle => {
   const offered = offeredTools(tools);
   const telemetry = createTelemetry(offered.map((t) => t.name));
   const mode = chooseToolMode(settings.toolMode, deps.backend, tools, request.model);
-  const rendered = renderForMode(mode instanceof GatewayError ? "prompt" : mode, request, tools, settings);
+  const rendered = withCompaction(
+    renderForMode(mode instanceof GatewayError ? "prompt" : mode, request, tools, settings),
+    deps.backend,
+    request,
+    settings,
+  );
   telemetry.echoedCalls = rendered.echoedCalls;
   if (!(mode instanceof GatewayError)) telemetry.toolMode = mode;
   const toolMap = new Map(callableTools(tools).map((t) => [t.name, t]));

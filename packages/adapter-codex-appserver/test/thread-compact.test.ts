@@ -1,0 +1,114 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { resolveCodexCommand } from "../src/codex-binary.js";
+import {
+  type CodexHome,
+  type DirectRpc,
+  makeCodexHome,
+  openDirectRpc,
+  type ScriptedModelProvider,
+  startScriptedModelProvider,
+} from "../src/testing/index.js";
+
+const CHECKPOINT = "You are performing a CONTEXT CHECKPOINT COMPACTION.";
+const AFTER = "Another language model started to solve this problem and produced a summary";
+
+/**
+ * What codex 0.169 does for `thread/compact/start {threadId}` (what native compaction relies on),
+ * pinned so an upgrade that changes it shows up: on an ephemeral thread too, it answers `{}` and
+ * runs a compaction turn against the model provider on the thread's own `prompt_cache_key`.
+ */
+describe("codex thread/compact/start (real codex)", { timeout: 60_000 }, () => {
+  let provider: ScriptedModelProvider;
+  let home: CodexHome;
+  let rpc: DirectRpc;
+  beforeAll(async () => {
+    provider = await startScriptedModelProvider((r) => ({ text: `answer ${r.index}` }));
+    home = await makeCodexHome(provider.url);
+    const env = { ...process.env, CODEX_HOME: home.path };
+    rpc = openDirectRpc(resolveCodexCommand(undefined, env), ["app-server"], env);
+    await rpc.request("initialize", {
+      clientInfo: { name: "compact-probe", title: "probe", version: "0" },
+      capabilities: { experimentalApi: true },
+    });
+    rpc.notify("initialized");
+  });
+  afterAll(async () => {
+    await rpc?.close();
+    await provider?.close();
+    await home?.cleanup();
+  });
+
+  it("compacts an ephemeral thread: the notifications, the provider request, the same key after", async () => {
+    const started = await rpc.request("thread/start", {
+      ephemeral: true,
+      approvalPolicy: "never",
+      sandbox: "read-only",
+      experimentalRawEvents: true,
+    });
+    const threadId = (started.thread as { id: string }).id;
+    const seen: Array<[string, Record<string, unknown>]> = [];
+    let completed: () => void = () => {};
+    rpc.onThread(threadId, (method, params) => {
+      seen.push([method, params]);
+      if (method === "turn/completed") completed();
+    });
+    const untilCompleted = () =>
+      new Promise<void>((resolve) => {
+        completed = resolve;
+      });
+    const turn = async (text: string) => {
+      const done = untilCompleted();
+      await rpc.request("turn/start", { threadId, input: [{ type: "text", text, text_elements: [] }] });
+      await done;
+    };
+    await turn("q1");
+    await turn("q2");
+    seen.length = 0;
+    const from = provider.requests.length;
+    const done = untilCompleted();
+    expect(await rpc.request("thread/compact/start", { threadId })).toEqual({});
+    await done;
+
+    const methods = seen.map(([m]) => m);
+    expect(methods).toEqual([
+      "thread/status/changed",
+      "turn/started",
+      "item/started",
+      "thread/tokenUsage/updated",
+      "rawResponseItem/completed",
+      "rawResponse/completed",
+      "thread/tokenUsage/updated",
+      "thread/tokenUsage/updated",
+      "item/completed",
+      "thread/status/changed",
+      "turn/completed",
+    ]);
+    expect(methods).not.toContain("thread/compacted"); // in the binary's protocol, never sent here
+    const item = (m: string) => seen.find(([method]) => method === m)?.[1];
+    expect(item("item/started")?.item).toMatchObject({ type: "contextCompaction" });
+    const turnId = (item("turn/started")?.turn as { id: string } | undefined)?.id;
+    expect(item("item/started")?.turnId).toBe(turnId);
+    // The summary reaches the client only as the raw assistant message (no agentMessage deltas).
+    expect(item("rawResponseItem/completed")?.item).toMatchObject({
+      type: "message",
+      role: "assistant",
+      content: [{ type: "output_text", text: `answer ${from}` }],
+    });
+    expect(item("turn/completed")?.turn).toMatchObject({ id: turnId, status: "completed" });
+
+    const [compaction] = provider.requests.slice(from);
+    expect(provider.requests.slice(from)).toHaveLength(1);
+    expect(compaction?.body.tools).toEqual([]);
+    expect(JSON.stringify(compaction?.body.input)).toContain(CHECKPOINT);
+    expect(compaction?.body.prompt_cache_key).toBe(threadId);
+
+    await turn("q3");
+    const next = provider.requests.at(-1);
+    expect(next?.body.prompt_cache_key).toBe(threadId);
+    const texts = JSON.stringify(next?.body.input);
+    expect(texts).toContain(`${AFTER}`);
+    expect(texts).toContain(`answer ${from}`); // the summary, in codex's framing
+    expect(texts).toContain('"q1"'); // codex keeps the user's messages
+    expect(texts).not.toContain('"answer 0"'); // and drops the answers
+  });
+});
