@@ -55,28 +55,19 @@ export const geminiEndpointCodec = (
   fold,
   async decode(body, { c, deps }) {
     const key = conversationKey(body);
-    if (key === undefined) {
-      const plan = decodeGeminiEndpoint(body);
-      const { request, tools, stream } = plan;
-      return {
-        request,
-        tools,
-        stream,
-        plan,
-        delivery: stream ? "sse" : "json",
-        meta: metaFor(deps, request.model),
-      };
-    }
+    const started = (plan: ReturnType<typeof decodeGeminiEndpoint>) => ({
+      request: plan.request,
+      tools: plan.tools,
+      stream: plan.stream,
+      plan,
+      delivery: plan.stream ? ("sse" as const) : ("json" as const),
+      meta: metaFor(deps, plan.request.model),
+    });
+    if (key === undefined) return started(decodeGeminiEndpoint(body));
     const open = await openConversation(c, conversations, key, deps.clock.now());
     const plan = decodeGeminiEndpoint(body, open.history);
-    const { request, tools, stream } = plan;
     return {
-      request,
-      tools,
-      stream,
-      plan,
-      delivery: stream ? "sse" : "json",
-      meta: metaFor(deps, request.model),
+      ...started(plan),
       async onAnswer(answer) {
         const content = answer.candidates[0]?.content;
         // openConversation refused a missing store, so `conversations` is set here.
