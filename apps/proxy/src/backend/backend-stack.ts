@@ -1,4 +1,4 @@
-import { type BackendMiddleware, type PlanLimits, type TextBackend, wrapBackend } from "@proxy/core";
+import { type BackendMiddleware, type PlanLimits, type TextBackend, wrapBackend } from "@proxy/core/gateway";
 import type { Logger } from "../observability/logger.js";
 import { answeringRoute } from "../routing/answering-route.js";
 import { routeFallbacks } from "../routing/fallback.js";

@@ -1,4 +1,4 @@
-import { DEFAULT_TURN_SETTINGS, type TurnSettings } from "@proxy/core";
+import { DEFAULT_TURN_SETTINGS, type TurnSettings } from "@proxy/core/gateway";
 import * as Result from "effect/Result";
 import * as Schema from "effect/Schema";
 import * as SchemaIssue from "effect/SchemaIssue";

@@ -1,7 +1,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { randomUUID } from "node:crypto";
 import type { Transformer } from "node:stream/web";
-import type { TurnObserver, TurnSummary } from "@proxy/core";
+import type { TurnObserver, TurnSummary } from "@proxy/core/gateway";
 import { nodeOutgoing } from "@proxy/http-surface";
 import type { Context, MiddlewareHandler } from "hono";
 import { routePath } from "hono/route";

@@ -1,13 +1,11 @@
 import {
-  type BackendBatch,
-  type BackendCapabilities,
-  type BackendMiddleware,
   type BackendRequest,
   GatewayError,
   type GatewayErrorKind,
   isGatewayError,
   toGatewayError,
 } from "@proxy/core";
+import type { BackendBatch, BackendCapabilities, BackendMiddleware } from "@proxy/core/gateway";
 import { logText } from "../observability/log-fields.js";
 import type { Logger } from "../observability/logger.js";
 import type { Route } from "./route.js";

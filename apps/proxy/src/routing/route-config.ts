@@ -1,4 +1,4 @@
-import { OUTPUT_MODES } from "@proxy/core";
+import { OUTPUT_MODES } from "@proxy/core/gateway";
 import type { RouteSettings } from "@proxy/http-surface";
 import * as Result from "effect/Result";
 import * as Schema from "effect/Schema";

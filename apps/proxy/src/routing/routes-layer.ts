@@ -1,4 +1,5 @@
-import type { BackendMiddleware, TextBackend, TokenEncoding } from "@proxy/core";
+import type { TokenEncoding } from "@proxy/core";
+import type { BackendMiddleware, TextBackend } from "@proxy/core/gateway";
 import * as Effect from "effect/Effect";
 import type * as Scope from "effect/Scope";
 import { type AcquiredBackend, createRouteStacks, type RouteBackend } from "../backend/backend-stack.js";
