@@ -1,5 +1,6 @@
 import { createRequire } from "node:module";
 import type { ServerType } from "@hono/node-server";
+import { createImageFetcher } from "@proxy/adapter-image-fetcher";
 import * as Cause from "effect/Cause";
 import * as Context from "effect/Context";
 import * as Effect from "effect/Effect";
@@ -16,7 +17,6 @@ import { createRequestScope } from "./http/request-context.js";
 import { isLoopbackHost } from "./http/request-guard.js";
 import { createInspector } from "./inspector/inspector.js";
 import { Listener } from "./listener.js";
-import { createImageFetcher } from "./media/image-fetcher.js";
 import { Log, type Logger } from "./observability/logger.js";
 import { createMetrics } from "./observability/metrics.js";
 import { releaseStartupMemory } from "./observability/startup-memory.js";

@@ -179,6 +179,47 @@ describe("the hexagon is enforced, not promised", { timeout: 60_000 }, () => {
     ).toEqual(["ai-sdk-imports-core-and-ai-only"]);
   });
 
+  // The packages carved out of apps/proxy: their rule is read from their real package.json.
+  describe.each([["adapter-image-fetcher"]])("packages/%s", (dir) => {
+    const at = `packages/${dir}/src/index.ts`;
+    it("passes its own files, a workspace package it lists and Node's builtins", async () => {
+      expect(
+        await broken({
+          [at]: 'import "./y.js";\nimport "../../core/src/x.js";\nimport "node:net";\nexport {};\n',
+          [`packages/${dir}/src/y.ts`]: "export {};\n",
+        }),
+      ).toEqual([]);
+    });
+
+    it("fails when it imports a workspace package its package.json does not list", async () => {
+      expect(
+        await broken({
+          [at]: 'import "../../adapter-http-chat/src/index.js";\nexport {};\n',
+          "packages/adapter-http-chat/src/index.ts": "export {};\n",
+        }),
+      ).toContain(`${dir}-imports-what-it-lists`);
+    });
+
+    it("fails when it imports an npm package its package.json does not list, even one the fixture lists", async () => {
+      expect(
+        await broken({
+          ...manifest(dir, ["left-pad"]),
+          ...npmPackage("left-pad"),
+          [at]: 'import "left-pad";\nexport {};\n',
+        }),
+      ).toEqual([`${dir}-imports-what-it-lists`]);
+    });
+
+    it("fails when it imports the app", async () => {
+      expect(
+        await broken({
+          [at]: 'import "../../../apps/proxy/src/x.js";\nexport {};\n',
+          "apps/proxy/src/x.ts": "export {};\n",
+        }),
+      ).toEqual(["packages-never-import-apps", `${dir}-imports-what-it-lists`]);
+    });
+  });
+
   it("fails on an import cycle between files, type imports included", async () => {
     expect(
       await broken({
