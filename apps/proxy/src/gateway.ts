@@ -1,6 +1,7 @@
 import { createRequire } from "node:module";
 import type { ServerType } from "@hono/node-server";
 import { createImageFetcher } from "@proxy/adapter-image-fetcher";
+import { routeSettingsOf } from "@proxy/routing";
 import * as Cause from "effect/Cause";
 import * as Context from "effect/Context";
 import * as Effect from "effect/Effect";
@@ -20,7 +21,6 @@ import { Listener } from "./listener.js";
 import { Log, type Logger } from "./observability/logger.js";
 import { createMetrics } from "./observability/metrics.js";
 import { releaseStartupMemory } from "./observability/startup-memory.js";
-import { routeSettingsOf } from "./routing/route-config.js";
 import { Backend, Tracing } from "./runtime.js";
 import { GatewayStartError } from "./startup-problem.js";
 import { State, type StateTimings } from "./state/gateway-state.js";

@@ -1,7 +1,7 @@
 import { type BackendEvent, GatewayError, wrapBackend } from "@proxy/core";
 import { createScriptedBackend, type ScriptedTurn } from "@proxy/core/testing";
 import { describe, expect, it } from "vitest";
-import { answeringRoute } from "../../src/routing/answering-route.js";
+import { answeringRoute } from "../src/index.js";
 
 const request = { model: "m", instructions: "", history: [], input: [{ type: "text" as const, text: "hi" }] };
 
