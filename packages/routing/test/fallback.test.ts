@@ -2,9 +2,7 @@ import { GatewayError } from "@proxy/core";
 import { createScriptedBackend, type ScriptedTurn } from "@proxy/core/testing";
 import { pino } from "pino";
 import { describe, expect, it } from "vitest";
-import { createRouteStacks } from "../../src/backend/backend-stack.js";
-import type { RouteConfig } from "../../src/routing/route-config.js";
-import { createRouteTable } from "../../src/routing/route-table.js";
+import { createRouteStacks, createRouteTable, type RouteConfig } from "../src/index.js";
 
 const request = (model: string) => ({
   model,

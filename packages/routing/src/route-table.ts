@@ -31,7 +31,7 @@ const sum = (rs: ReadonlyArray<BackendReadiness>, f: (r: BackendReadiness) => nu
 
 /**
  * Picks the route by the request's `model` (ids and aliases) and runs the request on that route's
- * stack (`backend/backend-stack.ts`: its fallbacks, upstream model and admission are layers there),
+ * stack (`route-stack.ts`: its fallbacks, upstream model and admission are layers there),
  * refusing unknown models with OpenAI's 404 `model_not_found`. `/v1/models` lists every route and
  * alias.
  */

@@ -6,9 +6,8 @@ import {
   toGatewayError,
 } from "@proxy/core";
 import type { BackendBatch, BackendCapabilities, BackendMiddleware } from "@proxy/core/gateway";
-import { logText } from "../observability/log-fields.js";
-import type { Logger } from "../observability/logger.js";
 import type { Route } from "./route.js";
+import { logText, type RouteLog } from "./route-log.js";
 
 /** Failures after which the next route may take the request, if nothing was sent to the client yet. */
 const FALLBACK_KINDS: ReadonlySet<GatewayErrorKind> = new Set([
@@ -67,7 +66,7 @@ const TIMED_OUT = Symbol("timed out");
 async function* withFallbacks(
   attempts: ReadonlyArray<Attempt>,
   signal: AbortSignal,
-  logger: Logger,
+  logger: RouteLog,
 ): AsyncGenerator<BackendBatch> {
   for (const [i, attempt] of attempts.entries()) {
     const { route } = attempt;
@@ -166,7 +165,7 @@ export const capabilitiesOf = (route: Route): BackendCapabilities | undefined =>
 export const routeFallbacks = (
   primary: Route,
   targets: ReadonlyArray<Route>,
-  logger: Logger,
+  logger: RouteLog,
 ): BackendMiddleware => ({
   stream(request, options, next) {
     const attempts: Attempt[] = [{ route: primary, open: (signal) => next(request, { signal }) }];

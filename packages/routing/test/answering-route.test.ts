@@ -2,7 +2,7 @@ import { GatewayError } from "@proxy/core";
 import { type BackendEvent, wrapBackend } from "@proxy/core/gateway";
 import { createScriptedBackend, type ScriptedTurn } from "@proxy/core/testing";
 import { describe, expect, it } from "vitest";
-import { answeringRoute } from "../../src/routing/answering-route.js";
+import { answeringRoute } from "../src/index.js";
 
 const request = { model: "m", instructions: "", history: [], input: [{ type: "text" as const, text: "hi" }] };
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createImageFetcher } from "../../src/media/image-fetcher.js";
-import { PNG, startImageServer } from "../support/image-server.js";
+import { createImageFetcher } from "../src/index.js";
+import { PNG, startImageServer } from "../src/testing/index.js";
 
 const signal = new AbortController().signal;
 const fetcher = (allow: string[], more: Partial<Parameters<typeof createImageFetcher>[0]> = {}) =>

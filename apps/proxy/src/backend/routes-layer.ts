@@ -1,12 +1,11 @@
 import type { TokenEncoding } from "@proxy/core";
 import type { BackendMiddleware, TextBackend } from "@proxy/core/gateway";
+import { createRouteStacks, createRouteTable, type RouteBackend, type RouteConfig } from "@proxy/routing";
 import * as Effect from "effect/Effect";
 import type * as Scope from "effect/Scope";
-import { type AcquiredBackend, createRouteStacks, type RouteBackend } from "../backend/backend-stack.js";
 import type { GatewayConfig } from "../config/config.js";
 import type { Logger } from "../observability/logger.js";
-import type { RouteConfig } from "./route-config.js";
-import { createRouteTable } from "./route-table.js";
+import type { AcquiredBackend } from "./backend-stack.js";
 
 type UpstreamRoute = Extract<RouteConfig, { backend: "openai-compatible" }>;
 

@@ -1,5 +1,4 @@
-import { OUTPUT_MODES } from "@proxy/core/gateway";
-import type { RouteSettings } from "@proxy/http-surface";
+import { OUTPUT_MODES, type OutputMode } from "@proxy/core/gateway";
 import * as Result from "effect/Result";
 import * as Schema from "effect/Schema";
 import * as SchemaIssue from "effect/SchemaIssue";
@@ -66,11 +65,16 @@ export const OpenAICompatibleRoute = Schema.Struct({
 export const RouteConfig = Schema.Union([CodexRoute, OpenAICompatibleRoute]);
 export type RouteConfig = typeof RouteConfig.Type;
 
+/** What a model's route sets for its requests (the kit's `RouteSettings`; a request's headers still win). */
+export interface RouteTurnSettings {
+  readonly outputMode: OutputMode;
+}
+
 /** Each model name's route settings (ids and aliases), for the surfaces' turn sessions. */
 export const routeSettingsOf = (
   routes: ReadonlyArray<RouteConfig>,
-): ((model: string) => RouteSettings | undefined) => {
-  const byName = new Map<string, RouteSettings>();
+): ((model: string) => RouteTurnSettings | undefined) => {
+  const byName = new Map<string, RouteTurnSettings>();
   for (const route of routes)
     if (route.outputMode !== undefined)
       for (const name of [route.id, ...(route.aliases ?? [])])
