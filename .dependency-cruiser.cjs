@@ -20,6 +20,7 @@ const escapeRegExp = (name) => name.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
 const LISTED_ONLY = [
   { dir: "adapter-image-fetcher", builtins: true },
   { dir: "routing", builtins: false },
+  { dir: "inspector", builtins: true },
 ];
 const listedOnly = ({ dir, builtins }) => {
   const manifest = JSON.parse(readFileSync(join(__dirname, "packages", dir, "package.json"), "utf8"));

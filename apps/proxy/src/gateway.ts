@@ -1,6 +1,9 @@
 import { createRequire } from "node:module";
+import { dirname } from "node:path";
+import { fileURLToPath } from "node:url";
 import type { ServerType } from "@hono/node-server";
 import { createImageFetcher } from "@proxy/adapter-image-fetcher";
+import { createInspector, findUiDir } from "@proxy/inspector";
 import { routeSettingsOf } from "@proxy/routing";
 import * as Cause from "effect/Cause";
 import * as Context from "effect/Context";
@@ -11,12 +14,13 @@ import * as Option from "effect/Option";
 import * as Scope from "effect/Scope";
 import { type BackendControl, createBackendStack } from "./backend/backend-stack.js";
 import { statusView } from "./backend/gateway-backend.js";
+import { NOT_LOGGED_IN } from "./backend/require-auth.js";
 import { type GatewayConfig, turnSettingsFrom, type UnknownSetting } from "./config/config.js";
 import { loadConfig } from "./config/load-config.js";
 import { createApp } from "./create-app.js";
+import { callerOf, keyMatcher } from "./http/auth.js";
 import { createRequestScope } from "./http/request-context.js";
 import { isLoopbackHost } from "./http/request-guard.js";
-import { createInspector } from "./inspector/inspector.js";
 import { Listener } from "./listener.js";
 import { Log, type Logger } from "./observability/logger.js";
 import { createMetrics } from "./observability/metrics.js";
@@ -125,8 +129,11 @@ class Gateway extends Context.Service<Gateway, Serving>()("@proxy/gateway/Gatewa
         inspector: config.inspector
           ? createInspector({
               backend: statusView(stack),
+              notLoggedIn: NOT_LOGGED_IN,
               adminKey: config.adminKey,
               apiKeys: usage.keys.map((k) => k.key),
+              keys: { matcher: keyMatcher, callerOf },
+              uiDir: findUiDir(dirname(fileURLToPath(import.meta.url))),
               bodies: config.inspectorBodies,
               maxRequests: config.inspectorMaxRequests,
               maxBytes: config.inspectorMaxBytes,

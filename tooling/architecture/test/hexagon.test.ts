@@ -183,6 +183,7 @@ describe("the hexagon is enforced, not promised", { timeout: 60_000 }, () => {
   describe.each([
     ["adapter-image-fetcher", true],
     ["routing", false],
+    ["inspector", true],
   ])("packages/%s", (dir, builtins) => {
     const at = `packages/${dir}/src/index.ts`;
     it("passes its own files and a workspace package it lists", async () => {

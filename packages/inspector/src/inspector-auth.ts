@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import type { Context } from "hono";
 import { getCookie, setCookie } from "hono/cookie";
-import { keyMatcher } from "../http/auth.js";
+import type { InspectorKeys } from "./ports.js";
 
 export const SESSION_COOKIE = "proxy_inspector";
 const SESSION_SECONDS = 12 * 60 * 60;
@@ -15,9 +15,9 @@ const MAX_SESSIONS = 64;
  * keeps the live sessions (by the token's digest), so signing out ends one for every copy of its
  * cookie. It is HttpOnly, SameSite=Strict, scoped to /ui, and Secure behind https.
  */
-export const createInspectorAuth = (adminKey: string, now: () => number = Date.now) => {
+export const createInspectorAuth = (adminKey: string, keys: InspectorKeys, now: () => number = Date.now) => {
   const open = adminKey === "";
-  const matches = keyMatcher(open ? [] : [adminKey]);
+  const matches = keys.matcher(open ? [] : [adminKey]);
   /** Token digest → expiry (epoch ms), oldest first. */
   const sessions = new Map<string, number>();
   const idOf = (token: string) => createHash("sha256").update(token).digest("base64url");

@@ -1,9 +1,7 @@
 import type { Context, Hono, MiddlewareHandler } from "hono";
-import type { GatewayBackend } from "../backend/gateway-backend.js";
-import { NOT_LOGGED_IN } from "../backend/require-auth.js";
-import type { GatewayRouteSpec } from "../http/routes.js";
 import { type InspectorAuth, sameOrigin } from "./inspector-auth.js";
 import { createLiveEvents } from "./live-events.js";
+import type { InspectorBackend, InspectorRouteSpec } from "./ports.js";
 import type { Redactor } from "./redact.js";
 import type { RequestLog, RequestRecord } from "./request-log.js";
 import { pageOf, rowOf } from "./request-rows.js";
@@ -66,10 +64,10 @@ export const INSPECTOR_ROUTES = {
     summary: "Server-sent events as requests start and end.",
     admin: true,
   },
-} as const satisfies Record<string, GatewayRouteSpec>;
+} as const satisfies Record<string, InspectorRouteSpec>;
 
 /** The routes as served: without an admin key (an open inspector) its API takes no key either. */
-export const inspectorRoutes = (open: boolean): GatewayRouteSpec[] =>
+export const inspectorRoutes = (open: boolean): InspectorRouteSpec[] =>
   Object.values(INSPECTOR_ROUTES).map((r) => (open ? { ...r, admin: false, public: true } : r));
 
 /** The page may load only its own files and talk only to its own origin. */
@@ -88,7 +86,9 @@ export interface InspectorView {
   readonly stats: TrafficStats;
   readonly auth: InspectorAuth;
   readonly files: ReadonlyMap<string, StaticFile>;
-  readonly backend: GatewayBackend;
+  readonly backend: InspectorBackend;
+  /** The readiness detail the backend reports while it has no credentials (codex not logged in). */
+  readonly notLoggedIn?: string | undefined;
   readonly bodies: boolean;
   /** Everything served is redacted on the way out: records keep text as it came. */
   readonly redactor: Redactor;
@@ -235,7 +235,10 @@ export const mountInspectorRoutes = (app: Hono, view: InspectorView): void => {
         ...r,
         capacity: finite(r.capacity),
         activeTurns: backend.activeTurns(),
-        credentials: r.detail === NOT_LOGGED_IN ? "not logged in" : "no problem known",
+        credentials:
+          view.notLoggedIn !== undefined && r.detail === view.notLoggedIn
+            ? "not logged in"
+            : "no problem known",
       },
       routes: routes.map((route) => ({ ...route, capacity: finite(route.capacity) })),
       pool: { ...view.pool, inFlight: r.inFlight, queued: r.queued, restarts: r.restarts },

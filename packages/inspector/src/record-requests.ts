@@ -1,9 +1,14 @@
-import { hostRequestId, type RequestTrace, requestCaller } from "@proxy/http-surface";
+import {
+  hostRequestId,
+  isEventStream,
+  type RequestTrace,
+  requestCaller,
+  whenSent,
+} from "@proxy/http-surface";
 import type { Context, MiddlewareHandler } from "hono";
 import { routePath } from "hono/route";
-import { callerOf } from "../http/auth.js";
-import { isEventStream, whenSent } from "../http/request-context.js";
 import { FIELD_LIMITS, keepErrorBody } from "./bounded.js";
+import type { InspectorKeys } from "./ports.js";
 import type { Redactor } from "./redact.js";
 import type { RequestLog, RequestRecord } from "./request-log.js";
 import { createTraceRecorder } from "./trace-recorder.js";
@@ -57,11 +62,12 @@ export const createRequestRecording = (deps: {
   readonly bodies: boolean;
   readonly redactor: Redactor;
   readonly apiKeys: ReadonlyArray<string>;
+  readonly keys: InspectorKeys;
 }) => {
   const { log, stats, redactor } = deps;
   const entries = new WeakMap<Request, Entry>();
   // Keys are named by their place in PROXY_API_KEYS; the key itself is never shown.
-  const keyNames = new Map(deps.apiKeys.map((k, i) => [callerOf(k).owner, `key ${i + 1}`]));
+  const keyNames = new Map(deps.apiKeys.map((k, i) => [deps.keys.callerOf(k).owner, `key ${i + 1}`]));
 
   const finish = (entry: Entry, record: RequestRecord) => {
     if (record.done) return;

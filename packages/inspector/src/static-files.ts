@@ -1,6 +1,5 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, extname, join } from "node:path";
-import { fileURLToPath } from "node:url";
 
 const TYPES: Record<string, string> = {
   ".html": "text/html; charset=utf-8",
@@ -10,10 +9,11 @@ const TYPES: Record<string, string> = {
 };
 
 /**
- * The page's files, shipped in the package's `ui/` folder. This module runs from `src/inspector/`
- * (tests) or from a bundle in `dist/`, so the folder is looked for upwards from here.
+ * The page's files, shipped in the host package's `ui/` folder (the gateway's `apps/proxy/ui`).
+ * The host runs from its `src/` (tests) or from a bundle in `dist/`, so the folder is looked for
+ * upwards from where the host says it runs.
  */
-export const findUiDir = (from: string = dirname(fileURLToPath(import.meta.url))): string => {
+export const findUiDir = (from: string): string => {
   for (let dir = from, i = 0; i < 4; i++, dir = dirname(dir)) {
     const candidate = join(dir, "ui");
     if (existsSync(join(candidate, "index.html"))) return candidate;
@@ -27,7 +27,7 @@ export interface StaticFile {
 }
 
 /** Every file of the page read once at startup (a few hundred KiB): no disk reads per request. */
-export const loadStaticFiles = (dir: string = findUiDir()): ReadonlyMap<string, StaticFile> => {
+export const loadStaticFiles = (dir: string): ReadonlyMap<string, StaticFile> => {
   const files = new Map<string, StaticFile>();
   const walk = (sub: string) => {
     for (const name of readdirSync(join(dir, sub))) {

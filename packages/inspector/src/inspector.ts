@@ -1,7 +1,5 @@
 import type { RequestTraceFor } from "@proxy/http-surface";
 import type { Hono } from "hono";
-import type { GatewayBackend } from "../backend/gateway-backend.js";
-import type { GatewayRouteSpec } from "../http/routes.js";
 import { createInspectorAuth } from "./inspector-auth.js";
 import {
   INSPECTOR_PATH,
@@ -9,6 +7,7 @@ import {
   isInspectorPath,
   mountInspectorRoutes,
 } from "./inspector-routes.js";
+import type { InspectorBackend, InspectorKeys, InspectorRouteSpec } from "./ports.js";
 import { createRequestRecording } from "./record-requests.js";
 import { createRedactor } from "./redact.js";
 import { createRequestLog } from "./request-log.js";
@@ -16,9 +15,17 @@ import { loadStaticFiles } from "./static-files.js";
 import { createTrafficStats } from "./traffic-stats.js";
 
 export interface InspectorOptions {
-  readonly backend: GatewayBackend;
+  readonly backend: InspectorBackend;
+  /** The readiness detail that means the backend has no credentials, shown as such on the overview. */
+  readonly notLoggedIn?: string | undefined;
+  /** Who may open it (empty: anyone who reaches the gateway); redacted wherever it appears. */
   readonly adminKey: string;
+  /** The API keys: redacted wherever they appear, and a request's key shown by its place in this list. */
   readonly apiKeys: ReadonlyArray<string>;
+  /** How the host matches a presented key and names its caller. */
+  readonly keys: InspectorKeys;
+  /** The page's folder (`findUiDir`), read once at start-up. */
+  readonly uiDir: string;
   /** Keep prompts, model text and arguments (off: timings, counts and decisions only). */
   readonly bodies: boolean;
   readonly maxRequests: number;
@@ -38,7 +45,7 @@ export interface Inspector {
   /** Its own paths: same-origin only, so no CORS middleware may answer for them. */
   readonly owns: (path: string) => boolean;
   /** Its routes, for the 405 answers and `/openapi.json`. */
-  readonly routes: ReadonlyArray<GatewayRouteSpec>;
+  readonly routes: ReadonlyArray<InspectorRouteSpec>;
 }
 
 /** Everything the inspector holds lives in this instance, in memory, bounded by count and bytes. */
@@ -53,14 +60,16 @@ export const createInspector = (options: InspectorOptions): Inspector => {
     bodies: options.bodies,
     redactor,
     apiKeys: options.apiKeys,
+    keys: options.keys,
   });
-  const auth = createInspectorAuth(options.adminKey);
+  const auth = createInspectorAuth(options.adminKey, options.keys);
   const view = {
     log,
     stats,
     auth,
-    files: loadStaticFiles(),
+    files: loadStaticFiles(options.uiDir),
     backend: options.backend,
+    notLoggedIn: options.notLoggedIn,
     bodies: options.bodies,
     redactor,
     limits,

@@ -1,14 +1,8 @@
-import { readFileSync } from "node:fs";
-import { createRequire } from "node:module";
-import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { resolveConfig } from "../../src/config/config.js";
-import { createRedactor, partsText } from "../../src/inspector/redact.js";
-import { createRequestLog } from "../../src/inspector/request-log.js";
-import { findUiDir } from "../../src/inspector/static-files.js";
-import { createTrafficStats } from "../../src/inspector/traffic-stats.js";
+import { createRedactor, partsText } from "../src/redact.js";
+import { createRequestLog } from "../src/request-log.js";
+import { createTrafficStats } from "../src/traffic-stats.js";
 
 const open = (log: ReturnType<typeof createRequestLog>, i: number, kind: "kept" | "refused" = "kept") =>
   log.open({ requestId: `r${i}`, at: i, method: "POST", path: "/v1/chat/completions" }, kind);
@@ -134,32 +128,5 @@ describe("the inspector's one-pass secret search", () => {
     const cutter = createRedactor(["sk-secret-0123456789"]);
     const cut = cutter.cut(`${"a".repeat(10)}sk-secret-0123456789${"b".repeat(100)}`, 20);
     expect(cut).toBe(`${"a".repeat(10)}… [120 more chars]`);
-  });
-});
-
-describe("the inspector's settings and files", () => {
-  it("is off by default, and with API keys refuses to start without an admin key", () => {
-    expect(resolveConfig({ env: {} }).inspector).toBe(false);
-    expect(() =>
-      resolveConfig({ env: { PROXY_INSPECTOR: "on", PROXY_API_KEYS: "sk-client-0123456789" } }),
-    ).toThrow(/PROXY_INSPECTOR: the gateway has API keys, so the inspector needs PROXY_ADMIN_KEY/);
-    const on = resolveConfig({ env: { PROXY_INSPECTOR: "on", PROXY_INSPECTOR_BODIES: "off" } });
-    expect(on).toMatchObject({ inspector: true, inspectorBodies: false, inspectorMaxRequests: 200 });
-  });
-
-  it("finds the page's folder from the sources and from the built bundle, and ships it", () => {
-    const root = fileURLToPath(new URL("../..", import.meta.url));
-    expect(findUiDir(join(root, "src", "inspector"))).toBe(join(root, "ui"));
-    expect(findUiDir(join(root, "dist"))).toBe(join(root, "ui"));
-    const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { files: string[] };
-    expect(pkg.files).toContain("ui");
-  });
-
-  it("serves uPlot exactly as the npm package ships it", () => {
-    const root = fileURLToPath(new URL("../..", import.meta.url));
-    const shipped = createRequire(join(root, "package.json")).resolve("uplot/dist/uPlot.iife.min.js");
-    expect(readFileSync(join(root, "ui", "vendor", "uPlot.iife.min.js"), "utf8")).toBe(
-      readFileSync(shipped, "utf8"),
-    );
   });
 });
