@@ -35,6 +35,7 @@ export {
   type TurnHandle,
   type TurnInput,
 } from "./turn/run-turn.js";
+export { runCompactingTurn } from "./turn/compacting-turn.js";
 // The one event vocabulary, backend to surface (BackendEvent and ParserEvent are its other views).
 export type {
   AssistantEvent,
@@ -88,6 +89,7 @@ export { withoutSecrets, withoutUrls } from "./errors/scrub-text.js";
 
 export {
   COMPACTION_INSTRUCTION,
+  type CompactFirst,
   type CompactionKeep,
   type CompactionRequest,
   renderCompactionSummary,

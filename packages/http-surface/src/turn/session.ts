@@ -3,6 +3,7 @@ import {
   type AssistantEvent,
   type GatewayError,
   inlineRemoteImages,
+  runCompactingTurn,
   runTurn,
   type ToolPolicy,
   type TurnRequest,
@@ -129,7 +130,9 @@ export const openTurnSession = (
         stream: turn.stream,
         settings: turnSettings,
       });
-      const handle = runTurn(
+      // A request that may compact first (Anthropic's compact edit) is one stream of up to two turns.
+      const run = request.compactFirst === undefined ? runTurn : runCompactingTurn;
+      const handle = run(
         {
           backend: deps.backend,
           ids: deps.ids,
