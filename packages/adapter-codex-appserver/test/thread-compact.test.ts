@@ -111,4 +111,57 @@ describe("codex thread/compact/start (real codex)", { timeout: 60_000 }, () => {
     expect(texts).toContain('"q1"'); // codex keeps the user's messages
     expect(texts).not.toContain('"answer 0"'); // and drops the answers
   });
+
+  it("covers items injected just before it, and a turn/start with no input samples on the compacted history", async () => {
+    const started = await rpc.request("thread/start", {
+      ephemeral: true,
+      approvalPolicy: "never",
+      sandbox: "read-only",
+      experimentalRawEvents: true,
+    });
+    const threadId = (started.thread as { id: string }).id;
+    let completed: () => void = () => {};
+    rpc.onThread(threadId, (method) => {
+      if (method === "turn/completed") completed();
+    });
+    const untilCompleted = () =>
+      new Promise<void>((resolve) => {
+        completed = resolve;
+      });
+    let done = untilCompleted();
+    await rpc.request("turn/start", { threadId, input: [{ type: "text", text: "p1", text_elements: [] }] });
+    await done;
+    // Anthropic's compaction: the prompt that reached the trigger goes in first, then codex compacts.
+    const injected = {
+      type: "message",
+      role: "user",
+      content: [{ type: "input_text", text: "p2 injected" }],
+    };
+    expect(await rpc.request("thread/inject_items", { threadId, items: [injected] })).toEqual({});
+    done = untilCompleted();
+    await rpc.request("thread/compact/start", { threadId });
+    await done;
+    const compaction = provider.requests.at(-1);
+    expect(JSON.stringify(compaction?.body.input)).toContain("p2 injected");
+    const summary = `answer ${compaction?.index}`;
+
+    done = untilCompleted();
+    const from = provider.requests.length;
+    const turn = await rpc.request("turn/start", { threadId, input: [] });
+    expect((turn.turn as { status?: string }).status).toBe("inProgress");
+    await done;
+    const [answer] = provider.requests.slice(from);
+    expect(provider.requests.slice(from)).toHaveLength(1);
+    expect(answer?.body.prompt_cache_key).toBe(threadId);
+    type Item = { role?: string; content?: Array<{ text?: string }> };
+    const users = ((answer?.body.input ?? []) as Item[]).filter((i) => i.role === "user");
+    // Nothing after codex's summary: the model answers the compacted history as it stands.
+    const last =
+      users
+        .at(-1)
+        ?.content?.map((c) => c.text ?? "")
+        .join("") ?? "";
+    expect(last.startsWith(AFTER)).toBe(true);
+    expect(last.endsWith(summary)).toBe(true);
+  });
 });

@@ -103,6 +103,45 @@ const CASES: ReadonlyArray<Case> = [
     },
   },
   {
+    // Anthropic's compact edit past its trigger: the summary turn, then the answer over the summary.
+    name: "compaction-then-answer",
+    script: [
+      {
+        chunks: ["The user asked ", "about Paris."],
+        usage: { inputTokens: 60_000, outputTokens: 5, totalTokens: 60_005 },
+      },
+      { chunks: ["Sunny in ", "Paris."], usage: { inputTokens: 40, outputTokens: 3, totalTokens: 43 } },
+    ],
+    body: {
+      messages: [{ role: "user", content: `${"Paris weather please. ".repeat(14_000)}What now?` }],
+      context_management: {
+        edits: [
+          { type: "clear_thinking_20251015", keep: "all" },
+          { type: "compact_20260112", trigger: { type: "input_tokens", value: 50_000 } },
+        ],
+      },
+    },
+    expect: (c) => {
+      expect(message(c).content).toEqual([
+        { type: "compaction", content: "The user asked about Paris.", encrypted_content: null },
+        { type: "text", text: "Sunny in Paris." },
+      ]);
+      expect(message(c).stop_reason).toBe("end_turn");
+      expect(message(c).usage).toMatchObject({ input_tokens: 40, output_tokens: 3 });
+    },
+  },
+  {
+    name: "compaction-paused",
+    script: [{ chunks: ["Summary so far."], usage: { inputTokens: 900, outputTokens: 4, totalTokens: 904 } }],
+    body: { compaction: { type: "summarize" } },
+    expect: (c) => {
+      expect(message(c).content).toEqual([
+        { type: "compaction", content: "Summary so far.", encrypted_content: null },
+      ]);
+      expect(message(c).stop_reason).toBe("compaction");
+    },
+  },
+  {
     name: "error-mid-stream",
     script: [
       {

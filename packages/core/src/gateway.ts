@@ -14,6 +14,7 @@ export {
   type TurnHandle,
   type TurnInput,
 } from "./turn/run-turn.js";
+export { runCompactingTurn } from "./turn/compacting-turn.js";
 export {
   DEFAULT_TURN_SETTINGS,
   OUTPUT_MODES,
@@ -38,6 +39,7 @@ export {
 // Compaction: a turn that replaces the conversation by a summary (see `BackendRequest.compaction`).
 export {
   COMPACTION_INSTRUCTION,
+  type CompactFirst,
   type CompactionKeep,
   type CompactionRequest,
   renderCompactionSummary,

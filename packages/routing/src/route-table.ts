@@ -30,10 +30,20 @@ const sum = (rs: ReadonlyArray<BackendReadiness>, f: (r: BackendReadiness) => nu
   rs.reduce((n, r) => n + f(r), 0);
 
 /**
+ * A route's context window: its backend's for the model the route asks it for (codex's catalog;
+ * an upstream's `/models` where it says). A backend that cannot list leaves the route without one.
+ */
+const contextWindowOf = async ({ config, backend }: Route): Promise<number | undefined> => {
+  const target = config.upstreamModel ?? config.id;
+  const models = await backend.listModels().catch(() => []);
+  return models.find((m) => m.id === target)?.contextWindow;
+};
+
+/**
  * Picks the route by the request's `model` (ids and aliases) and runs the request on that route's
  * stack (`route-stack.ts`: its fallbacks, upstream model and admission are layers there),
  * refusing unknown models with OpenAI's 404 `model_not_found`. `/v1/models` lists every route and
- * alias.
+ * alias, with the context window of the model the route runs.
  */
 export const createRouteTable = (routes: ReadonlyArray<Route>): RouteTable => {
   const byName = new Map<string, Route>();
@@ -70,14 +80,19 @@ export const createRouteTable = (routes: ReadonlyArray<Route>): RouteTable => {
     stream: (request, options) =>
       backendStream(() => find(request).backend.stream(request, options).batches()),
     async listModels(): Promise<ReadonlyArray<ModelInfo>> {
-      return routes.flatMap(({ config }) => [
-        { id: config.id, ownedBy: config.backend },
-        ...(config.aliases ?? []).map((alias) => ({
-          id: alias,
-          description: `alias of ${config.id}`,
-          ownedBy: config.backend,
-        })),
-      ]);
+      const windows = await Promise.all(routes.map(contextWindowOf));
+      return routes.flatMap(({ config }, i) => {
+        const window = windows[i] === undefined ? {} : { contextWindow: windows[i] };
+        return [
+          { id: config.id, ownedBy: config.backend, ...window },
+          ...(config.aliases ?? []).map((alias) => ({
+            id: alias,
+            description: `alias of ${config.id}`,
+            ownedBy: config.backend,
+            ...window,
+          })),
+        ];
+      });
     },
     readiness(): BackendReadiness {
       const all = statuses();

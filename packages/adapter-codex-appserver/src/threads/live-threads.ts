@@ -31,6 +31,11 @@ export interface LiveThread {
   readonly toolChars: number;
   /** Its latest turns, oldest first, when the thread is durable (revertible); else empty. */
   readonly turns: ReadonlyArray<TurnBoundary>;
+  /**
+   * Its conversation ends with a user message the model has not answered (a compaction's summary):
+   * a request whose conversation is exactly that runs a turn on it with no new input.
+   */
+  readonly unanswered?: boolean | undefined;
 }
 
 export interface LiveThreadLimits {

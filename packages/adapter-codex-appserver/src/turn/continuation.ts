@@ -23,6 +23,8 @@ export interface Continuation {
   readonly turns: ReadonlyArray<TurnBoundary>;
   /** codex's usage total for the thread when this request's turn begins. */
   readonly usageBefore: Usage | undefined;
+  /** The thread already holds the request's whole conversation (see `LiveThread.unanswered`). */
+  readonly holdsInput?: boolean | undefined;
 }
 
 /**
@@ -57,6 +59,23 @@ export const takeContinuation = (
   const keys = prefixKeys(root, request.history);
   let turn: CodexTurnInput | undefined;
   let answers: Array<{ callId: string; output: string }> = [];
+  if (request.input.length > 0) {
+    // A compacted thread ends with the summary the request sends as its prompt: answer it there.
+    const whole = extendKey(keys[keys.length - 1] as ConversationKey, {
+      role: "user",
+      content: request.input,
+    });
+    const held = live.take(
+      [whole],
+      (thread) => thread.unanswered === true && thread.openTurnId === undefined,
+    );
+    if (held !== undefined) {
+      const { thread } = held;
+      const none = { inject: [], input: [] };
+      const continuation = { thread, answers: [], turn: none, revertBefore: undefined, turns: thread.turns };
+      return { keys, continuation: { ...continuation, usageBefore: thread.usageTotal, holdsInput: true } };
+    }
+  }
   const newTurn = (at: number): boolean => {
     const added = request.history.slice(at);
     if (!added.every(isNewMessage) || (added.length === 0 && request.input.length === 0)) return false;

@@ -9,6 +9,7 @@ import { mapCodexTurnError } from "../map-codex-error.js";
 import type { PoolLease } from "../pool/process-pool.js";
 import { type ConversationKey, prefixKeys } from "../threads/conversation-key.js";
 import type { LiveThread, LiveThreads } from "../threads/live-threads.js";
+import { type ResponsesItem, toCodexTurnInput } from "./codex-input.js";
 import { conversationRoot } from "./continuation.js";
 import { nativeToolNames } from "./native-tools.js";
 import { toUsage } from "./turn-mapper.js";
@@ -16,6 +17,7 @@ import { type ThreadContext, threadParamsFor } from "./turn-thread.js";
 
 /** What a native compaction reads of the turn context (`TurnContext` has it all). */
 export interface CompactionContext extends Pick<ThreadContext, "pool" | "rawEvents" | "sealedParams"> {
+  readonly allowRemoteImages: boolean;
   readonly live: LiveThreads | undefined;
   readonly admission: AdmissionGate;
   readonly requestTimeoutMs: number;
@@ -28,13 +30,17 @@ interface Compactable {
   readonly lease: PoolLease;
   readonly root: ConversationKey;
   readonly compaction: BackendCompaction;
+  /** The conversation's messages after what the thread holds (a new prompt): injected before compacting. */
+  readonly inject: ReadonlyArray<ResponsesItem>;
 }
 
 const isUserMessage = (m: PromptMessage) => "content" in m && m.role === "user";
+const isNewMessage = (m: PromptMessage) => "content" in m && (m.role === "user" || m.role === "developer");
 
 /**
- * The live thread holding `request.compaction`'s conversation, with nothing after it, idle (not
- * open at tool calls), removed from the table; `undefined` when there is none: the request then
+ * The live thread holding `request.compaction`'s conversation, or all of it but new user messages
+ * after it (Anthropic compacts with the prompt that reached its trigger), idle (not open at tool
+ * calls), removed from the table; `undefined` when there is none: the request then
  * runs as the portable summary turn. Found by the conversation key, which starts from the caller's
  * partition and the thread config, so no other caller (and no other config) can ever reach it.
  */
@@ -55,14 +61,30 @@ const takeCompactable = async (
   if (params.experimentalRawEvents !== true || ctx.readRawMessages === undefined) return undefined;
   const root = conversationRoot(conversation, params);
   const keys = prefixKeys(root, compaction.history);
-  const taken = live.take(keys, (thread, at) => at === keys.length - 1 && thread.openTurnId === undefined);
+  const taken = live.take(
+    keys,
+    (thread, at) =>
+      at > 0 && thread.openTurnId === undefined && compaction.history.slice(at).every(isNewMessage),
+  );
   if (taken === undefined) return undefined;
+  const names = nativeToolNames(conversation);
+  let inject: ReadonlyArray<ResponsesItem>;
+  try {
+    inject = toCodexTurnInput(
+      { history: compaction.history.slice(taken.at), input: [] },
+      { allowRemoteImages: ctx.allowRemoteImages, ...(names ? { codexName: names.toCodex } : {}) },
+    ).inject;
+  } catch {
+    // An image codex cannot take: the summary turn refuses it in the client's words.
+    void live.release(taken.thread);
+    return undefined;
+  }
   const lease = ctx.pool.leaseProcess(taken.thread.proc);
   if (lease === undefined) {
     void live.release(taken.thread);
     return undefined;
   }
-  return { thread: taken.thread, lease, root, compaction };
+  return { thread: taken.thread, lease, root, compaction, inject };
 };
 
 const assistantText = (item: unknown): string => {
@@ -136,8 +158,13 @@ const compactThread = (
         resolve({ turnId, summary: summary.trim(), usage, total });
       }
     });
-    proc.connection
-      .request("thread/compact/start", { threadId }, { timeoutMs: ctx.requestTimeoutMs })
+    const rpc = proc.connection;
+    const timeout = { timeoutMs: ctx.requestTimeoutMs };
+    (found.inject.length === 0
+      ? Promise.resolve()
+      : rpc.request("thread/inject_items", { threadId, items: found.inject }, timeout)
+    )
+      .then(() => rpc.request("thread/compact/start", { threadId }, timeout))
       .catch((e: unknown) =>
         fail(new GatewayError("backend_error", `codex could not compact the thread: ${String(e)}`)),
       );
@@ -188,6 +215,8 @@ export const compactNatively = async (
         size: JSON.stringify(after).length + thread.toolChars,
         // A revert to before the compaction is not offered: the thread no longer holds those turns.
         turns: [],
+        // It ends with the summary, a user message: a request that sends just that is answered here.
+        unanswered: true,
       });
       parked = true;
       yield [

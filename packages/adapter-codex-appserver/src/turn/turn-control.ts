@@ -110,7 +110,11 @@ export const createTurnControl = (
         const usageBefore = h.continuation?.usageBefore;
         // A new codex turn begins where the request's history ends (a continued open turn is not new).
         const turns: ReadonlyArray<TurnBoundary> =
-          !ctx.durableThreads || turnId === undefined || h.continuation?.thread.openTurnId !== undefined
+          !ctx.durableThreads ||
+          turnId === undefined ||
+          h.continuation?.thread.openTurnId !== undefined ||
+          // Its turn begins after the request's prompt, not where its history ends: no revert point.
+          h.continuation?.holdsInput === true
             ? kept
             : [
                 ...kept.slice(1 - MAX_REVERTIBLE_TURNS),

@@ -2,6 +2,7 @@ import { invalidRequest, type ReasoningEffort, type TurnRequest } from "@proxy/c
 import { issueToGatewayError } from "@proxy/http-surface";
 import * as Result from "effect/Result";
 import * as SchemaParser from "effect/SchemaParser";
+import { compactFirstOf } from "./compact-edit.js";
 import { decodeMessagesTools, type MessagesToolPolicy } from "./decode-tools.js";
 import { messagesToItems } from "./messages-to-items.js";
 import { CountTokensRequest, MessagesRequest } from "./request-schema.js";
@@ -13,6 +14,8 @@ export interface MessagesTurnPlan {
   readonly stream: boolean;
   /** `stop_sequences` as sent (the core enforces them; one sequence can be named in the reply). */
   readonly stopSequences: ReadonlyArray<string>;
+  /** The answer may begin with a `compaction` block (and end there, `stop_reason: "compaction"`, when paused). */
+  readonly compactFirst?: { readonly pause: boolean } | undefined;
 }
 
 const decodeBody = SchemaParser.decodeUnknownResult(MessagesRequest);
@@ -91,12 +94,19 @@ export const decodeMessagesRequest = (json: unknown): MessagesTurnPlan => {
   checkStopSequences(body.stop_sequences);
   if (body.messages.length === 0)
     throw invalidRequest("Invalid value for 'messages': at least one message is required.", "messages");
+  const compactFirst = compactFirstOf(body);
   const { request, tools } = toPlanParts(body);
   return {
-    request: { ...request, maxOutputTokens: body.max_tokens, stopSequences: body.stop_sequences },
+    request: {
+      ...request,
+      maxOutputTokens: body.max_tokens,
+      stopSequences: body.stop_sequences,
+      compactFirst,
+    },
     tools,
     stream: body.stream === true,
     stopSequences: body.stop_sequences ?? [],
+    ...(compactFirst === undefined ? {} : { compactFirst: { pause: compactFirst.pause } }),
   };
 };
 

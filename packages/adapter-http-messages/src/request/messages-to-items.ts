@@ -1,4 +1,5 @@
 import { type ContentPart, type ConversationItem, invalidRequest } from "@proxy/core";
+import { renderCompactionSummary } from "@proxy/core/gateway";
 import { callIdOf } from "../response/message-shapes.js";
 import type { ContentBlock, MessageParam } from "./request-schema.js";
 
@@ -84,7 +85,8 @@ const textOf = (content: Extract<MessageParam, { role: "system" }>["content"]): 
  * Messages → core's conversation items, order preserved. Within a message, runs of text/image
  * blocks become one message item; `tool_use` blocks are echoed calls (their ids are the client's,
  * `toolu_…`), `tool_result` blocks are results, `thinking` is echoed reasoning, server-tool blocks
- * and `redacted_thinking` are dropped. `role:"system"` entries extend the system prompt wherever they
+ * and `redacted_thinking` are dropped; a `compaction` block drops everything before it and stands
+ * for it as its summary, a user message (as the answer after the compaction saw it). `role:"system"` entries extend the system prompt wherever they
  * are: Claude Code puts its environment note right after the user's prompt, and left in place it
  * would push that prompt out of the backend turn's input.
  */
@@ -134,6 +136,22 @@ export const messagesToItems = (messages: ReadonlyArray<MessageParam>): DecodedM
           items.push({ type: "tool-call", callId: callIdOf(block.id), name: block.name, arguments: args });
           return;
         }
+        case "compaction":
+          // Anthropic's rule: the summary replaces every block before it (the system prompt stays).
+          if (block.content === undefined || block.content === null) return;
+          if (block.content === "")
+            throw invalidRequest(
+              `Invalid value for '${at}.content': a compaction's summary must not be empty.`,
+              `${at}.content`,
+            );
+          run = [];
+          items.length = 0;
+          items.push({
+            type: "message",
+            role: "user",
+            content: [{ type: "text", text: renderCompactionSummary(block.content) }],
+          });
+          return;
         case "tool_result": {
           flush();
           const images: ContentPart[] = [];

@@ -3,8 +3,7 @@ import * as Schema from "effect/Schema";
 
 /**
  * The Messages request body, decoded with Effect Schema. Lenient where Claude Code needs it: unknown
- * fields (`context_management`, `output_config` on system messages, `cache_control`, `citations`, …)
- * are dropped, and the beta features it sends are accepted. Tools and tool_choice are decoded here
+ * fields (`output_config` on system messages, `cache_control`, `citations`, …) are dropped, and the beta features it sends are accepted. Tools and tool_choice are decoded here
  * too, but their cross-field rules (names, deferred loading, the forced tool) live in decode-tools.
  */
 
@@ -92,6 +91,16 @@ const ThinkingBlock = Schema.Struct({
   signature: Schema.optional(Schema.String),
 });
 
+/**
+ * A compaction block the gateway returned, sent back: its summary stands for everything before it
+ * (null content: a failed compaction, a no-op). `encrypted_content`, `signature` and the like are
+ * accepted and not read (the gateway's summaries are plain text).
+ */
+const CompactionBlock = Schema.Struct({
+  type: Schema.Literal("compaction"),
+  content: Schema.optional(Schema.NullOr(Schema.String)),
+});
+
 const CONTENT_TYPES = [
   "text",
   "image",
@@ -99,6 +108,7 @@ const CONTENT_TYPES = [
   "tool_use",
   "tool_result",
   "thinking",
+  "compaction",
   ...IGNORED_BLOCKS,
 ] as const;
 
@@ -109,6 +119,7 @@ export const ContentBlock = Schema.Union([
   ToolUseBlock,
   ToolResultBlock,
   ThinkingBlock,
+  CompactionBlock,
   IgnoredBlock,
   unknownTag("type", CONTENT_TYPES),
 ]);
@@ -165,6 +176,28 @@ const Fields = {
   output_config: Schema.optional(Schema.Struct({ effort: Schema.optional(Schema.String) })),
 };
 
+/**
+ * `context_management.edits`: each edit an object with a `type`; the compact edit's own fields are
+ * checked where it is read (compact-edit.ts), the other edits' are not read at all.
+ */
+const ContextManagement = Schema.Struct({
+  edits: Schema.optional(
+    Schema.NullOr(
+      Schema.Array(
+        Schema.StructWithRest(Schema.Struct({ type: Schema.String }), [
+          Schema.Record(Schema.String, Schema.Unknown),
+        ]),
+      ),
+    ),
+  ),
+});
+
+/** On-demand compaction (`compaction: {type: "summarize"}`): the request compacts and nothing else. */
+const CompactionParam = Schema.Struct({
+  type: Schema.Literal("summarize"),
+  instructions: Schema.optional(Schema.NullOr(Schema.String)),
+});
+
 export const MessagesRequest = Schema.Struct({
   ...Fields,
   max_tokens: PositiveInt,
@@ -175,6 +208,8 @@ export const MessagesRequest = Schema.Struct({
   top_p: Schema.optional(Schema.Number),
   top_k: Schema.optional(Schema.Number),
   metadata: Schema.optional(Schema.Record(Schema.String, Schema.Unknown)),
+  context_management: Schema.optional(Schema.NullOr(ContextManagement)),
+  compaction: Schema.optional(Schema.NullOr(CompactionParam)),
 });
 
 /** `count_tokens` takes the same conversation without `max_tokens` or sampling settings. */

@@ -25,6 +25,7 @@ export const createMessageAccumulator = () => {
           if (block?.type === "text" && d.type === "text_delta") block.text += d.text;
           else if (block?.type === "thinking" && d.type === "thinking_delta") block.thinking += d.thinking;
           else if (block?.type === "thinking" && d.type === "signature_delta") block.signature += d.signature;
+          else if (block?.type === "compaction" && d.type === "compaction_delta") block.content = d.content;
           else if (d.type === "input_json_delta")
             json.set(event.index, (json.get(event.index) ?? "") + d.partial_json);
           return;

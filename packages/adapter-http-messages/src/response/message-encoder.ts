@@ -11,6 +11,19 @@ import {
 
 type OpenBlock = "text" | "thinking" | "tool_use";
 
+/** Anthropic's `usage.iterations`: the compaction's usage, then the answer's (absent when paused). */
+const withIterations = (answer: Usage | undefined, compaction: Usage | undefined, paused: boolean) => {
+  const { iterations: _, ...top } = messagesUsage(answer);
+  const { iterations: __, ...compacting } = messagesUsage(compaction);
+  return {
+    ...top,
+    iterations: [
+      { type: "compaction" as const, ...compacting },
+      ...(paused ? [] : [{ type: "message" as const, ...top }]),
+    ],
+  };
+};
+
 /**
  * Turns one turn's assistant events into Messages stream events: the single translation both the SSE
  * stream and the non-stream message (folded from the same events) are built from. Blocks never
@@ -24,6 +37,9 @@ export const createMessageEncoder = (meta: MessageMeta) => {
   let index = -1;
   let argumentChars = 0;
   let usage: Usage | undefined;
+  // A compaction began the answer: its usage is reported apart, and a paused one ends the message.
+  let compacted = false;
+  let compactionUsage: Usage | undefined;
 
   const close = (out: MessagesStreamEvent[]) => {
     if (open === undefined) return;
@@ -113,12 +129,33 @@ export const createMessageEncoder = (meta: MessageMeta) => {
             });
           close(out);
           break;
+        case "compaction":
+          // One block with the whole summary, as Anthropic streams it: start, one delta, stop.
+          close(out);
+          index++;
+          compacted = true;
+          compactionUsage = event.usage;
+          out.push(
+            {
+              type: "content_block_start",
+              index,
+              content_block: { type: "compaction", content: null, encrypted_content: null },
+            },
+            {
+              type: "content_block_delta",
+              index,
+              delta: { type: "compaction_delta", content: event.summary, encrypted_content: null },
+            },
+            { type: "content_block_stop", index },
+          );
+          break;
         case "usage":
           usage = event.usage;
           break;
         case "finish": {
           close(out);
-          const stopReason = stopReasonOf(event.finish);
+          const paused = compacted && event.finish.raw === "compaction";
+          const stopReason = paused ? "compaction" : stopReasonOf(event.finish);
           const sequences = meta.stopSequences ?? [];
           // The core names the sequence it cut at; a backend that stopped on one itself may not.
           const stopSequence =
@@ -128,7 +165,7 @@ export const createMessageEncoder = (meta: MessageMeta) => {
           out.push({
             type: "message_delta",
             delta: { stop_reason: stopReason, stop_sequence: stopSequence },
-            usage: messagesUsage(usage),
+            usage: compacted ? withIterations(usage, compactionUsage, paused) : messagesUsage(usage),
           });
           out.push({ type: "message_stop" });
           break;

@@ -2,19 +2,22 @@ import type { Finish, Usage } from "@proxy/core";
 
 /** The wire shapes of the Messages API this surface sends. */
 
-export type StopReason = "end_turn" | "max_tokens" | "stop_sequence" | "tool_use" | "refusal";
+export type StopReason = "end_turn" | "max_tokens" | "stop_sequence" | "tool_use" | "refusal" | "compaction";
 
 export interface MessagesUsage {
   input_tokens: number;
   output_tokens: number;
   cache_creation_input_tokens: number;
   cache_read_input_tokens: number;
+  /** After a compaction: its usage and the answer's, apart (the top-level fields are the answer's). */
+  iterations?: Array<{ type: "compaction" | "message" } & Omit<MessagesUsage, "iterations">>;
 }
 
 export type OutputBlock =
   | { type: "text"; text: string }
   | { type: "thinking"; thinking: string; signature: string }
-  | { type: "tool_use"; id: string; name: string; input: unknown };
+  | { type: "tool_use"; id: string; name: string; input: unknown }
+  | { type: "compaction"; content: string | null; encrypted_content: string | null };
 
 export interface MessageObject {
   id: string;
@@ -31,7 +34,8 @@ export type BlockDelta =
   | { type: "text_delta"; text: string }
   | { type: "thinking_delta"; thinking: string }
   | { type: "signature_delta"; signature: string }
-  | { type: "input_json_delta"; partial_json: string };
+  | { type: "input_json_delta"; partial_json: string }
+  | { type: "compaction_delta"; content: string; encrypted_content: string | null };
 
 export type MessagesStreamEvent =
   | { type: "message_start"; message: MessageObject }

@@ -37,11 +37,13 @@ const STOP_REASONS = new Set([
   "tool_use",
   "pause_turn",
   "refusal",
+  "compaction",
 ]);
 const DELTA_FOR: Record<string, ReadonlyArray<string>> = {
   text: ["text_delta"],
   thinking: ["thinking_delta", "signature_delta"],
   tool_use: ["input_json_delta"],
+  compaction: ["compaction_delta"],
 };
 
 const fail = (at: number, why: string): never => {
@@ -101,7 +103,12 @@ export const checkMessagesStream = (frames: ReadonlyArray<SseFrame>): CheckedStr
         if (delta.type === "text_delta") block.text = `${block.text}${delta.text}`;
         else if (delta.type === "thinking_delta") block.thinking = `${block.thinking}${delta.thinking}`;
         else if (delta.type === "signature_delta") block.signature = `${block.signature}${delta.signature}`;
-        else json[openIndex as number] = `${json[openIndex as number]}${delta.partial_json}`;
+        else if (delta.type === "compaction_delta") {
+          // One delta carries the whole summary (Anthropic's shape), and only the first block may be one.
+          if (block.content !== null) fail(at, "a second compaction_delta");
+          if (openIndex !== 0) fail(at, "a compaction block that is not the first block");
+          block.content = delta.content;
+        } else json[openIndex as number] = `${json[openIndex as number]}${delta.partial_json}`;
         return;
       }
       case "content_block_stop": {

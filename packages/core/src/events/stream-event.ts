@@ -54,6 +54,11 @@ export interface StreamEventFields {
     readonly index?: number | undefined;
   };
   readonly usage: { readonly usage: Usage };
+  /**
+   * The conversation so far was compacted into `summary` (a compacting turn, before its answer);
+   * `usage`: what the compaction itself used, apart from the answer's.
+   */
+  readonly compaction: { readonly summary: string; readonly usage?: Usage | undefined };
   readonly finish: { readonly finish: Finish };
   /** `route`: the route that refused the turn before it started, when a routing layer knows it. */
   readonly error: { readonly error: GatewayError; readonly route?: string | undefined };

@@ -30,3 +30,16 @@ export interface CompactionRequest {
   /** The tools the conversation's ordinary turns offer: how its live thread, if any, was rendered. */
   readonly tools: ToolPolicy;
 }
+
+/**
+ * Compact first, then answer (Anthropic's `compact_20260112` edit, and its on-demand `compaction`):
+ * when the prompt reaches `triggerTokens` (the gateway's estimate), the conversation is summarized
+ * and the turn answers the summary alone; with `pause` the summary is the whole answer.
+ */
+export interface CompactFirst {
+  /** 0: always. */
+  readonly triggerTokens: number;
+  readonly pause: boolean;
+  /** Replaces the summary prompt (the backend then runs the summary turn as written, never its own). */
+  readonly instructions?: string | undefined;
+}

@@ -1,5 +1,5 @@
 import type { Caller } from "../ports/response-store.js";
-import type { CompactionRequest } from "./compaction.js";
+import type { CompactFirst, CompactionRequest } from "./compaction.js";
 /** Content a message can carry. Images are URLs (data: URLs for the codex backend). */
 export type ContentPart =
   | { readonly type: "text"; readonly text: string }
@@ -70,4 +70,6 @@ export interface TurnRequest {
    * as the conversation's ordinary turns are, for a backend that can compact that thread natively.
    */
   readonly compaction?: CompactionRequest | undefined;
+  /** Compact the conversation first when it is this long, then answer (run by `runCompactingTurn`). */
+  readonly compactFirst?: CompactFirst | undefined;
 }

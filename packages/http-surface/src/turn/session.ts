@@ -8,6 +8,7 @@ import {
 import {
   type AssistantBatch,
   inlineRemoteImages,
+  runCompactingTurn,
   runTurn,
   type TurnSettings,
   type TurnTelemetry,
@@ -131,7 +132,9 @@ export const openTurnSession = (
         stream: turn.stream,
         settings: turnSettings,
       });
-      const handle = runTurn(
+      // A request that may compact first (Anthropic's compact edit) is one stream of up to two turns.
+      const run = request.compactFirst === undefined ? runTurn : runCompactingTurn;
+      const handle = run(
         {
           backend: deps.backend,
           ids: deps.ids,

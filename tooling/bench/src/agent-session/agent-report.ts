@@ -6,15 +6,24 @@ interface SessionRun {
   /** Sessions run per surface/mode; each turn's figures are their median (absent: one). */
   readonly reps?: number;
   readonly continuity: string;
+  /** When the run began (ISO time). */
+  readonly startedAt?: string;
+  /** An edit-heavy session: every Nth request regenerates the last answer (absent or 0: none). */
+  readonly regenerateEvery?: number;
+  /** `PROXY_CODEX_KEEP_EDITS` of the gateway that ran it. */
+  readonly keepEdits?: string;
   readonly loadAverage: { readonly start: number; readonly end: number };
   readonly results: ReadonlyArray<{
     readonly session: string;
     readonly firstKeyShare?: number;
+    /** Of the turns that are not regenerates: the share on the session's first key. */
+    readonly linearFirstKeyShare?: number;
     readonly ttftRatioAtLast?: number;
     readonly turns: ReadonlyArray<{
       readonly ttftMs: number;
       readonly stdinBytes: number;
       readonly gatewayCpuMs?: number;
+      readonly regenerated?: boolean;
     }>;
     /** Each repetition's per-turn gateway CPU (ms), for the spread of the growth. */
     readonly gatewayCpuMsByRep?: ReadonlyArray<ReadonlyArray<number>>;
@@ -26,6 +35,8 @@ export interface AgentSessionResult {
   readonly on: SessionRun;
   /** Continuity off, chat native only: today's one-thread-per-request behaviour, for comparison. */
   readonly off: SessionRun;
+  /** The edit-heavy session, edits kept (`on`: the thread reverted) and not (`off`: a fresh thread per edit). */
+  readonly edits?: { readonly on: SessionRun; readonly off: SessionRun } | undefined;
 }
 
 const GOAL_SHARE = 1;
@@ -77,7 +88,76 @@ export const agentSessionGoals = (a: AgentSessionResult | undefined): Goal[] => 
       met: s.ttftRatioAtLast === undefined ? undefined : s.ttftRatioAtLast <= GOAL_TTFT,
     });
   }
+  for (const s of sessions(a.edits?.on ?? EMPTY_RUN))
+    goals.push({
+      goal: `edit-heavy session (every ${a.edits?.on.regenerateEvery}th turn regenerated, edits kept): share of the linear turns with the session's first prompt_cache_key = 100 % — ${s.session}`,
+      measured: `${f((s.linearFirstKeyShare ?? Number.NaN) * 100, 0)} %`,
+      met: s.linearFirstKeyShare === undefined ? undefined : s.linearFirstKeyShare >= GOAL_SHARE,
+    });
   return goals;
+};
+
+const EMPTY_RUN: SessionRun = {
+  turns: 0,
+  continuity: "true",
+  loadAverage: { start: 0, end: 0 },
+  results: [],
+};
+
+const medianOf = (xs: ReadonlyArray<number>) => {
+  const sorted = xs.filter(Number.isFinite).sort((x, y) => x - y);
+  return sorted.length === 0 ? Number.NaN : (sorted[sorted.length >> 1] as number);
+};
+
+/** One edit-heavy session: the key shares, and the linear and regenerated turns' medians apart. */
+const editRow = (label: string, r: SessionRun["results"][number]) => {
+  const pick = (regenerated: boolean) =>
+    r.turns.slice(1).filter((t) => (t.regenerated === true) === regenerated);
+  const [linear, regen] = [pick(false), pick(true)];
+  const pair = (g: (t: (typeof linear)[number]) => number, digits: number) =>
+    `${f(medianOf(linear.map(g)), digits)} / ${f(medianOf(regen.map(g)), digits)}`;
+  return [
+    label,
+    `${f((r.linearFirstKeyShare ?? Number.NaN) * 100, 0)} % / ${f((r.firstKeyShare ?? Number.NaN) * 100, 0)} %`,
+    pair((t) => t.stdinBytes, 0),
+    pair((t) => t.gatewayCpuMs ?? Number.NaN, 1),
+    pair((t) => t.ttftMs, 1),
+  ];
+};
+
+/** § 6's edit-heavy session: every Nth request regenerates the last answer, edits kept and not. */
+const editSection = (edits: AgentSessionResult["edits"]): string => {
+  if (!edits) return "";
+  const { on, off } = edits;
+  const header = [
+    "session (surface/mode), edits",
+    "turns with the first key: linear / all",
+    "codex stdin bytes: linear / regenerate",
+    "gateway CPU ms: linear / regenerate",
+    "TTFT ms: linear / regenerate",
+  ];
+  const rows = [
+    ...sessions(on).map((r) => editRow(`${r.session}, kept`, r)),
+    ...sessions(off).map((r) => editRow(`${r.session}, fresh thread per edit`, r)),
+  ];
+  return `
+### An edit-heavy session: every ${on.regenerateEvery}th turn regenerated
+
+The same session of ${on.turns} requests, except that every ${on.regenerateEvery}th request regenerates the last
+answer: the previous request is sent again (a chat UI's regenerate, Claude Code's rewind of the last
+turn) and its new answer replaces the old one. With \`PROXY_CODEX_KEEP_EDITS=true\` ("kept": the live
+thread is reverted to before the regenerated turn) and without it (the default: "fresh thread per
+edit", the baseline). Linear turns are every turn after the first that is not a regenerate; per
+column the median over those turns of each turn's median over ${on.reps ?? 1} interleaved sessions.
+Measured${on.startedAt ? ` on ${on.startedAt}` : ""} by \`node tooling/bench/dist/agent-session/main.js --turns ${on.turns} --reps ${on.reps ?? 1} --regenerate-every ${on.regenerateEvery}\`
+(load average ${f(on.loadAverage.start, 1)} at the start of the kept run, ${f(off.loadAverage.end, 1)} at the end of the other).
+
+${table(header, rows)}
+In native mode the regenerated request answers codex's open tool calls: a turn left open at tool
+calls is never reverted (docs/codex-threads.md), so the regenerate starts a fresh thread (the whole
+history resent) and the session goes on on that thread's key, kept edits or not. In prompt mode each
+request is its own codex turn, which kept edits revert.
+`;
 };
 
 const row = (label: string, r: SessionRun["results"][number]) => {
@@ -120,5 +200,5 @@ CPU from its threads' run time (ns). \`node tooling/bench/dist/agent-session/mai
 (load average ${f(a.on.loadAverage.start, 1)} at its start).
 
 ${table(header, [...on, ...off])}
-`;
+${editSection(a.edits)}`;
 };

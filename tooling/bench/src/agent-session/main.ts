@@ -8,7 +8,11 @@
  * it on a quiet machine), built code as the bench runs it:
  *   pnpm build && node tooling/bench/dist/agent-session/main.js \
  *     [--turns 30] [--reps 5] [--output-chars 5000] [--surfaces chat,responses,messages,gemini] [--modes native,prompt]
+ *     [--regenerate-every 5]
  * `PROXY_CODEX_CONTINUITY=false` in the environment measures the gateway without continuity.
+ * `--regenerate-every N`: an edit-heavy session, every Nth request regenerates the last answer (the
+ * previous request sent again, its answer then replacing the old one); run it with
+ * `PROXY_CODEX_KEEP_EDITS=true` (the thread reverted) and without (a fresh thread per edit).
  * Prints one line per session to stderr and the per-turn series as JSON to stdout.
  */
 import { spawn } from "node:child_process";
@@ -44,6 +48,7 @@ const OUTPUT_CHARS = Number(flag("output-chars", "5000"));
 const REPS = Number(flag("reps", "5"));
 const surfaces = flag("surfaces", SURFACES.join(",")).split(",") as Surface[];
 const modes = flag("modes", "native,prompt").split(",") as Array<"native" | "prompt">;
+const REGENERATE_EVERY = Number(flag("regenerate-every", "0"));
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
 const toolCallText = (name: string, args: object) =>
@@ -140,6 +145,7 @@ const main = async () => {
   const childEnv = sealedEnvironment(env, [], join(scratch, "empty-path"));
   const results: unknown[] = [];
   const loadAtStart = loadavg()[0];
+  const startedAt = new Date().toISOString();
   try {
     // codex driven directly, one thread for the whole session: the baseline (median of REPS sessions).
     const directSession = async () => {
@@ -172,13 +178,23 @@ const main = async () => {
       `direct (one thread): ttft turn 1 ${directTurns[0]?.ttftMs.toFixed(1)} ms, turn ${TURNS} ${directTurns.at(-1)?.ttftMs.toFixed(1)} ms`,
     );
 
-    type Turn = { ttftMs: number; stdinBytes: number; gatewayCpuMs: number; cacheKey: unknown };
+    type Turn = {
+      ttftMs: number;
+      stdinBytes: number;
+      gatewayCpuMs: number;
+      cacheKey: unknown;
+      regenerated: boolean;
+    };
     /** One session of TURNS requests on `surface` in `mode`, each turn measured. */
     const session = async (surface: Surface, mode: "native" | "prompt", rep: number) => {
       const tag = `${surface}-${mode}-${rep}-${Date.now()}`;
       const entries: Entry[] = [{ kind: "user", text: `session=${tag}: read every chunk` }];
       const turns: Turn[] = [];
       for (let k = 1; k <= TURNS; k++) {
+        // A regenerate: the answer of the previous request (the model's step and its tool's output)
+        // is dropped and that request sent again; the new answer takes the old one's place.
+        const regenerated = REGENERATE_EVERY > 0 && k % REGENERATE_EVERY === 0 && entries.length >= 3;
+        if (regenerated) entries.splice(-2);
         const { path, body } = requestFor(surface, entries);
         const [bytes0, cpu0] = [await stdinBytes(), await processCpuMs(gateway.pid as number)];
         const r = await stream(`${url}${path}`, body, mode);
@@ -188,14 +204,17 @@ const main = async () => {
           stdinBytes: bytes1 - bytes0,
           gatewayCpuMs: cpu1 - cpu0,
           cacheKey: provider.requests.at(-1)?.body.prompt_cache_key,
+          regenerated,
         });
         if (k === TURNS) break;
         const id = callIdIn(surface, r.text);
         if (id === undefined) throw new Error(`${tag} turn ${k}: no tool call in ${r.text.slice(0, 400)}`);
-        const call = { id, name: "read_chunk", args: { n: k } };
+        // The model's step is the number of outputs it was shown plus one.
+        const n = entries.filter((e) => e.kind === "result").length + 1;
+        const call = { id, name: "read_chunk", args: { n } };
         entries.push(
-          { kind: "assistant", text: `Step ${k}. `, call },
-          { kind: "result", call, output: outputOf(k) },
+          { kind: "assistant", text: `Step ${n}. `, call },
+          { kind: "result", call, output: outputOf(n) },
         );
       }
       return turns;
@@ -216,10 +235,17 @@ const main = async () => {
           ttftMs: median(at.map((t) => t.ttftMs)),
           stdinBytes: median(at.map((t) => t.stdinBytes)),
           gatewayCpuMs: median(at.map((t) => t.gatewayCpuMs)),
+          // The same turns are regenerated in every repetition.
+          ...(REGENERATE_EVERY > 0 ? { regenerated: at[0]?.regenerated === true } : {}),
         };
       });
       const firstKey = (r: Turn[]) => r.filter((t) => t.cacheKey === r[0]?.cacheKey).length;
       const share = reps.reduce((n, r) => n + firstKey(r), 0) / (TURNS * reps.length);
+      // The linear turns of an edit-heavy session: every turn that is not a regenerate.
+      const linear = (r: Turn[]) => r.filter((t) => !t.regenerated);
+      const linearShare =
+        reps.reduce((n, r) => n + linear(r).filter((t) => t.cacheKey === r[0]?.cacheKey).length, 0) /
+        reps.reduce((n, r) => n + linear(r).length, 0);
       const last = turns.at(-1);
       const ratio = (last?.ttftMs ?? Number.NaN) / (directTurns.at(-1)?.ttftMs ?? Number.NaN);
       log(
@@ -228,6 +254,7 @@ const main = async () => {
       results.push({
         session: key,
         firstKeyShare: share,
+        ...(REGENERATE_EVERY > 0 ? { linearFirstKeyShare: linearShare } : {}),
         ttftRatioAtLast: ratio,
         turns,
         gatewayCpuMsByRep: reps.map((r) => r.map((t) => t.gatewayCpuMs)),
@@ -241,7 +268,7 @@ const main = async () => {
     await rm(scratch, { recursive: true, force: true });
   }
   process.stdout.write(
-    `${JSON.stringify({ turns: TURNS, reps: REPS, outputChars: OUTPUT_CHARS, loadAverage: { start: loadAtStart, end: loadavg()[0] }, continuity: process.env.PROXY_CODEX_CONTINUITY ?? "true", results }, null, 2)}\n`,
+    `${JSON.stringify({ startedAt, turns: TURNS, reps: REPS, outputChars: OUTPUT_CHARS, regenerateEvery: REGENERATE_EVERY, keepEdits: process.env.PROXY_CODEX_KEEP_EDITS ?? "false", loadAverage: { start: loadAtStart, end: loadavg()[0] }, continuity: process.env.PROXY_CODEX_CONTINUITY ?? "true", results }, null, 2)}\n`,
   );
 };
 
