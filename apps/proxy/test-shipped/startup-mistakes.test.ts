@@ -135,6 +135,31 @@ describe.runIf(process.platform === "linux")(
       expect(run.ms).toBeLessThan(10_000);
     });
 
+    it("a codex that fails at start: its own stderr, kept on the one line", async () => {
+      const dir = mkdtempSync(join(tmpdir(), "broken-codex-"));
+      const bin = join(dir, "codex");
+      writeFileSync(
+        bin,
+        '#!/bin/sh\necho "codex: this build cannot run here" >&2\necho "(second line)" >&2\nexit 3\n',
+        {
+          mode: 0o755,
+        },
+      );
+      try {
+        const run = await mistake({ CODEX_BIN: bin });
+        expect(run.code).toBe(1);
+        oneLine(
+          run,
+          new RegExp(
+            `^codex-tool-gateway: CODEX_BIN: codex could not be started \\(${bin}\\): .*; codex: this build cannot run here; \\(second line\\): point CODEX_BIN at a codex binary, or unset it to use the pinned @openai/codex\\.$`,
+          ),
+        );
+        expect(run.ms).toBeLessThan(10_000);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+
     it("the port in use: found before codex or the store start", async () => {
       const { server, port } = await silentServer();
       try {

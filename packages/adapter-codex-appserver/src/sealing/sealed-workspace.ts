@@ -62,7 +62,13 @@ export const prepareSealedWorkspace = (options: {
   const sealed = catalog.then(
     ({ path, cwd }) => sealedThreadParams(path, cwd) as unknown as Record<string, unknown>,
   );
-  sealed.catch((err) => logger.error({ err, command }, "codex: could not build the sealed model catalog"));
+  // Its message holds codex's own stderr (the reason); the start reports it, the stack says nothing.
+  sealed.catch((err) =>
+    logger.error(
+      { command, reason: err instanceof Error ? err.message : String(err) },
+      "codex: could not build the sealed model catalog",
+    ),
+  );
   return {
     childEnv,
     sealed,
