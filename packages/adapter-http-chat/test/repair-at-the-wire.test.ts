@@ -57,4 +57,19 @@ describe("a repaired call holds exactly what the model wrote (Chat Completions, 
     expect(calls).toEqual([["get_weather", { city: "Paris" }]]);
     expect(content).toContain('"q":"Paris');
   });
+
+  const ambiguous = '<tool_call>{"name":"get_weather","arguments":{"city":"Par" "is"}}</tool_call>';
+
+  // An ambiguous quote (a missing comma?): the value cannot be kept whole.
+  it("a strict tool's call that cannot be kept whole is a corrective turn; the call the model then writes is the answer", async () => {
+    const strict = { ...WEATHER_TOOL, function: { ...WEATHER_TOOL.function, strict: true } };
+    gateway = await startGateway([{ chunks: fragments(ambiguous) }, { chunks: weather }]);
+    const res = await postChat(gateway, { ...ask, tools: [strict] });
+    expect(res.status).toBe(200);
+    const message = JSON.parse(res.text).choices[0].message;
+    expect(message.tool_calls.map((c: { function: { arguments: string } }) => c.function.arguments)).toEqual([
+      '{"city":"Paris"}',
+    ]);
+    expect(gateway.backend.requests).toHaveLength(2);
+  });
 });
