@@ -258,8 +258,16 @@ export const startGateway = async (
 /** Process entry: config from env (+ optional file and CLI flags), signals, exit codes. */
 export const main = async (flags: Readonly<Record<string, string>> = {}): Promise<void> => {
   // Every mistake a start can meet is one line on stderr and a non-zero exit, no stack trace.
+  // A message may quote a tool's multi-line output (codex's stderr): kept, on the one line.
   const fail = (message: string, code: number): never => {
-    process.stderr.write(`codex-tool-gateway: ${message}\n`);
+    const line = message
+      .split(/\s*\n\s*/)
+      .reduce(
+        (out, part) =>
+          part === "" ? out : out === "" || /^[:;,.)]/.test(part) ? out + part : `${out}; ${part}`,
+        "",
+      );
+    process.stderr.write(`codex-tool-gateway: ${line}\n`);
     process.exit(code);
   };
   let loaded: ReturnType<typeof loadConfig>;
