@@ -242,14 +242,15 @@ describe("cut-off tool calls are never emitted as complete", () => {
     expect(gateway.summaries[0]?.telemetry.callsEmitted).toBe(0);
   });
 
-  it("non-stream: the same reply is a 422 naming the cut-off call, with no tool_calls", async () => {
+  it("non-stream: the same reply is its text with finish_reason stop, never a tool_calls answer", async () => {
+    // Nothing reached the client before the block broke off: it was never a call, so it stays text.
     gateway = await startGateway([{ chunks: fragments(cutOff) }]);
     const res = await postChat(gateway, ask);
-    expect(res.status).toBe(422);
-    const body = JSON.parse(res.text);
-    expect(body.choices).toBeUndefined();
-    expect(body.error).toMatchObject({ code: "tool_call_incomplete", param: null });
-    expect(body.error.message).toContain("delete_path");
+    expect(res.status).toBe(200);
+    const choice = JSON.parse(res.text).choices[0];
+    expect(choice.finish_reason).toBe("stop");
+    expect(choice.message.tool_calls).toBeUndefined();
+    expect(choice.message.content).toBe(cutOff);
   });
 
   it("a block cut off before any of its call was sent is plain text with finish_reason stop", async () => {
@@ -261,11 +262,16 @@ describe("cut-off tool calls are never emitted as complete", () => {
     expect(choice.message.tool_calls).toBeUndefined();
   });
 
-  it("a block over the size limit is an error, never a shortened call", async () => {
+  it("a block over the size limit is never a shortened call: streamed an error, non-streamed text", async () => {
     const big = `<tool_call>{"name":"delete_path","arguments":{"path":"/home/${"x".repeat(200)}"}}</tool_call>`;
-    gateway = await startGateway([{ chunks: fragments(big) }], { settings: { maxBlockBytes: 64 } });
-    const res = await postChat(gateway, ask);
-    expect(res.status).toBe(422);
-    expect(JSON.parse(res.text).error).toMatchObject({ code: "tool_call_too_large" });
+    gateway = await startGateway([{ chunks: fragments(big) }, { chunks: fragments(big) }], {
+      settings: { maxBlockBytes: 64 },
+    });
+    const streamed = await postChat(gateway, { ...ask, stream: true });
+    expect(streamed.text).toContain('"code":"tool_call_too_large"');
+    expect(streamed.text).not.toContain('"finish_reason":"tool_calls"');
+    const choice = JSON.parse((await postChat(gateway, ask)).text).choices[0];
+    expect(choice.message.tool_calls).toBeUndefined();
+    expect(choice.message.content).toBe(big);
   });
 });

@@ -38,8 +38,14 @@ export const createCallGate = (deps: {
   readonly settings: TurnSettings;
   readonly ids: IdGenerator;
   readonly telemetry: TurnCounters;
+  /**
+   * Pass a call on only when it ends (nothing reads it sooner: a non-streamed answer), so a block
+   * the parser rejects midway was never a call and its text follows as text.
+   */
+  readonly holdCalls?: boolean | undefined;
 }) => {
   const { policy, settings, ids, telemetry } = deps;
+  const holdCalls = deps.holdCalls === true;
   const deploymentCap = policy.parallel ? settings.toolBlockMax : 1;
   // 0 means no cap; the smaller of the deployment's and the client's caps applies.
   const cap =
@@ -123,7 +129,7 @@ export const createCallGate = (deps: {
       duplicates,
       heldDeltas: [],
     };
-    if (dropped || duplicates.length > 0) return NONE;
+    if (dropped || duplicates.length > 0 || holdCalls) return NONE;
     return { events: forwardStart(pending) };
   };
 
@@ -134,7 +140,9 @@ export const createCallGate = (deps: {
     if (call.forwarded) return call.index;
     call.heldDeltas.push(delta);
     const args = call.args;
-    return call.duplicates.some((d) => d.startsWith(args)) ? NONE : { events: forwardStart(call) };
+    return holdCalls || call.duplicates.some((d) => d.startsWith(args))
+      ? NONE
+      : { events: forwardStart(call) };
   };
 
   const onDelta = (call: PendingCall, delta: string): GateResult => {

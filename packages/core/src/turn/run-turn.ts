@@ -37,6 +37,11 @@ export interface TurnInput {
   readonly signal: AbortSignal;
   /** Records the turn for the request inspector; absent, nothing is recorded or copied. */
   readonly trace?: TurnTrace | undefined;
+  /**
+   * The client reads the answer whole, not streamed: a call is passed on only once it is complete,
+   * so a block that turns out not to be a call (arguments that cannot be kept whole) stays text.
+   */
+  readonly wholeAnswer?: boolean | undefined;
 }
 
 export interface TurnHandle {
@@ -78,7 +83,13 @@ export const runTurn = (deps: TurnDeps, input: TurnInput): TurnHandle => {
   if (!(mode instanceof GatewayError)) telemetry.toolMode = mode;
   const toolMap = new Map(callableTools(tools).map((t) => [t.name, t]));
   const validator = offered.length > 0 ? createArgumentsValidator(offered, deps.schemas) : undefined;
-  const gate = createCallGate({ policy: tools, settings, ids: deps.ids, telemetry });
+  const gate = createCallGate({
+    policy: tools,
+    settings,
+    ids: deps.ids,
+    telemetry,
+    holdCalls: input.wholeAnswer === true,
+  });
   const deadlineAt = settings.requestTimeoutMs > 0 ? clock.now() + settings.requestTimeoutMs : 0;
   const meter = createUsageMeter(deps.tokens);
   const attemptContext: AttemptContext = {

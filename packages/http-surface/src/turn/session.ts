@@ -142,7 +142,14 @@ export const openTurnSession = (
           schemas: deps.schemas,
           tokens: deps.tokens,
         },
-        { request, tools: turn.tools, settings: turnSettings, signal: abort.signal, trace },
+        {
+          request,
+          tools: turn.tools,
+          settings: turnSettings,
+          signal: abort.signal,
+          trace,
+          wholeAnswer: !turn.stream,
+        },
       );
       report.running(handle.telemetry);
       c.set("turn", handle);
