@@ -112,13 +112,33 @@ describe("a backend failure after complete tool calls (real codex app-server)", 
     expect(error).toBeInstanceOf(APIError);
   });
 
-  it("a reply that ends inside a second call is still a failure, not a tool_calls finish", async () => {
-    const error = await client.chat.completions
-      .create({ model: "m", messages: user("unfinished second call"), tools })
-      .then(
-        () => undefined,
-        (e: unknown) => e,
-      );
+  it("non-streamed, a reply that ends inside a second call keeps the complete call; the cut block is never a call", async () => {
+    const answer = await client.chat.completions.create({
+      model: "m",
+      messages: user("unfinished second call"),
+      tools,
+    });
+    const choice = answer.choices[0];
+    expect(choice?.finish_reason).toBe("tool_calls");
+    const calls = (choice?.message.tool_calls ?? []).flatMap((c) =>
+      c.type === "function" ? [c.function] : [],
+    );
+    expect(calls.map((f) => [f.name, JSON.parse(f.arguments)])).toEqual([["get_weather", { city: "Paris" }]]);
+  });
+
+  it("streamed, the same reply is a failure: the client saw the second call start", async () => {
+    const stream = await client.chat.completions.create({
+      model: "m",
+      messages: user("unfinished second call, streamed"),
+      tools,
+      stream: true,
+    });
+    const error = await (async () => {
+      for await (const _ of stream);
+    })().then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(APIError);
     expect((error as APIError).code).toBe("tool_call_incomplete");
   });
@@ -173,14 +193,12 @@ describe("a backend failure after complete tool calls (real codex app-server)", 
     }
   });
 
-  it("responses non-streaming answers 200 with the call; a cut call is still a failure", async () => {
+  it("responses non-streaming answers 200 with the call; beside a cut call and a failure, the complete call is kept", async () => {
     const ok = await client.responses.create({ model: "m", input: "complete call", tools: responsesTools });
     expect(ok.status).toBe("completed");
     expect(ok.output.some((o) => o.type === "function_call" && o.name === "get_weather")).toBe(true);
-    const cut = await client.responses.create({ model: "m", input: "cut call", tools: responsesTools }).then(
-      () => undefined,
-      (e: unknown) => e,
-    );
-    expect(cut).toBeInstanceOf(APIError);
+    const cut = await client.responses.create({ model: "m", input: "cut call", tools: responsesTools });
+    const calls = cut.output.flatMap((o) => (o.type === "function_call" ? [JSON.parse(o.arguments)] : []));
+    expect(calls).toEqual([{ city: "Paris" }]);
   });
 });
