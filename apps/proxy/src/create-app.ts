@@ -1,18 +1,20 @@
 import type { StoredStateOptions } from "@proxy/adapter-http-responses";
 import {
-  type Clock,
   createSchemaCache,
   GatewayError,
   type IdGenerator,
-  type MediaFetcher,
   type SchemaCache,
-  systemClock,
-  type TextBackend,
   type TokenEncoding,
-  type TurnObserver,
-  type TurnSettings,
   toGatewayError,
 } from "@proxy/core";
+import {
+  type Clock,
+  type MediaFetcher,
+  systemClock,
+  type TextBackend,
+  type TurnObserver,
+  type TurnSettings,
+} from "@proxy/core/gateway";
 import {
   mountRoutes,
   OPENAI_FRONT,

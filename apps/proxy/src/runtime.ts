@@ -1,5 +1,6 @@
 import { createCodexBackend, resolveCodexCommand } from "@proxy/adapter-codex-appserver";
-import type { TextBackend, TokenEncoding } from "@proxy/core";
+import type { TokenEncoding } from "@proxy/core";
+import type { TextBackend } from "@proxy/core/gateway";
 import { createRouteStack, DEFAULT_CODEX_ROUTE } from "@proxy/routing";
 import * as Context from "effect/Context";
 import * as Effect from "effect/Effect";

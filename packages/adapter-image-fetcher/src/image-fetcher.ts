@@ -2,7 +2,7 @@ import { lookup } from "node:dns/promises";
 import { request as httpRequest, type IncomingMessage } from "node:http";
 import { request as httpsRequest } from "node:https";
 import { isIP } from "node:net";
-import type { FetchedImage, MediaFetcher } from "@proxy/core";
+import type { FetchedImage, MediaFetcher } from "@proxy/core/gateway";
 import { type AddressGuard, createAddressGuard } from "./address-guard.js";
 
 export interface ImageFetchOptions {

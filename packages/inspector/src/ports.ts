@@ -1,4 +1,4 @@
-import type { BackendReadiness, Caller, TextBackend } from "@proxy/core";
+import type { BackendReadiness, Caller, TextBackend } from "@proxy/core/gateway";
 import type { RouteSpec } from "@proxy/http-surface";
 
 /** One model route's line on the overview (the route table's status). */

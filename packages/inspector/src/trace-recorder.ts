@@ -1,12 +1,5 @@
-import type {
-  AssistantEvent,
-  AttemptEnd,
-  BackendEvent,
-  BackendRequest,
-  GatewayError,
-  ParserEvent,
-  TurnSummary,
-} from "@proxy/core";
+import type { AssistantEvent, BackendRequest, GatewayError, ParserEvent } from "@proxy/core";
+import type { AttemptEnd, BackendEvent, TurnSummary } from "@proxy/core/gateway";
 import type { RequestTrace, TracedTurnStart } from "@proxy/http-surface";
 import { FIELD_LIMITS, jsonSize, keepErrorBody } from "./bounded.js";
 import { type Redactor, summarizeBackendRequest, summarizeClientRequest } from "./redact.js";

@@ -1,4 +1,5 @@
-import { type BackendBatch, type BackendMiddleware, toGatewayError } from "@proxy/core";
+import { toGatewayError } from "@proxy/core";
+import type { BackendBatch, BackendMiddleware } from "@proxy/core/gateway";
 
 /** The route id of the codex backend the gateway serves from when no `models` are configured. */
 export const DEFAULT_CODEX_ROUTE = "codex";

@@ -1,13 +1,11 @@
 import {
-  type BackendBatch,
-  type BackendCapabilities,
-  type BackendMiddleware,
   type BackendRequest,
   GatewayError,
   type GatewayErrorKind,
   isGatewayError,
   toGatewayError,
 } from "@proxy/core";
+import type { BackendBatch, BackendCapabilities, BackendMiddleware } from "@proxy/core/gateway";
 import type { Route } from "./route.js";
 import { logText, type RouteLog } from "./route-log.js";
 

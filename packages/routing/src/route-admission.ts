@@ -1,4 +1,4 @@
-import { type BackendMiddleware, createAdmissionGate, onBatchesEnd } from "@proxy/core";
+import { type BackendMiddleware, createAdmissionGate, onBatchesEnd } from "@proxy/core/gateway";
 
 /**
  * A route's own concurrency limit in front of its backend: at most `maxInFlight` turns run, at

@@ -1,4 +1,4 @@
-import { OUTPUT_MODES, type OutputMode } from "@proxy/core";
+import { OUTPUT_MODES, type OutputMode } from "@proxy/core/gateway";
 import * as Result from "effect/Result";
 import * as Schema from "effect/Schema";
 import * as SchemaIssue from "effect/SchemaIssue";

@@ -1,4 +1,4 @@
-import { type BackendMiddleware, type TextBackend, wrapBackend } from "@proxy/core";
+import { type BackendMiddleware, type TextBackend, wrapBackend } from "@proxy/core/gateway";
 import { answeringRoute } from "./answering-route.js";
 import { routeFallbacks } from "./fallback.js";
 import type { Route } from "./route.js";

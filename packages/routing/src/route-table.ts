@@ -1,12 +1,11 @@
+import { type BackendRequest, GatewayError } from "@proxy/core";
 import {
   type BackendReadiness,
-  type BackendRequest,
   backendStream,
-  GatewayError,
   type ModelInfo,
   type PlanLimits,
   type TextBackend,
-} from "@proxy/core";
+} from "@proxy/core/gateway";
 import { capabilitiesOf } from "./fallback.js";
 import type { Route } from "./route.js";
 import type { RouteConfig } from "./route-config.js";

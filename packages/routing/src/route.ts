@@ -1,4 +1,4 @@
-import type { TextBackend } from "@proxy/core";
+import type { TextBackend } from "@proxy/core/gateway";
 import type { RouteConfig } from "./route-config.js";
 
 /** A configured route with the backend that serves it (already behind its route layers). */

@@ -1,4 +1,5 @@
-import { type BackendEvent, GatewayError, wrapBackend } from "@proxy/core";
+import { GatewayError } from "@proxy/core";
+import { type BackendEvent, wrapBackend } from "@proxy/core/gateway";
 import { createScriptedBackend, type ScriptedTurn } from "@proxy/core/testing";
 import { describe, expect, it } from "vitest";
 import { answeringRoute } from "../src/index.js";

@@ -1,4 +1,4 @@
-import { type BackendMiddleware, type PlanLimits, type TextBackend, wrapBackend } from "@proxy/core";
+import { type BackendMiddleware, type PlanLimits, type TextBackend, wrapBackend } from "@proxy/core/gateway";
 import type { RouteStatus } from "@proxy/routing";
 import { createDrain } from "./drain.js";
 import { modelAliases } from "./model-aliases.js";

@@ -1,4 +1,5 @@
-import type { BackendMiddleware, TextBackend, TokenEncoding } from "@proxy/core";
+import type { TokenEncoding } from "@proxy/core";
+import type { BackendMiddleware, TextBackend } from "@proxy/core/gateway";
 import { createRouteStacks, createRouteTable, type RouteBackend, type RouteConfig } from "@proxy/routing";
 import * as Effect from "effect/Effect";
 import type * as Scope from "effect/Scope";

@@ -1,4 +1,4 @@
-import { DEFAULT_TURN_SETTINGS, type TurnSettings } from "@proxy/core";
+import { DEFAULT_TURN_SETTINGS, type TurnSettings } from "@proxy/core/gateway";
 import { routeProblem } from "@proxy/routing";
 import * as Result from "effect/Result";
 import * as Schema from "effect/Schema";

@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { randomUUID } from "node:crypto";
-import type { TurnObserver, TurnSummary } from "@proxy/core";
+import type { TurnObserver, TurnSummary } from "@proxy/core/gateway";
 import { isEventStream, whenSent } from "@proxy/http-surface";
 import type { Context, MiddlewareHandler } from "hono";
 import { routePath } from "hono/route";

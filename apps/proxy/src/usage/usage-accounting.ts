@@ -1,4 +1,4 @@
-import { type BackendMiddleware, type UsageStore, utcDay } from "@proxy/core";
+import { type BackendMiddleware, type UsageStore, utcDay } from "@proxy/core/gateway";
 import { DEFAULT_CODEX_ROUTE } from "@proxy/routing";
 import * as Context from "effect/Context";
 import * as Effect from "effect/Effect";

@@ -1,15 +1,17 @@
 import {
-  type AssistantBatch,
   type AssistantEvent,
   type GatewayError,
-  inlineRemoteImages,
-  runTurn,
   type ToolPolicy,
   type TurnRequest,
-  type TurnSettings,
-  type TurnTelemetry,
   toGatewayError,
 } from "@proxy/core";
+import {
+  type AssistantBatch,
+  inlineRemoteImages,
+  runTurn,
+  type TurnSettings,
+  type TurnTelemetry,
+} from "@proxy/core/gateway";
 import type { Context } from "hono";
 import { errorResponse, namingInput } from "../errors/http-error.js";
 import { requestCaller } from "../request/caller.js";
