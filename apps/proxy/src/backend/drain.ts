@@ -8,6 +8,17 @@ export interface Drain {
   activeTurns(): number;
 }
 
+/** A controller of the layer's own that follows `signal`, for a caller that gives no `abort`. */
+const ownAbort = (signal: AbortSignal) => {
+  const controller = new AbortController();
+  const abort = () => controller.abort();
+  signal.addEventListener("abort", abort, { once: true });
+  return {
+    options: { signal: controller.signal, abort },
+    release: () => signal.removeEventListener("abort", abort),
+  };
+};
+
 /**
  * Graceful shutdown as a layer: once draining, new turns are refused (`backend_unavailable`,
  * retry in 5 s); turns still running at the deadline end with a proper error event, which the
@@ -23,35 +34,37 @@ export const createDrain = (onDrain?: () => void): Drain & { readonly middleware
   };
 
   const middleware: BackendMiddleware = {
-    async *stream(request, { signal }, next): AsyncGenerator<BackendBatch> {
+    async *stream(request, options, next): AsyncGenerator<BackendBatch> {
       if (draining)
         throw new GatewayError("backend_unavailable", "The gateway is shutting down.", {
           retryAfterSeconds: 5,
         });
-      const controller = new AbortController();
-      const forward = () => controller.abort();
-      signal.addEventListener("abort", forward, { once: true });
+      // The caller's own abort when it gives one (core's attempt does): no second controller chained
+      // in front of its signal. A caller that gives none gets one here.
+      const own = options.abort === undefined ? ownAbort(options.signal) : undefined;
+      const inner = own?.options ?? options;
+      const abort = inner.abort as () => void;
       let stopWith: GatewayError | undefined;
       let ended = false;
       // Stopping aborts the inner turn; backends must then end promptly (the TextBackend contract),
       // so the hot path needs no per-event race.
       const stop = (error: GatewayError) => {
         stopWith = error;
-        controller.abort();
+        abort();
       };
       active.add(stop);
       try {
-        for await (const batch of next(request, { signal: controller.signal })) {
+        for await (const batch of next(request, inner)) {
           if (stopWith) break;
           yield batch;
         }
         ended = stopWith === undefined;
         if (stopWith) yield [{ type: "error", error: stopWith }];
       } finally {
-        signal.removeEventListener("abort", forward);
+        own?.release();
         active.delete(stop);
         // An inner turn that ended by itself needs no stop (an abort allocates a DOMException).
-        if (!ended) controller.abort();
+        if (!ended) abort();
         settle();
       }
     },

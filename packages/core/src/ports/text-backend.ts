@@ -135,6 +135,16 @@ export interface BackendStream extends AsyncIterable<BackendEvent> {
 }
 
 /**
+ * How one turn runs: aborting `signal` stops it. `abort`, when the caller gives it, aborts that same
+ * signal, so a layer that must stop the turn beneath it (the gateway's drain) calls it instead of
+ * chaining an AbortController of its own in front of the caller's: one controller per attempt.
+ */
+export interface BackendStreamOptions {
+  readonly signal: AbortSignal;
+  readonly abort?: (() => void) | undefined;
+}
+
+/**
  * The port every text-only backend implements (v1). `stream` yields events for one turn; pre-start
  * failures may be thrown or yielded as `error`. Aborting `signal` must stop the turn promptly and
  * end the iterable. `stream` hands over, per batch, everything its transport had buffered (a
@@ -150,7 +160,7 @@ export interface TextBackend {
    * backends (the gateway's model router). `undefined` falls back to `capabilities`.
    */
   capabilitiesFor?(model: string): BackendCapabilities | undefined;
-  stream(request: BackendRequest, options: { readonly signal: AbortSignal }): BackendStream;
+  stream(request: BackendRequest, options: BackendStreamOptions): BackendStream;
   listModels(): Promise<ReadonlyArray<ModelInfo>>;
   readiness(): BackendReadiness;
 }

@@ -4,11 +4,12 @@ import type {
   BackendCapabilities,
   BackendReadiness,
   BackendRequest,
+  BackendStreamOptions,
   ModelInfo,
   TextBackend,
 } from "./text-backend.js";
 
-type StreamOptions = { readonly signal: AbortSignal };
+type StreamOptions = BackendStreamOptions;
 
 /**
  * One layer around a backend (as vercel/ai's `wrapLanguageModel` middleware is around a model):

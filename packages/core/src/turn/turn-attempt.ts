@@ -84,7 +84,7 @@ export async function* runAttempt(
     holdCalls: budget !== undefined,
   });
   const iterator = ctx.backend
-    .stream(backendRequest, { signal: controller.signal })
+    .stream(backendRequest, { signal: controller.signal, abort })
     .batches()
     [Symbol.asyncIterator]();
   let rawText = "";

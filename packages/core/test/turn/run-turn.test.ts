@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { DEFAULT_TURN_SETTINGS, runTurn, type TurnSettings } from "../../src/gateway.js";
+import { DEFAULT_TURN_SETTINGS, runTurn, type TurnSettings, wrapBackend } from "../../src/gateway.js";
 import {
   type AssistantEvent,
   createCountingIdGenerator,
@@ -7,6 +7,7 @@ import {
   type ToolPolicy,
   type ToolSpec,
 } from "../../src/index.js";
+import type { BackendStreamOptions } from "../../src/ports/text-backend.js";
 import { createScriptedBackend, o200kEncoding, type Script } from "../../src/testing/index.js";
 import { policyOf } from "../support/tool-policy.js";
 
@@ -232,6 +233,34 @@ describe("runTurn", () => {
       error: { kind: "timeout", message: expect.stringContaining("request timeout") },
     });
     expect(text(events).length).toBeGreaterThan(0);
+  });
+
+  it("hands the backend its attempt's abort beside its signal, so a layer stops the turn with no controller of its own", async () => {
+    const seen: BackendStreamOptions[] = [];
+    const backend = wrapBackend(createScriptedBackend([{ chunks: ["ok"] }]), {
+      stream: (request, options, next) => {
+        seen.push(options);
+        return next(request, options);
+      },
+    });
+    const handle = runTurn(
+      { backend, ids: createCountingIdGenerator(), tokens: o200kEncoding },
+      {
+        request: {
+          model: "m",
+          items: [{ type: "message", role: "user", content: [{ type: "text", text: "hi" }] }],
+        },
+        tools: policy(),
+        settings: DEFAULT_TURN_SETTINGS,
+        signal: new AbortController().signal,
+      },
+    );
+    for await (const _ of handle.events);
+    const [options] = seen;
+    expect(seen).toHaveLength(1);
+    expect(options?.signal.aborted).toBe(false);
+    options?.abort?.();
+    expect(options?.signal.aborted).toBe(true);
   });
 
   it("renders history, tool results and the manifest for the backend", async () => {
