@@ -20,6 +20,7 @@ import { createImageFetcher } from "./media/image-fetcher.js";
 import { Log, type Logger } from "./observability/logger.js";
 import { createMetrics } from "./observability/metrics.js";
 import { releaseStartupMemory } from "./observability/startup-memory.js";
+import { Replicas } from "./replicas/replicas.js";
 import { routeSettingsOf } from "./routing/route-config.js";
 import { Backend, Tracing } from "./runtime.js";
 import { GatewayStartError } from "./startup-problem.js";
@@ -85,10 +86,12 @@ class Gateway extends Context.Service<Gateway, Serving>()("@proxy/gateway/Gatewa
       const usage = yield* Usage;
       const { tracer } = yield* Tracing;
       const acquired = yield* Backend;
+      const { sharing } = yield* Replicas;
       const { metrics, tokens, scope } = shared;
       const stack = createBackendStack(acquired, {
         aliases: config.modelAliases,
         keyLimits: usage.keyLimits,
+        replicas: sharing,
       });
       const { backend, control } = stack;
       const app = createApp({
@@ -97,6 +100,7 @@ class Gateway extends Context.Service<Gateway, Serving>()("@proxy/gateway/Gatewa
         admin: usage.admin,
         backend,
         control,
+        internalTurn: sharing && stack.forwarded ? sharing.route(stack.forwarded) : undefined,
         tokens,
         settings: turnSettingsFrom(config),
         routeSettings: routeSettingsOf(config.models),
@@ -182,7 +186,8 @@ interface Shared {
  * The gateway as one layer graph, the one place its resources are composed. Built in this order,
  * released in the reverse: the log; the listening socket (a port in use stops the start before
  * anything else starts); the store, tracing and the backend side by side (codex boots while the
- * store opens); the usage accounting over the store; the app, served. A step that fails releases
+ * store opens); the usage accounting over the store and, with replicas, their owners table beside
+ * it; the app, served. A step that fails releases
  * what was acquired before it; a clean shutdown drains the app first and closes the log last.
  */
 const gatewayLayer = (config: GatewayConfig, options: StartOptions, shared: Shared) => {
@@ -207,7 +212,9 @@ const gatewayLayer = (config: GatewayConfig, options: StartOptions, shared: Shar
     Tracing.layer(config),
     backend,
   ).pipe(Layer.provideMerge(foundation));
-  const accounted = Usage.layer(config, shared.metrics.registry).pipe(Layer.provideMerge(resources));
+  const accounted = Layer.mergeAll(Usage.layer(config, shared.metrics.registry), Replicas.layer(config)).pipe(
+    Layer.provideMerge(resources),
+  );
   return Layer.effect(Gateway, Gateway.make(config, options, shared)).pipe(Layer.provide(accounted));
 };
 

@@ -75,6 +75,10 @@ const acquireCodex = (
         backend: codex,
         auth,
         beginShutdown: () => codex.beginShutdown(),
+        conversations: {
+          keysOf: (request) => codex.conversationKeys(request),
+          watch: (listener) => codex.watchConversations(listener),
+        },
       }),
     ),
   );
@@ -98,9 +102,10 @@ export class Backend extends Context.Service<Backend, AcquiredBackend>()("@proxy
       Backend,
       codex.pipe(
         Effect.map(
-          ({ backend, auth, beginShutdown }): AcquiredBackend => ({
+          ({ backend, auth, beginShutdown, conversations }): AcquiredBackend => ({
             backend: createRouteStack(backend, { id: DEFAULT_CODEX_ROUTE, auth }),
             beginShutdown,
+            conversations,
           }),
         ),
       ),

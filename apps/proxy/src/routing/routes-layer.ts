@@ -1,7 +1,12 @@
 import type { BackendMiddleware, TextBackend, TokenEncoding } from "@proxy/core";
 import * as Effect from "effect/Effect";
 import type * as Scope from "effect/Scope";
-import { type AcquiredBackend, createRouteStacks, type RouteBackend } from "../backend/backend-stack.js";
+import {
+  type AcquiredBackend,
+  createRouteStacks,
+  type LiveConversations,
+  type RouteBackend,
+} from "../backend/backend-stack.js";
 import type { GatewayConfig } from "../config/config.js";
 import type { Logger } from "../observability/logger.js";
 import type { RouteConfig } from "./route-config.js";
@@ -14,6 +19,8 @@ export interface AcquiredCodex {
   readonly backend: TextBackend;
   readonly auth?: BackendMiddleware | undefined;
   readonly beginShutdown?: (() => void) | undefined;
+  /** Its live conversations, for replicas sharing them (`replicas/`). */
+  readonly conversations?: LiveConversations | undefined;
 }
 
 /** One upstream's backend, probed once at startup (a down upstream is logged, not fatal), closed with the scope. */
