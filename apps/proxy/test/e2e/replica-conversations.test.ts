@@ -34,6 +34,30 @@ const shown = (r: RecordedRequest | undefined): string[] =>
     .filter((i) => i.type === "message" && (i.role === "user" || i.role === "assistant"))
     .map((i) => `${i.role}:${(i.content ?? []).map((c) => c.text ?? "").join("")}`);
 
+type Item = { type?: string; call_id?: string; output?: unknown };
+/**
+ * The scripted model: a tool's output is answered with it, a question about the weather (with tools
+ * offered) gets a native call, anything else an echo of the last user text.
+ */
+const model = (r: RecordedRequest) => {
+  const last = ((r.body.input ?? []) as Item[]).at(-1);
+  if (last?.type === "function_call_output") return { text: `The weather: ${String(last.output)}` };
+  const ask = lastUserText(r);
+  if (/weather/.test(ask) && ((r.body.tools ?? []) as unknown[]).length > 0)
+    return {
+      items: [
+        {
+          type: "function_call",
+          id: `fc_${r.index}`,
+          call_id: `call_${r.index}`,
+          name: "get_weather",
+          arguments: '{"city":"Paris"}',
+        },
+      ],
+    };
+  return { text: `Echo: ${ask}` };
+};
+
 /**
  * Two gateways, each the built bin as the README starts it, on one throwaway PostgreSQL, sharing
  * conversations (PROXY_REPLICA_URL/SECRET), real codex behind each, one recording model provider.
@@ -85,7 +109,7 @@ describe("replicas share conversations: one thread and one prompt_cache_key wher
   beforeAll(async () => {
     postgres = await startPostgresServer();
     storeUrl = await postgres.createDatabase("replica_conversations");
-    provider = await startScriptedModelProvider((r) => ({ text: `Echo: ${lastUserText(r)}` }));
+    provider = await startScriptedModelProvider(model);
     [a, b] = await Promise.all([startReplica(), startReplica()]);
   }, 120_000);
   afterAll(async () => {
@@ -125,6 +149,42 @@ describe("replicas share conversations: one thread and one prompt_cache_key wher
       "assistant:Echo: alt-5 on a",
       "user:alt-6 on b",
     ]);
+  });
+
+  it("native mode: a tool call left open on one replica is answered from the other, on the same thread", async () => {
+    const tools: OpenAI.Chat.Completions.ChatCompletionTool[] = [
+      {
+        type: "function",
+        function: {
+          name: "get_weather",
+          parameters: { type: "object", properties: { city: { type: "string" } } },
+        },
+      },
+    ];
+    const native = { headers: { "x-proxy-tool-mode": "native" } };
+    const ask = (replica: SpawnedGateway, messages: Message[]) =>
+      client(replica).chat.completions.create({ model: "m", messages, tools }, native);
+    const from = provider.requests.length;
+    const messages: Message[] = [{ role: "user", content: "nat-1 weather in Paris?" }];
+    const first = await ask(a, messages);
+    const call = first.choices[0]?.message.tool_calls?.[0];
+    expect(call?.type === "function" && call.function.name).toBe("get_weather");
+    messages.push(first.choices[0]?.message as Message, {
+      role: "tool",
+      tool_call_id: call?.id ?? "",
+      content: "sunny",
+    });
+    const second = await ask(b, messages); // codex's turn on a waits for this result
+    expect(second.choices[0]?.message.content).toBe("The weather: sunny");
+    messages.push(second.choices[0]?.message as Message, { role: "user", content: "nat-3 thanks" });
+    const third = await ask(b, messages);
+    expect(third.choices[0]?.message.content).toBe("Echo: nat-3 thanks");
+    const sent = provider.requests.slice(from);
+    expect(sent).toHaveLength(3);
+    expect(new Set(sent.map(cacheKeyOf)).size).toBe(1);
+    // The result went to codex's open call: the model saw the call and its output once each.
+    const items = ((sent[1]?.body.input ?? []) as Item[]).filter((i) => i.type?.startsWith("function_call"));
+    expect(items.map((i) => i.type)).toEqual(["function_call", "function_call_output"]);
   });
 
   it("the internal route refuses a call without the secret, with a forged one, and with an API key", async () => {
