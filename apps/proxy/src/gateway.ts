@@ -212,9 +212,10 @@ const gatewayLayer = (config: GatewayConfig, options: StartOptions, shared: Shar
     Tracing.layer(config),
     backend,
   ).pipe(Layer.provideMerge(foundation));
-  const accounted = Layer.mergeAll(Usage.layer(config, shared.metrics.registry), Replicas.layer(config)).pipe(
-    Layer.provideMerge(resources),
-  );
+  const accounted = Layer.mergeAll(
+    Usage.layer(config, shared.metrics.registry),
+    Replicas.layer(config, shared.metrics.observeReplicaTurn),
+  ).pipe(Layer.provideMerge(resources));
   return Layer.effect(Gateway, Gateway.make(config, options, shared)).pipe(Layer.provide(accounted));
 };
 

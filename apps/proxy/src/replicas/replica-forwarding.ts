@@ -1,4 +1,5 @@
 import type { BackendBatch, BackendMiddleware, BackendRequest, ConversationOwners } from "@proxy/core";
+import type { ReplicaTurnOutcome } from "../observability/backend-metrics.js";
 import type { Logger } from "../observability/logger.js";
 import { forwardTurn } from "./forward-turn.js";
 import type { Ownership } from "./ownership.js";
@@ -11,6 +12,8 @@ export interface ForwardingDeps {
   readonly ownership: Ownership;
   readonly keysOf: (request: BackendRequest) => Promise<ReadonlyArray<string>>;
   readonly logger: Logger;
+  /** Told where each turn with history ran. */
+  readonly observe?: ((outcome: ReplicaTurnOutcome) => void) | undefined;
 }
 
 const isTerminal = (batch: BackendBatch) => batch.some((e) => e.type === "finish" || e.type === "error");
@@ -45,22 +48,27 @@ export async function* settledLocally(
  */
 export const replicaForwarding = (deps: ForwardingDeps): BackendMiddleware => ({
   async stream(request, options, next) {
-    const local = () => settledLocally(next(request, options), deps.ownership);
+    const local = (outcome?: ReplicaTurnOutcome) => {
+      if (outcome) deps.observe?.(outcome);
+      return settledLocally(next(request, options), deps.ownership);
+    };
     const keys = await deps.keysOf(request);
     if (keys.length === 0) return local();
     const mine = deps.ownership.lastHeld(keys);
     // The common case: this replica holds the whole conversation; the store is not asked.
-    if (mine === keys.length - 1) return local();
+    if (mine === keys.length - 1) return local("here");
     const found = await deps.owners.lookup(keys).catch((err: unknown) => {
       deps.logger.warn({ err }, "could not look up a conversation's owner; running it here");
       return undefined;
     });
-    if (found === undefined || found.owner === deps.self || keys.indexOf(found.key) <= mine) return local();
+    if (found === undefined || found.owner === deps.self || keys.indexOf(found.key) <= mine)
+      return local("here");
     const forwarded = await forwardTurn(
       { key: found.key, request, heartbeatMs: Math.max(50, Math.floor(deps.timeoutMs / 4)) },
       { owner: found.owner, secret: deps.secret, timeoutMs: deps.timeoutMs, signal: options.signal },
     );
     if (forwarded.kind === "streaming") {
+      deps.observe?.("forwarded");
       deps.logger.debug({ owner: found.owner }, "turn passed to the replica holding its conversation");
       return forwarded.batches;
     }
@@ -68,6 +76,6 @@ export const replicaForwarding = (deps: ForwardingDeps): BackendMiddleware => ({
       { owner: found.owner, why: forwarded.why },
       "the replica holding this conversation did not take the turn; running it here on a fresh thread",
     );
-    return local();
+    return local("owner_unavailable");
   },
 });

@@ -4,6 +4,7 @@ import * as Effect from "effect/Effect";
 import * as Layer from "effect/Layer";
 import type { Context as HonoContext } from "hono";
 import type { GatewayConfig } from "../config/config.js";
+import type { ReplicaTurnOutcome } from "../observability/backend-metrics.js";
 import { Log } from "../observability/logger.js";
 import { Backend } from "../runtime.js";
 import { startStep } from "../start-step.js";
@@ -38,7 +39,7 @@ const notShared = () =>
 export class Replicas extends Context.Service<Replicas, { readonly sharing: ReplicaSharing | undefined }>()(
   "@proxy/gateway/Replicas",
 ) {
-  static readonly make = (config: GatewayConfig) =>
+  static readonly make = (config: GatewayConfig, observe?: (outcome: ReplicaTurnOutcome) => void) =>
     Effect.gen(function* () {
       if (config.replicaUrl === "") return { sharing: undefined };
       const { logger } = yield* Log;
@@ -65,6 +66,7 @@ export class Replicas extends Context.Service<Replicas, { readonly sharing: Repl
                 ownership,
                 keysOf,
                 logger: log,
+                observe,
               }),
               settle: {
                 stream: (request, options, next) => settledLocally(next(request, options), ownership),
@@ -96,5 +98,6 @@ export class Replicas extends Context.Service<Replicas, { readonly sharing: Repl
       ).pipe(Effect.map(({ sharing }) => ({ sharing })));
     });
 
-  static readonly layer = (config: GatewayConfig) => Layer.effect(Replicas, Replicas.make(config));
+  static readonly layer = (config: GatewayConfig, observe?: (outcome: ReplicaTurnOutcome) => void) =>
+    Layer.effect(Replicas, Replicas.make(config, observe));
 }

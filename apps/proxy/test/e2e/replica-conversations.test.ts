@@ -27,6 +27,15 @@ const freePort = () =>
     });
   });
 
+/** A replica's `proxy_replica_turns_total` by outcome. */
+const replicaTurns = async (url: string) => {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const counts: Record<string, number> = {};
+  for (const m of text.matchAll(/^proxy_replica_turns_total\{outcome="(\w+)"\} (\d+)$/gm))
+    counts[m[1] as string] = Number(m[2]);
+  return counts;
+};
+
 const cacheKeyOf = (r: RecordedRequest) => String(r.body.prompt_cache_key);
 /** The conversation the model provider was shown, as `role:text` lines. */
 const shown = (r: RecordedRequest | undefined): string[] =>
@@ -233,7 +242,11 @@ describe("replicas share conversations: one thread and one prompt_cache_key wher
     history = (await turn(b, history, "kill-2 on b")).history; // forwarded to c
     process.kill(-(c.child.pid ?? 0), "SIGKILL"); // c and its codex, at once
     await c.exited;
+    const before = await replicaTurns(b.url);
     const after = await turn(b, history, "kill-3 after the kill");
+    const counted = await replicaTurns(b.url);
+    expect(counted.owner_unavailable ?? 0).toBe((before.owner_unavailable ?? 0) + 1);
+    expect(counted.forwarded).toBeGreaterThanOrEqual(3); // the alternating turns and kill-2
     expect(after.content).toBe("Echo: kill-3 after the kill");
     history = after.history;
     history = (await turn(a, history, "kill-4 on a")).history;
