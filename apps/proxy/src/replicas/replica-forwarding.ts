@@ -72,6 +72,7 @@ export const replicaForwarding = (deps: ForwardingDeps): BackendMiddleware => ({
       deps.logger.debug({ owner: found.owner }, "turn passed to the replica holding its conversation");
       return forwarded.batches;
     }
+    if (options.signal.aborted) return local(); // the client left meanwhile: the turn ends at once
     deps.logger.info(
       { owner: found.owner, why: forwarded.why },
       "the replica holding this conversation did not take the turn; running it here on a fresh thread",
