@@ -1,3 +1,4 @@
+import { createServer as createHttpServer } from "node:http";
 import { type AddressInfo, createServer } from "node:net";
 import { serve } from "@hono/node-server";
 import {
@@ -15,7 +16,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { internalTurnRoute } from "../../src/replicas/internal-turn.js";
 import { createOwnership } from "../../src/replicas/ownership.js";
 import { replicaForwarding, settledLocally } from "../../src/replicas/replica-forwarding.js";
-import { INTERNAL_TURN_PATH } from "../../src/replicas/wire.js";
+import { batchLine, INTERNAL_TURN_PATH } from "../../src/replicas/wire.js";
 
 const SECRET = "a-replica-secret-0123456789";
 const logger = pino({ level: "silent" });
@@ -126,6 +127,27 @@ describe("replica forwarding", () => {
     expect(await text(request("silent"))).toBe("from local");
     expect(Date.now() - started).toBeLessThan(4_000);
     expect(local.requests).toHaveLength(5);
+  });
+
+  it("an owner that dies after its first event ends the turn with a retryable error, never a second answer", async () => {
+    const dying = createHttpServer((_req, res) => {
+      res.writeHead(200, { "content-type": "application/x-ndjson" });
+      res.write(batchLine([{ type: "stream-start" }, { type: "text-delta", delta: "half an " }]));
+      setTimeout(() => res.destroy(), 50);
+    });
+    servers.push(dying);
+    await new Promise<void>((resolve) => dying.listen(0, "127.0.0.1", resolve));
+    const owners = createMemoryConversationOwners();
+    await owners.record("dies:2", `http://127.0.0.1:${(dying.address() as AddressInfo).port}`, 1);
+    const local = createScriptedBackend([{ chunks: "from local" }]);
+    const events = await collect(forwarder(local, owners), request("dies"));
+    expect(events.map((e) => e.type)).toEqual(["stream-start", "text-delta", "error"]);
+    const error = events.at(-1);
+    expect(error?.type === "error" && error.error).toMatchObject({
+      kind: "backend_unavailable",
+      retryable: true,
+    });
+    expect(local.requests).toHaveLength(0);
   });
 
   it("heartbeats keep a slow owner's turn (a model that takes longer than the timeout to start)", async () => {
