@@ -118,6 +118,11 @@ export const MIGRATIONS: ReadonlyArray<{ readonly version: number; readonly sql:
       CREATE INDEX conversation_owners_by_owner ON conversation_owners (owner);
     `,
   },
+  {
+    version: 5,
+    // Rows a replica killed outright left behind are swept by their age.
+    sql: () => "CREATE INDEX conversation_owners_by_time ON conversation_owners (updated_at);",
+  },
 ];
 
 /** Brings the schema up to the newest version; safe when several processes start at once. */

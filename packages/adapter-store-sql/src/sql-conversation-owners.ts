@@ -35,4 +35,5 @@ export const createSqlConversationOwners = (db: SqlDriver): ConversationOwners =
     await db.run("DELETE FROM conversation_owners WHERE conversation_key = ? AND owner = ?", [key, owner]);
   },
   releaseOwner: (owner) => db.run("DELETE FROM conversation_owners WHERE owner = ?", [owner]),
+  releaseStale: (before) => db.run("DELETE FROM conversation_owners WHERE updated_at < ?", [before]),
 });

@@ -24,6 +24,9 @@ export interface ReplicaSharing {
   readonly route: (backend: TextBackend) => (c: HonoContext) => Promise<Response>;
 }
 
+/** How long past the live-thread idle time a row may stay before any replica sweeps it. */
+const STALE_MARGIN_MS = 60_000;
+
 const notShared = () =>
   new GatewayStartError(
     "PROXY_REPLICA_URL: replicas share live conversations through a shared store and the default codex backend; this gateway has neither.",
@@ -80,14 +83,25 @@ export class Replicas extends Context.Service<Replicas, { readonly sharing: Repl
                   logger: log,
                 }),
             };
+            // A row older than any live thread can be idle is one a replica killed outright left.
+            const horizonMs = config.codexLiveThreadIdleMs + STALE_MARGIN_MS;
+            const sweeper = setInterval(
+              () =>
+                void owners.releaseStale(Date.now() - horizonMs).catch((err: unknown) => {
+                  log.warn({ err }, "could not sweep stale rows from the owners table");
+                }),
+              Math.min(Math.max(config.codexLiveThreadIdleMs, 10_000), 300_000),
+            );
+            sweeper.unref();
             log.info({ replicaUrl: self }, "replicas share live conversations");
-            return { sharing, unwatch, ownership };
+            return { sharing, unwatch, ownership, sweeper };
           },
           (error) =>
             `PROXY_REPLICA_URL: could not clear this replica's earlier rows in the store's owners table: ${error instanceof Error ? error.message : String(error)}`,
         ),
-        ({ unwatch, ownership }) =>
+        ({ unwatch, ownership, sweeper }) =>
           Effect.promise(async () => {
+            clearInterval(sweeper);
             unwatch();
             await ownership.settled();
             await owners.releaseOwner(self).catch((err: unknown) => {

@@ -23,33 +23,48 @@ export interface ConversationOwners {
   release(key: string, owner: string): Promise<void>;
   /** Every record of `owner` (a replica that starts or stops holds nothing); how many went. */
   releaseOwner(owner: string): Promise<number>;
+  /**
+   * Every record made before `before` (epoch ms), whoever made it: what a replica killed outright
+   * left behind, once no thread can be that idle and still live; how many went.
+   */
+  releaseStale(before: number): Promise<number>;
 }
 
 /** The table in memory: replicas of one process (tests), or a gateway without a shared store. */
 export const createMemoryConversationOwners = (): ConversationOwners => {
-  const rows = new Map<string, string>();
+  const rows = new Map<string, { readonly owner: string; readonly at: number }>();
   return {
-    record: async (key, owner) => {
-      rows.set(key, owner);
+    record: async (key, owner, now) => {
+      rows.delete(key); // re-inserted last: the map stays in the order of the records' times
+      rows.set(key, { owner, at: now });
     },
     lookup: async (keys) => {
       for (let i = keys.length - 1; i >= 0; i--) {
         const key = keys[i] as string;
-        const owner = rows.get(key);
-        if (owner !== undefined) return { key, owner };
+        const row = rows.get(key);
+        if (row !== undefined) return { key, owner: row.owner };
       }
       return undefined;
     },
     release: async (key, owner) => {
-      if (rows.get(key) === owner) rows.delete(key);
+      if (rows.get(key)?.owner === owner) rows.delete(key);
     },
     releaseOwner: async (owner) => {
       let count = 0;
-      for (const [key, held] of rows)
-        if (held === owner) {
+      for (const [key, row] of rows)
+        if (row.owner === owner) {
           rows.delete(key);
           count++;
         }
+      return count;
+    },
+    releaseStale: async (before) => {
+      let count = 0;
+      for (const [key, row] of rows) {
+        if (row.at >= before) break;
+        rows.delete(key);
+        count++;
+      }
       return count;
     },
   };

@@ -31,6 +31,19 @@ export const describeConversationOwnersContract = (
       expect(await owners.lookup([key])).toBeUndefined();
     });
 
+    it("releases the records made before a time, whoever made them, and keeps the newer", async () => {
+      const owners = await open();
+      const [old, renewed, recent] = [fresh("old"), fresh("renewed"), fresh("recent")];
+      await owners.record(old, "http://a", 1_000);
+      await owners.record(renewed, "http://b", 1_000);
+      await owners.record(recent, "http://c", 5_000);
+      await owners.record(renewed, "http://b", 6_000);
+      expect(await owners.releaseStale(2_000)).toBe(1);
+      expect(await owners.lookup([old])).toBeUndefined();
+      expect(await owners.lookup([renewed])).toEqual({ key: renewed, owner: "http://b" });
+      expect(await owners.lookup([recent])).toEqual({ key: recent, owner: "http://c" });
+    });
+
     it("releases everything one owner holds, and only that", async () => {
       const owners = await open();
       const [a, b, c] = [fresh("a"), fresh("b"), fresh("c")];
