@@ -58,17 +58,22 @@ export const forwardTurn = async (turn: ForwardedTurn, options: ForwardOptions):
   const controller = new AbortController();
   const abort = () => controller.abort();
   options.signal.addEventListener("abort", abort, { once: true });
+  // The watchdog runs only while this replica waits for the owner (the answer, the next line): a
+  // client that reads slowly pauses the owner's turn through the connection, which is no silence.
   let timer: ReturnType<typeof setTimeout> | undefined;
   let quiet = false;
-  const idle = () => {
-    if (timer === undefined) {
-      timer = setTimeout(() => {
-        quiet = true;
-        controller.abort();
-      }, options.timeoutMs);
-      timer.unref?.();
-    } else timer.refresh();
+  const arm = () => {
+    timer = setTimeout(() => {
+      quiet = true;
+      controller.abort();
+    }, options.timeoutMs);
+    timer.unref?.();
   };
+  const disarm = () => {
+    clearTimeout(timer);
+    timer = undefined;
+  };
+  const idle = () => timer?.refresh();
   const done = () => {
     clearTimeout(timer);
     options.signal.removeEventListener("abort", abort);
@@ -78,7 +83,7 @@ export const forwardTurn = async (turn: ForwardedTurn, options: ForwardOptions):
     controller.abort();
     return { kind: "unavailable", why: quiet ? `no answer within ${options.timeoutMs} ms` : why };
   };
-  idle();
+  arm();
   let lines: AsyncGenerator<TurnLine>;
   try {
     const response = await fetch(new URL(INTERNAL_TURN_PATH, options.owner), {
@@ -92,6 +97,7 @@ export const forwardTurn = async (turn: ForwardedTurn, options: ForwardOptions):
       return unavailable(`HTTP ${response.status} ${text.slice(0, 200)}`);
     }
     lines = readLines(response.body, idle);
+    disarm();
   } catch (error) {
     return unavailable(
       error instanceof Error
@@ -101,10 +107,18 @@ export const forwardTurn = async (turn: ForwardedTurn, options: ForwardOptions):
         : String(error),
     );
   }
+  const nextLine = async () => {
+    arm();
+    try {
+      return await lines.next();
+    } finally {
+      disarm();
+    }
+  };
   let first: BackendBatch | undefined;
   try {
     for (;;) {
-      const next = await lines.next();
+      const next = await nextLine();
       if (next.done) return unavailable("the owner ended the turn without an answer");
       const line = next.value;
       if (line.t === "beat") continue;
@@ -126,7 +140,7 @@ export const forwardTurn = async (turn: ForwardedTurn, options: ForwardOptions):
       for (;;) {
         let next: IteratorResult<TurnLine>;
         try {
-          next = await lines.next();
+          next = await nextLine();
         } catch {
           if (!options.signal.aborted) yield [{ type: "error", error: ownerStopped() }];
           return;

@@ -150,6 +150,28 @@ describe("replica forwarding", () => {
     expect(local.requests).toHaveLength(0);
   });
 
+  it("a client that reads slowly is no silent owner: its turn pauses across the hop and completes", async () => {
+    const owned = createScriptedBackend([{ chunks: ["one ", "two ", "three"], delayMs: 10 }]);
+    const owners = createMemoryConversationOwners();
+    await owners.record("slowreader:2", await owner(owned, ["slowreader:2"]), 1);
+    const local = createScriptedBackend([{ chunks: "from local" }]);
+    const stream = forwarder(local, owners, 300).stream(request("slowreader"), {
+      signal: new AbortController().signal,
+    });
+    const types: string[] = [];
+    let text = "";
+    for await (const batch of stream.batches()) {
+      for (const e of batch) {
+        types.push(e.type);
+        if (e.type === "text-delta") text += e.delta;
+      }
+      await new Promise((r) => setTimeout(r, 700)); // more than the timeout between reads
+    }
+    expect(text).toBe("one two three");
+    expect(types).not.toContain("error");
+    expect(local.requests).toHaveLength(0);
+  });
+
   it("heartbeats keep a slow owner's turn (a model that takes longer than the timeout to start)", async () => {
     const slow = createScriptedBackend([{ chunks: ["slow ", "but ", "there"], delayMs: 400 }]);
     const owners = createMemoryConversationOwners();
