@@ -160,6 +160,33 @@ describe("replicas share conversations: one thread and one prompt_cache_key wher
     ]);
   });
 
+  it("responses: a previous_response_id chain alternating replicas stays on one thread", async () => {
+    const from = provider.requests.length;
+    let previous: string | undefined;
+    for (let i = 1; i <= 4; i++) {
+      const replica = i % 2 === 1 ? a : b;
+      const response = await client(replica).responses.create({
+        model: "m",
+        input: `resp-${i}`,
+        ...(previous ? { previous_response_id: previous } : {}),
+      });
+      expect(response.output_text).toBe(`Echo: resp-${i}`);
+      previous = response.id;
+    }
+    const sent = provider.requests.slice(from);
+    expect(sent).toHaveLength(4);
+    expect(new Set(sent.map(cacheKeyOf)).size).toBe(1);
+    expect(shown(sent.at(-1))).toEqual([
+      "user:resp-1",
+      "assistant:Echo: resp-1",
+      "user:resp-2",
+      "assistant:Echo: resp-2",
+      "user:resp-3",
+      "assistant:Echo: resp-3",
+      "user:resp-4",
+    ]);
+  });
+
   it("native mode: a tool call left open on one replica is answered from the other, on the same thread", async () => {
     const tools: OpenAI.Chat.Completions.ChatCompletionTool[] = [
       {
