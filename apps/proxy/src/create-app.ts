@@ -39,6 +39,7 @@ import { type GatewaySurfaceDeps, SURFACES, surfaceOf } from "./http/surfaces.js
 import { gatewayIndex, hintedNotFound, INSPECTOR_OFF } from "./http/url-guide.js";
 import type { Logger } from "./observability/logger.js";
 import type { Metrics } from "./observability/metrics.js";
+import { INTERNAL_TURN_PATH } from "./replicas/wire.js";
 import { lazyO200kEncoding } from "./tokens/lazy-o200k.js";
 import { ADMIN_PREFIX, ADMIN_ROUTES, type AdminDeps, createAdminApp } from "./usage/admin-usage.js";
 
@@ -79,6 +80,8 @@ export interface AppDeps
   readonly admin?: AdminDeps | undefined;
   /** The request inspector (`/ui`), when PROXY_INSPECTOR is on. */
   readonly inspector?: Inspector | undefined;
+  /** `POST /internal/turn`, when replicas share conversations (`replicas/`); absent = no such route. */
+  readonly internalTurn?: ((c: Context) => Promise<Response>) | undefined;
   /** Compiled tool schemas for all surfaces; one per app by default. */
   readonly schemas?: SchemaCache | undefined;
 }
@@ -172,6 +175,8 @@ export const createApp = (deps: AppDeps): Hono => {
   const groups = [{ routes: own }, ...SURFACES.map((s) => ({ api: s.api, routes: s.routes }))];
   app.get(G.openapi.path, (c) => c.json(openApiDocument(deps.version, groups)));
   if (deps.admin) app.route(ADMIN_PREFIX, createAdminApp(deps.admin));
+  // The replicas' own call: its secret is its only key (no API key opens it), checked in the route.
+  if (deps.internalTurn) app.post(INTERNAL_TURN_PATH, deps.internalTurn);
 
   const authenticate = keyAuth(deps.apiKeys);
   const tooLarge = new GatewayError(

@@ -25,6 +25,7 @@ import { Listener } from "./listener.js";
 import { Log, type Logger } from "./observability/logger.js";
 import { createMetrics } from "./observability/metrics.js";
 import { releaseStartupMemory } from "./observability/startup-memory.js";
+import { Replicas } from "./replicas/replicas.js";
 import { Backend, Tracing } from "./runtime.js";
 import { GatewayStartError } from "./startup-problem.js";
 import { State, type StateTimings } from "./state/gateway-state.js";
@@ -89,10 +90,12 @@ class Gateway extends Context.Service<Gateway, Serving>()("@proxy/gateway/Gatewa
       const usage = yield* Usage;
       const { tracer } = yield* Tracing;
       const acquired = yield* Backend;
+      const { sharing } = yield* Replicas;
       const { metrics, tokens, scope } = shared;
       const stack = createBackendStack(acquired, {
         aliases: config.modelAliases,
         keyLimits: usage.keyLimits,
+        replicas: sharing,
       });
       const { backend, control } = stack;
       const app = createApp({
@@ -101,6 +104,7 @@ class Gateway extends Context.Service<Gateway, Serving>()("@proxy/gateway/Gatewa
         admin: usage.admin,
         backend,
         control,
+        internalTurn: sharing && stack.forwarded ? sharing.route(stack.forwarded) : undefined,
         tokens,
         settings: turnSettingsFrom(config),
         routeSettings: routeSettingsOf(config.models),
@@ -189,7 +193,8 @@ interface Shared {
  * The gateway as one layer graph, the one place its resources are composed. Built in this order,
  * released in the reverse: the log; the listening socket (a port in use stops the start before
  * anything else starts); the store, tracing and the backend side by side (codex boots while the
- * store opens); the usage accounting over the store; the app, served. A step that fails releases
+ * store opens); the usage accounting over the store and, with replicas, their owners table beside
+ * it; the app, served. A step that fails releases
  * what was acquired before it; a clean shutdown drains the app first and closes the log last.
  */
 const gatewayLayer = (config: GatewayConfig, options: StartOptions, shared: Shared) => {
@@ -214,7 +219,10 @@ const gatewayLayer = (config: GatewayConfig, options: StartOptions, shared: Shar
     Tracing.layer(config),
     backend,
   ).pipe(Layer.provideMerge(foundation));
-  const accounted = Usage.layer(config, shared.metrics.registry).pipe(Layer.provideMerge(resources));
+  const accounted = Layer.mergeAll(
+    Usage.layer(config, shared.metrics.registry),
+    Replicas.layer(config, shared.metrics.observeReplicaTurn),
+  ).pipe(Layer.provideMerge(resources));
   return Layer.effect(Gateway, Gateway.make(config, options, shared)).pipe(Layer.provide(accounted));
 };
 

@@ -76,6 +76,10 @@ const acquireCodex = (
         backend: codex,
         auth,
         beginShutdown: () => codex.beginShutdown(),
+        conversations: {
+          keysOf: (request) => codex.conversationKeys(request),
+          watch: (listener) => codex.watchConversations(listener),
+        },
       }),
     ),
   );
@@ -99,9 +103,10 @@ export class Backend extends Context.Service<Backend, AcquiredBackend>()("@proxy
       Backend,
       codex.pipe(
         Effect.map(
-          ({ backend, auth, beginShutdown }): AcquiredBackend => ({
+          ({ backend, auth, beginShutdown, conversations }): AcquiredBackend => ({
             backend: createRouteStack(backend, { id: DEFAULT_CODEX_ROUTE, auth }),
             beginShutdown,
+            conversations,
           }),
         ),
       ),

@@ -266,6 +266,30 @@ describe.runIf(process.platform === "linux")(
       }
     });
 
+    it.each([
+      [
+        "a secret without a URL",
+        { PROXY_REPLICA_SECRET: "one-shared-replica-secret" },
+        /PROXY_REPLICA_SECRET is set but PROXY_REPLICA_URL is not/,
+      ],
+      [
+        "a URL without a secret",
+        { PROXY_REPLICA_URL: "http://127.0.0.1:9", PROXY_STORE: "postgres://u:pw@127.0.0.1:9/db" },
+        /PROXY_REPLICA_URL is set but PROXY_REPLICA_SECRET is not/,
+      ],
+      [
+        "no shared store",
+        { PROXY_REPLICA_URL: "http://127.0.0.1:9", PROXY_REPLICA_SECRET: "one-shared-replica-secret" },
+        /PROXY_REPLICA_URL needs the store the replicas share: PROXY_STORE=postgres/,
+      ],
+    ])("replica settings that do not fit together: %s", async (_what, env, line) => {
+      const run = await mistake(env);
+      expect(run.code).toBe(2);
+      oneLine(run, line);
+      expect(run.stderr).not.toContain("one-shared-replica-secret");
+      expect(run.stdout).toBe("");
+    });
+
     it("a misspelled flag: refused, the flag meant named", async () => {
       const run = await mistake({}, ["--max-inflight", "4"]);
       expect(run.code).toBe(2);

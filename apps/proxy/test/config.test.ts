@@ -186,3 +186,42 @@ describe("configuration", () => {
     expect(helpText()).toContain("A <bool> is true, 1, yes, on or false, 0, no, off, in any case");
   });
 });
+
+describe("replica settings", () => {
+  const PG = "postgres://gateway@db:5432/gateway";
+  const SECRET = "s3cret-shared-by-replicas";
+  const problem = (env: Record<string, string>) => {
+    try {
+      resolveConfig({ env });
+      return undefined;
+    } catch (error) {
+      expect(error).toBeInstanceOf(ConfigError);
+      return (error as Error).message;
+    }
+  };
+
+  it("are all-or-nothing, need PostgreSQL and the default codex backend, each in one line", () => {
+    expect(problem({ PROXY_REPLICA_SECRET: SECRET })).toMatch(
+      /PROXY_REPLICA_SECRET is set but PROXY_REPLICA_URL is not/,
+    );
+    expect(problem({ PROXY_REPLICA_URL: "http://10.0.0.5:8787", PROXY_STORE: PG })).toMatch(
+      /PROXY_REPLICA_URL is set but PROXY_REPLICA_SECRET is not/,
+    );
+    expect(problem({ PROXY_REPLICA_URL: "http://10.0.0.5:8787", PROXY_REPLICA_SECRET: SECRET })).toMatch(
+      /PROXY_REPLICA_URL needs the store the replicas share: PROXY_STORE=postgres/,
+    );
+    expect(problem({ PROXY_REPLICA_URL: "10.0.0.5:8787" })).toMatch(/PROXY_REPLICA_URL.*base URL/);
+    const short = problem({
+      PROXY_REPLICA_URL: "http://a:1",
+      PROXY_REPLICA_SECRET: "short",
+      PROXY_STORE: PG,
+    });
+    expect(short).toMatch(/PROXY_REPLICA_SECRET.*at least 16 characters/);
+    expect(short).not.toContain("short");
+    expect(
+      resolveConfig({
+        env: { PROXY_REPLICA_URL: "http://10.0.0.5:8787", PROXY_REPLICA_SECRET: SECRET, PROXY_STORE: PG },
+      }),
+    ).toMatchObject({ replicaUrl: "http://10.0.0.5:8787", replicaTimeoutMs: 5000 });
+  });
+});

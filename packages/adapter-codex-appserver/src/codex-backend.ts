@@ -1,5 +1,5 @@
 import { setTimeout as delay } from "node:timers/promises";
-import { GatewayError } from "@proxy/core";
+import { type BackendRequest, GatewayError } from "@proxy/core";
 import {
   type BackendReadiness,
   backendStream,
@@ -14,9 +14,17 @@ import { createAppServerPool } from "./pool/app-server-pool.js";
 import { createThreadSource, type WarmThreadCounts } from "./pool/warm-threads.js";
 import { createPlanLimits } from "./rate-limits.js";
 import { prepareSealedWorkspace } from "./sealing/sealed-workspace.js";
-import { createLiveThreads, type LiveThreadCounts } from "./threads/live-threads.js";
+import { prefixKeys } from "./threads/conversation-key.js";
+import {
+  createLiveThreads,
+  type LiveConversationListener,
+  type LiveThreadCounts,
+} from "./threads/live-threads.js";
 import { DEFAULT_FLOW_LIMITS, type FlowLimits } from "./transport/stdout-flow.js";
 import { runCodexTurn, type TurnContext } from "./turn/codex-turn.js";
+import { conversationRoot } from "./turn/continuation.js";
+import { nativeToolNames } from "./turn/native-tools.js";
+import { threadParamsFor } from "./turn/turn-thread.js";
 
 export type { CodexBackendOptions } from "./codex-backend-options.js";
 export type { CodexAuthStatus } from "./codex-control.js";
@@ -30,6 +38,14 @@ export type CodexBackend = TextBackend & {
   warmThreads(): WarmThreadCounts;
   /** Threads kept alive for their conversation, and how many requests continued one. */
   liveThreads(): LiveThreadCounts;
+  /**
+   * The conversation keys a request's history may continue, oldest prefix first (what the live
+   * thread table is looked up by; each includes the caller and the thread's config). Empty with
+   * continuity off. For a gateway's replicas: the keys another replica may hold live.
+   */
+  conversationKeys(request: BackendRequest): Promise<ReadonlyArray<string>>;
+  /** Told when a conversation key becomes continuable here and when it stops being so. */
+  watchConversations(listener: LiveConversationListener): () => void;
   close(): Promise<void>;
   checkAuth(): Promise<CodexAuthStatus>;
   /** Resolves once the sealed catalog exists and an app-server is ready (startup check / tests). */
@@ -162,6 +178,17 @@ export const createCodexBackend = (options: CodexBackendOptions = {}): CodexBack
     heldNotificationBytes: () => pool.processes().reduce((sum, p) => sum + p.flow.held(), 0),
     warmThreads: () => threads.counts(),
     liveThreads: liveThreadCounts,
+    async conversationKeys(request) {
+      if (live === undefined || request.history.length === 0) return [];
+      const params = threadParamsFor(
+        turnContext,
+        await turnContext.sealedParams(),
+        request,
+        nativeToolNames(request),
+      );
+      return prefixKeys(conversationRoot(request, params), request.history);
+    },
+    watchConversations: (listener) => live?.watch(listener) ?? (() => {}),
     checkAuth: control.checkAuth,
     async warmup() {
       await workspace.sealed.catch(unavailable);

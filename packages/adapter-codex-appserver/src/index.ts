@@ -17,6 +17,6 @@ export {
   sealedEnvironment,
 } from "./sealing/sealed-environment.js";
 export { sealedThreadConfig, sealedThreadParams } from "./sealing/sealed-thread-config.js";
-export type { LiveThreadCounts } from "./threads/live-threads.js";
+export type { LiveConversationListener, LiveThreadCounts } from "./threads/live-threads.js";
 export { AppServerStartError } from "./transport/rpc-errors.js";
 export { type CodexTurnInput, toCodexTurnInput } from "./turn/codex-input.js";

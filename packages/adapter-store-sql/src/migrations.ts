@@ -105,6 +105,24 @@ export const MIGRATIONS: ReadonlyArray<{ readonly version: number; readonly sql:
       CREATE INDEX key_minutes_by_minute ON key_minutes (minute);
     `,
   },
+  {
+    version: 4,
+    // Which replica holds the live codex thread of a conversation (its key is the backend's opaque
+    // conversation key; `owner` how other replicas reach the holder), see docs/state.md.
+    sql: (t) => `
+      CREATE TABLE conversation_owners (
+        conversation_key TEXT PRIMARY KEY,
+        owner TEXT NOT NULL,
+        updated_at ${t.int} NOT NULL
+      );
+      CREATE INDEX conversation_owners_by_owner ON conversation_owners (owner);
+    `,
+  },
+  {
+    version: 5,
+    // Rows a replica killed outright left behind are swept by their age.
+    sql: () => "CREATE INDEX conversation_owners_by_time ON conversation_owners (updated_at);",
+  },
 ];
 
 /** Brings the schema up to the newest version; safe when several processes start at once. */

@@ -1,4 +1,5 @@
 import type {
+  ConversationOwners,
   NewResponse,
   ResponseOutcome,
   ResponseStore,
@@ -9,6 +10,7 @@ import type {
 } from "@proxy/core/gateway";
 import { migrate } from "./migrations.js";
 import { pageItems, toItem } from "./paging.js";
+import { createSqlConversationOwners } from "./sql-conversation-owners.js";
 import { type ConversationLimits, createSqlConversations } from "./sql-conversations.js";
 import type { Row, SqlDriver, SqlQuerier } from "./sql-driver.js";
 import { createSqlUsageStore } from "./sql-usage-store.js";
@@ -233,8 +235,11 @@ export const createSqlResponseStore = (db: SqlDriver, limits: ConversationLimits
   };
 };
 
-/** Stored responses and conversations, and per-key usage, in one database. */
-export type SqlStore = ResponseStore & UsageStore;
+/**
+ * Stored responses and conversations, per-key usage, and which replica holds which live
+ * conversation (`owners`), in one database.
+ */
+export type SqlStore = ResponseStore & UsageStore & { readonly owners: ConversationOwners };
 
 /** Opens a driver, migrates it and returns the store over it. */
 export const openSqlStore = async (
@@ -248,5 +253,9 @@ export const openSqlStore = async (
     await db.close().catch(() => undefined);
     throw error;
   }
-  return { ...createSqlResponseStore(db, limits), ...createSqlUsageStore(db) };
+  return {
+    ...createSqlResponseStore(db, limits),
+    ...createSqlUsageStore(db),
+    owners: createSqlConversationOwners(db),
+  };
 };

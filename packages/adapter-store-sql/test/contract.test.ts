@@ -2,7 +2,11 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { UsageWriteRejected } from "@proxy/core/gateway";
-import { describeResponseStoreContract, describeUsageStoreContract } from "@proxy/core/testing";
+import {
+  describeConversationOwnersContract,
+  describeResponseStoreContract,
+  describeUsageStoreContract,
+} from "@proxy/core/testing";
 import { afterAll, describe, expect, it } from "vitest";
 import { MIGRATIONS, migrate, openPostgresStore, openSqliteDriver, openSqliteStore } from "../src/index.js";
 import { type PostgresServer, startPostgresServer } from "../src/testing/index.js";
@@ -32,6 +36,14 @@ describeUsageStoreContract("SQLite :memory:", () => openSqliteStore(":memory:"))
 describeUsageStoreContract("PostgreSQL 15 (throwaway cluster)", async () => {
   postgres ??= await startPostgresServer();
   return openPostgresStore(await postgres.createDatabase(`usage_${Math.random().toString(36).slice(2, 8)}`));
+});
+
+describeConversationOwnersContract("SQLite :memory:", async () => (await openSqliteStore(":memory:")).owners);
+
+describeConversationOwnersContract("PostgreSQL 15 (throwaway cluster)", async () => {
+  postgres ??= await startPostgresServer();
+  const name = `owners_${Math.random().toString(36).slice(2, 8)}`;
+  return (await openPostgresStore(await postgres.createDatabase(name))).owners;
 });
 
 describe("usage rows PostgreSQL can never hold", () => {

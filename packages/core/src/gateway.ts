@@ -60,6 +60,11 @@ export type { BackendEvent } from "./events/stream-event.js";
 export { backendStream, flattenBatches, onBatchesEnd } from "./ports/backend-stream.js";
 export { type BackendMiddleware, wrapBackend } from "./ports/wrap-backend.js";
 export {
+  type ConversationOwner,
+  type ConversationOwners,
+  createMemoryConversationOwners,
+} from "./ports/conversation-owners.js";
+export {
   type AdmissionGate,
   type AdmissionGateOptions,
   createAdmissionGate,

@@ -62,10 +62,18 @@ const AGENT_SESSION_MAIN = fileURLToPath(
   new URL(`./agent-session/main${extname(import.meta.url)}`, import.meta.url),
 );
 
+const AGENT_REPLICAS_MAIN = fileURLToPath(
+  new URL(`./agent-session/replicas-main${extname(import.meta.url)}`, import.meta.url),
+);
+
 /** The agent session runs as its own process (it starts a gateway and codex itself); its stdout is JSON. */
-const runAgentSession = (args: ReadonlyArray<string>, env: Record<string, string>) =>
+const runAgentSession = (
+  args: ReadonlyArray<string>,
+  env: Record<string, string>,
+  main = AGENT_SESSION_MAIN,
+) =>
   new Promise<AgentSessionResult["on"]>((resolve, reject) => {
-    const child = spawn(process.execPath, [...process.execArgv, AGENT_SESSION_MAIN, ...args], {
+    const child = spawn(process.execPath, [...process.execArgv, main, ...args], {
       env: { ...process.env, ...env },
       stdio: ["ignore", "pipe", "inherit"],
     });
@@ -185,6 +193,7 @@ const main = async () => {
               PROXY_CODEX_KEEP_EDITS: "false",
             }),
           },
+          replicas: await runAgentSession(["--turns", turns], {}, AGENT_REPLICAS_MAIN),
         };
       });
       await section(results, "codex-adapter", async () => {

@@ -82,3 +82,35 @@ describe("the edit-heavy session's rows and goal", () => {
     expect(section).toContain("| chat/prompt, fresh thread per edit | 50 % / 50 % |");
   });
 });
+
+describe("the session alternating two replicas", () => {
+  const flat = Array.from({ length: 30 }, () => 4);
+  const replicas = (shares: [number, number]): AgentSessionResult["on"] => ({
+    ...run([flat]),
+    results: [
+      {
+        session: "chat/native, two replicas alternating",
+        firstKeyShare: shares[0],
+        turns: run([flat]).results[0]?.turns ?? [],
+      },
+      {
+        session: "chat/native, two replicas alternating, no owner-forwarding",
+        firstKeyShare: shares[1],
+        turns: run([flat]).results[0]?.turns ?? [],
+      },
+    ],
+  });
+  const goalsOf = (shares: [number, number]) =>
+    agentSessionGoals({ on: run([flat]), off: run([flat]), replicas: replicas(shares) }).filter((g) =>
+      g.goal.includes("two replicas"),
+    );
+  it("has the first-key goal for the forwarding session only, met at 100 %", () => {
+    expect(goalsOf([1, 0.03]).map((g) => [g.measured, g.met])).toEqual([["100 %", true]]);
+    expect(goalsOf([0.5, 0.03]).map((g) => g.met)).toEqual([false]);
+  });
+  it("puts both sessions in the section's replica table", () => {
+    const section = agentSessionSection({ on: run([flat]), off: run([flat]), replicas: replicas([1, 0.03]) });
+    expect(section).toContain("### Alternating two replicas");
+    expect(section).toContain("| chat/native, two replicas alternating, no owner-forwarding | 3 % |");
+  });
+});

@@ -1,3 +1,4 @@
+import type { BackendRequest } from "@proxy/core";
 import { type BackendMiddleware, type PlanLimits, type TextBackend, wrapBackend } from "@proxy/core/gateway";
 import type { RouteStatus } from "@proxy/routing";
 import { createDrain } from "./drain.js";
@@ -27,6 +28,19 @@ export interface BackendControl {
 export interface BackendStack {
   readonly backend: TextBackend;
   readonly control: BackendControl;
+  /**
+   * With replicas: what a turn another replica forwarded runs on, the acquired backend behind the
+   * drain only (that replica's layers already ran; it is never forwarded again).
+   */
+  readonly forwarded?: TextBackend | undefined;
+}
+
+/** The default codex backend's live conversations, as the replicas' layer reads them. */
+export interface LiveConversations {
+  /** The conversation keys a request may continue, oldest prefix first. */
+  keysOf(request: BackendRequest): Promise<ReadonlyArray<string>>;
+  /** Told when a key becomes continuable here and when it stops; returns the unsubscribe. */
+  watch(listener: (key: string, live: boolean) => void): () => void;
 }
 
 /** A backend as the runtime acquired it, with what only the acquisition knows about it. */
@@ -38,6 +52,8 @@ export interface AcquiredBackend {
   readonly routes?: (() => ReadonlyArray<RouteStatus>) | undefined;
   /** The plan usage behind a route; default: the one backend's (a single backend is the one route). */
   readonly planLimitsOf?: ((route: string) => PlanLimits | undefined) | undefined;
+  /** The default codex backend's live conversations (absent with `models` routes). */
+  readonly conversations?: LiveConversations | undefined;
 }
 
 export interface StackOptions {
@@ -47,9 +63,16 @@ export interface StackOptions {
   readonly claudeOnDefault?: boolean | undefined;
   /** Per-key limits (`usage/key-limits.ts`), when some key has limits. */
   readonly keyLimits?: BackendMiddleware | undefined;
+  /**
+   * Replicas sharing conversations (`replicas/`): the forwarding layer, and what the turns other
+   * replicas forward here run behind (`settle`: the turn's end waits for its owner record).
+   */
+  readonly replicas?:
+    | { readonly forwarding: BackendMiddleware; readonly settle: BackendMiddleware }
+    | undefined;
 }
 
-/** The gateway's layers around the backend it serves from: limits, then drain, then aliases. */
+/** The gateway's layers around the backend it serves from: limits, drain, aliases, then replicas. */
 export const createBackendStack = (acquired: AcquiredBackend, options: StackOptions = {}): BackendStack => {
   const inner = acquired.backend;
   const drain = createDrain(acquired.beginShutdown);
@@ -57,10 +80,12 @@ export const createBackendStack = (acquired: AcquiredBackend, options: StackOpti
     ...(options.keyLimits ? [options.keyLimits] : []),
     drain.middleware,
     modelAliases(options.aliases ?? {}, options.claudeOnDefault ?? acquired.routes === undefined),
+    ...(options.replicas ? [options.replicas.forwarding] : []),
   ]);
   const routes = acquired.routes;
   return {
     backend,
+    forwarded: options.replicas && wrapBackend(inner, [drain.middleware, options.replicas.settle]),
     control: {
       drain: drain.drain,
       activeTurns: drain.activeTurns,

@@ -5,7 +5,7 @@ import * as Effect from "effect/Effect";
 import type * as Scope from "effect/Scope";
 import type { GatewayConfig } from "../config/config.js";
 import type { Logger } from "../observability/logger.js";
-import type { AcquiredBackend } from "./backend-stack.js";
+import type { AcquiredBackend, LiveConversations } from "./backend-stack.js";
 
 type UpstreamRoute = Extract<RouteConfig, { backend: "openai-compatible" }>;
 
@@ -14,6 +14,8 @@ export interface AcquiredCodex {
   readonly backend: TextBackend;
   readonly auth?: BackendMiddleware | undefined;
   readonly beginShutdown?: (() => void) | undefined;
+  /** Its live conversations, for replicas sharing them (`replicas/`). */
+  readonly conversations?: LiveConversations | undefined;
 }
 
 /** One upstream's backend, probed once at startup (a down upstream is logged, not fatal), closed with the scope. */

@@ -175,6 +175,8 @@ export const resolveConfig = (sources: {
       throw new ConfigError(
         `${origin.inspector ?? "PROXY_INSPECTOR"}: the gateway has API keys, so the inspector needs PROXY_ADMIN_KEY (only the admin key opens it).`,
       );
+    const replicas = replicaProblem(config, origin);
+    if (replicas !== undefined) throw new ConfigError(replicas);
     const problem = routeProblem(merged.models, sources.env);
     if (problem === undefined) {
       for (const unknown of unknownSettings(sources.env, merged)) sources.warn?.(unknown);
@@ -194,6 +196,24 @@ export const resolveConfig = (sources: {
   // A secret is never repeated (error output lands in logs).
   const got = spec?.secret ? "" : ` (got ${JSON.stringify(merged[key])})`;
   throw new ConfigError(`Invalid configuration value for ${where}: ${first?.message ?? "invalid"}${got}`);
+};
+
+/** Replica settings that only make sense together: one line naming what is missing. */
+const replicaProblem = (
+  config: GatewayConfig,
+  origin: Readonly<Record<string, string>>,
+): string | undefined => {
+  const url = origin.replicaUrl ?? "PROXY_REPLICA_URL";
+  if (config.replicaSecret !== "" && config.replicaUrl === "")
+    return `${origin.replicaSecret ?? "PROXY_REPLICA_SECRET"} is set but PROXY_REPLICA_URL is not: set it to how the other replicas reach this one (e.g. http://10.0.0.5:8000).`;
+  if (config.replicaUrl === "") return undefined;
+  if (config.replicaSecret === "")
+    return `${url} is set but PROXY_REPLICA_SECRET is not: set the same secret (16 characters or more) on every replica.`;
+  if (!/^postgres(ql)?:\/\//.test(config.store))
+    return `${url} needs the store the replicas share: PROXY_STORE=postgres://… (not ${config.store}).`;
+  if (config.models.length > 0)
+    return `${url}: replicas share live conversations on the default codex backend only; unset PROXY_MODELS or PROXY_REPLICA_URL.`;
+  return undefined;
 };
 
 /** Core's turn settings: its defaults, with every option that declares a `turn` setting applied. */

@@ -128,6 +128,35 @@ export const RESOURCE_OPTIONS = {
     default: false,
     doc: "`conversation` naming an unknown id creates that conversation instead of answering 404.",
   }),
+  replicaUrl: option({
+    env: "PROXY_REPLICA_URL",
+    kind: "string",
+    schema: Schema.String.check(
+      Schema.isPattern(/^(|https?:\/\/[^/?#\s]+\/?)$/, {
+        message:
+          "expected this replica's base URL as the other replicas reach it, such as http://10.0.0.5:8000 (or empty)",
+      }),
+    ),
+    default: "",
+    doc: 'How the other replicas reach this one (its base URL, e.g. `http://10.0.0.5:8000`). With `PROXY_REPLICA_SECRET` and a shared store, a conversation continued on another replica is passed to the replica that holds its live codex thread (docs/state.md, "Replicas"). Empty = replicas do not share live threads.',
+  }),
+  replicaSecret: option({
+    env: "PROXY_REPLICA_SECRET",
+    kind: "string",
+    schema: Schema.String.check(
+      Schema.isPattern(/^(|.{16,})$/, { message: "expected at least 16 characters (or empty)" }),
+    ),
+    default: "",
+    secret: true,
+    doc: "The secret the replicas share for their internal calls (`POST /internal/turn`); the same on every replica, at least 16 characters. Needs `PROXY_REPLICA_URL`.",
+  }),
+  replicaTimeoutMs: option({
+    env: "PROXY_REPLICA_TIMEOUT_MS",
+    kind: "int",
+    schema: IntBetween(200, 120_000),
+    default: 5000,
+    doc: "How long a replica waits for the owner of a conversation to answer (and, once it streams, for its next event or heartbeat) before it runs the turn on a fresh thread itself (before the owner's first event) or fails it (after).",
+  }),
   usageRetentionDays: option({
     env: "PROXY_USAGE_RETENTION_DAYS",
     kind: "int",

@@ -1,6 +1,9 @@
 import type { PlanLimits } from "@proxy/core/gateway";
 import { Counter, Gauge, type Registry } from "prom-client";
 
+/** Where a continued conversation's turn ran, with replicas sharing conversations. */
+export type ReplicaTurnOutcome = "here" | "forwarded" | "owner_unavailable";
+
 /** The backend's state as its readiness reports it (per route with `models`), and codex's RPCs. */
 export const createBackendMetrics = (registry: Registry) => {
   const rpc = new Counter({
@@ -57,6 +60,12 @@ export const createBackendMetrics = (registry: Registry) => {
     labelNames: ["route", "window"] as const,
     registers: [registry],
   });
+  const replicaTurns = new Counter({
+    name: "proxy_replica_turns_total",
+    help: "Turns continuing a conversation, with replicas sharing them: where each ran (here, forwarded to its owner, here on a fresh thread because the owner was unavailable).",
+    labelNames: ["outcome"] as const,
+    registers: [registry],
+  });
   /** One window's gauges, set while it is known and removed once it is not. */
   const observePlan = (limits: PlanLimits | undefined, route: string | undefined) => {
     for (const window of ["primary", "secondary"] as const) {
@@ -76,6 +85,9 @@ export const createBackendMetrics = (registry: Registry) => {
   return {
     observeRpc(method: string, outcome: string) {
       rpc.inc({ method, outcome });
+    },
+    observeReplicaTurn(outcome: ReplicaTurnOutcome) {
+      replicaTurns.inc({ outcome });
     },
     /** Without `route` (a single backend) the series stay unlabelled, as before routing existed. */
     observeBackend(

@@ -8,7 +8,7 @@ import {
   settleRunningTurns,
 } from "@proxy/adapter-http-responses";
 import { openPostgresStore, openSqliteStore, type SqlStore } from "@proxy/adapter-store-sql";
-import type { UsageStore } from "@proxy/core/gateway";
+import type { ConversationOwners, UsageStore } from "@proxy/core/gateway";
 import * as Context from "effect/Context";
 import * as Effect from "effect/Effect";
 import * as Layer from "effect/Layer";
@@ -31,6 +31,8 @@ export interface GatewayState {
   readonly stored: StoredStateOptions | undefined;
   /** Per-key usage and limit counters: in the store, or in memory with `PROXY_STORE=none`. */
   readonly usage: UsageStore;
+  /** Which replica holds which live conversation (the replicas' table); undefined with `PROXY_STORE=none`. */
+  readonly owners: ConversationOwners | undefined;
   /** Waits for this process's background turns to store their outcome (bounded), then closes the store. */
   close(): Promise<void>;
 }
@@ -70,7 +72,7 @@ export const openGatewayState = async (
   if (opening === undefined) {
     // Stateless: usage and limits are counted in memory for this process's lifetime.
     const usage = await openSqliteStore(":memory:");
-    return { stored: undefined, usage, close: () => usage.close() };
+    return { stored: undefined, usage, owners: undefined, close: () => usage.close() };
   }
   const store = await opening;
   const leaseMs = Math.min(config.storeLeaseMs, MAX_LEASE_MS);
@@ -112,6 +114,7 @@ export const openGatewayState = async (
       running,
     },
     usage: store,
+    owners: store.owners,
     async close() {
       const unsettled = await settleRunningTurns(running, SETTLE_MS);
       if (unsettled > 0)

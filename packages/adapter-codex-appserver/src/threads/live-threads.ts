@@ -77,9 +77,16 @@ export interface LiveThreads {
   /** Lets a thread go: interrupts its open turn, refuses held tool calls, unsubscribes. */
   release(thread: LiveThread): Promise<void>;
   counts(): LiveThreadCounts;
+  /**
+   * Told each time a conversation becomes continuable here (`live`: a thread parked for it) and
+   * stops being so (taken by a request, let go, its app-server gone); returns the unsubscribe.
+   */
+  watch(listener: LiveConversationListener): () => void;
   /** Let every thread go and stop (shutdown); settles once codex answered for each. */
   close(): Promise<void>;
 }
+
+export type LiveConversationListener = (key: ConversationKey, live: boolean) => void;
 
 export interface ReleaseOptions {
   readonly requestTimeoutMs: number;
@@ -134,6 +141,10 @@ export const createLiveThreads = (limits: LiveThreadLimits, options: ReleaseOpti
   // A turn boundary's key → the key of the live thread that has it (the newest, should two share one).
   const boundaries = new Map<ConversationKey, ConversationKey>();
   const watched = new WeakSet<AppServerProcess>();
+  const listeners = new Set<LiveConversationListener>();
+  const tell = (key: ConversationKey, live: boolean) => {
+    for (const listener of listeners) listener(key, live);
+  };
   let continued = 0;
   let closed = false;
 
@@ -141,6 +152,7 @@ export const createLiveThreads = (limits: LiveThreadLimits, options: ReleaseOpti
     releaseThread(thread.proc, thread.channel, thread.openTurnId, options);
   const forget = (key: ConversationKey, entry: Entry) => {
     entries.delete(key);
+    tell(key, false);
     for (const t of entry.thread.turns) if (boundaries.get(t.key) === key) boundaries.delete(t.key);
   };
   const drop = (key: ConversationKey, entry: Entry) => {
@@ -206,6 +218,7 @@ export const createLiveThreads = (limits: LiveThreadLimits, options: ReleaseOpti
       const old = entries.get(key);
       if (old !== undefined) void drop(key, old); // the same conversation twice: the newer thread wins
       entries.set(key, { thread, lastUsedAt: Date.now() });
+      tell(key, true);
       for (const t of thread.turns) boundaries.set(t.key, key);
       if (!watched.has(thread.proc)) {
         watched.add(thread.proc);
@@ -218,6 +231,10 @@ export const createLiveThreads = (limits: LiveThreadLimits, options: ReleaseOpti
     },
     release,
     counts: () => ({ live: entries.size, continued }),
+    watch(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
     close() {
       closed = true;
       clearInterval(sweeper);

@@ -28,13 +28,24 @@ export interface Continuation {
 }
 
 /**
+ * The params as every process of the gateway has them, so replicas derive the same key for one
+ * conversation: the per-process paths (the empty cwd, the sealed catalog's file, both in the
+ * backend's own temp dir) are left out; what they hold is the same everywhere.
+ */
+const portableParams = (threadParams: Record<string, unknown>) => {
+  const { cwd: _cwd, config, ...rest } = threadParams;
+  const { model_catalog_json: _catalog, ...portable } = (config ?? {}) as Record<string, unknown>;
+  return { ...rest, config: portable };
+};
+
+/**
  * What a thread is fixed to (or what the gateway sends on each of its turns): a request that
  * differs in any of it never continues it. `threadParams` carries model, instructions and the
  * native tools (their presence is the tool mode).
  */
 export const conversationRoot = (request: BackendRequest, threadParams: Record<string, unknown>) =>
   rootKey(request.partition ?? "", {
-    threadParams,
+    threadParams: portableParams(threadParams),
     effort: request.reasoningEffort ?? null,
     summary: request.reasoningSummary ?? null,
   });

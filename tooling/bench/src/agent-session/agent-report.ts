@@ -37,6 +37,11 @@ export interface AgentSessionResult {
   readonly off: SessionRun;
   /** The edit-heavy session, edits kept (`on`: the thread reverted) and not (`off`: a fresh thread per edit). */
   readonly edits?: { readonly on: SessionRun; readonly off: SessionRun } | undefined;
+  /**
+   * The session alternating two replicas on one PostgreSQL (`replicas-main.js`), with owner-forwarding
+   * and without; figures summed over both gateways and both codexes.
+   */
+  readonly replicas?: SessionRun | undefined;
 }
 
 const GOAL_SHARE = 1;
@@ -94,6 +99,14 @@ export const agentSessionGoals = (a: AgentSessionResult | undefined): Goal[] => 
       measured: `${f((s.linearFirstKeyShare ?? Number.NaN) * 100, 0)} %`,
       met: s.linearFirstKeyShare === undefined ? undefined : s.linearFirstKeyShare >= GOAL_SHARE,
     });
+  for (const s of a.replicas?.results ?? []) {
+    if (s.session.includes("no owner-forwarding")) continue;
+    goals.push({
+      goal: `share of turns with the session's first prompt_cache_key = 100 % — ${s.session}`,
+      measured: `${f((s.firstKeyShare ?? Number.NaN) * 100, 0)} %`,
+      met: s.firstKeyShare === undefined ? undefined : s.firstKeyShare >= GOAL_SHARE,
+    });
+  }
   return goals;
 };
 
@@ -189,6 +202,25 @@ export const agentSessionSection = (a: AgentSessionResult | undefined): string =
   ];
   const on = a.on.results.map((r) => row(r.session === "direct" ? "codex direct, one thread" : r.session, r));
   const off = sessions(a.off).map((r) => row(`${r.session}, continuity off`, r));
+  const replicas = a.replicas;
+  const replicaPart = replicas
+    ? `
+### Alternating two replicas
+
+The same session on the chat surface with every odd turn sent to one gateway and every even turn to
+another (two built gateways, each its own codex, on one throwaway PostgreSQL), as a load balancer that
+does not pin conversations does: with the replicas sharing conversations (\`PROXY_REPLICA_URL\`, a
+turn goes to the replica that holds the live thread, docs/state.md) and without. Bytes are what both
+gateways wrote to their codexes' stdin, CPU both gateways' together; each session ${replicas.reps ?? 1} times, per turn the median.
+\`node tooling/bench/dist/agent-session/replicas-main.js --turns ${replicas.turns} --reps ${replicas.reps ?? 1}\`
+(load average ${f(replicas.loadAverage.start, 1)} at its start, ${f(replicas.loadAverage.end, 1)} at its end: the machine is shared, absolute times move with it).
+
+${table(
+  header.slice(0, 5),
+  replicas.results.map((r) => row(r.session, r).slice(0, 5)),
+)}
+`
+    : "";
   return `## 6. A ${n}-turn agent session on codex (conversation continuity)
 
 A scripted agent session: every turn the model writes a few words and calls a tool, the client sends the
@@ -200,5 +232,6 @@ CPU from its threads' run time (ns). \`node tooling/bench/dist/agent-session/mai
 (load average ${f(a.on.loadAverage.start, 1)} at its start).
 
 ${table(header, [...on, ...off])}
-${editSection(a.edits)}`;
+${editSection(a.edits)}
+${replicaPart}`;
 };

@@ -15,12 +15,9 @@
  * `PROXY_CODEX_KEEP_EDITS=true` (the thread reverted) and without (a fresh thread per edit).
  * Prints one line per session to stderr and the per-turn series as JSON to stdout.
  */
-import { spawn } from "node:child_process";
-import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
-import { performance } from "node:perf_hooks";
-import { fileURLToPath } from "node:url";
 import {
   resolveCodexCommand,
   sealedAppServerArgs,
@@ -28,15 +25,17 @@ import {
   sealedThreadParams,
   writeSealedCatalog,
 } from "@proxy/adapter-codex-appserver";
-import {
-  makeCodexHome,
-  type RecordedRequest,
-  type ScriptedResponse,
-  startScriptedModelProvider,
-} from "@proxy/adapter-codex-appserver/testing";
+import { makeCodexHome, startScriptedModelProvider } from "@proxy/adapter-codex-appserver/testing";
 import { median } from "../stats.js";
 import { startDirectThread } from "./direct-thread.js";
 import { processCpuMs } from "./process-cpu.js";
+import {
+  meterIn,
+  outputOf as outputOfChars,
+  scriptedAgent,
+  startMeteredGateway,
+  stream,
+} from "./session-kit.js";
 import { callIdIn, type Entry, requestFor, SURFACES, type Surface } from "./surfaces.js";
 
 const flag = (name: string, fallback: string) => {
@@ -51,54 +50,8 @@ const modes = flag("modes", "native,prompt").split(",") as Array<"native" | "pro
 const REGENERATE_EVERY = Number(flag("regenerate-every", "0"));
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
-const toolCallText = (name: string, args: object) =>
-  `<tool_call>${JSON.stringify({ name, arguments: JSON.stringify(args) })}</tool_call>`;
-
-/** The scripted model: "Step k." and a tool call until the last turn; the direct baseline gets text only. */
-const model = (r: RecordedRequest): ScriptedResponse => {
-  const input = JSON.stringify(r.body.input ?? "");
-  const done = (input.match(/OUTPUT#/g) ?? []).length;
-  const step = `Step ${done + 1}. `;
-  const tag = /session=([\w-]+)/.exec(input)?.[1] ?? "x";
-  if (input.includes("DIRECT-BASELINE") || done >= TURNS - 1) return { chunks: [step, "Done."] };
-  const args = { n: done + 1 };
-  return ((r.body.tools ?? []) as unknown[]).length > 0
-    ? {
-        chunks: [step],
-        items: [
-          {
-            type: "function_call",
-            id: `fc_${tag}_${done}`,
-            call_id: `call_${tag}_${done}`,
-            name: "read_chunk",
-            arguments: JSON.stringify(args),
-          },
-        ],
-        itemsLast: true,
-      }
-    : { chunks: [step, toolCallText("read_chunk", args)] };
-};
-const outputOf = (k: number) =>
-  `OUTPUT#${k} ${"lorem ipsum ".repeat(Math.ceil(OUTPUT_CHARS / 12)).slice(0, OUTPUT_CHARS)}`;
-
-/** POSTs and reads the SSE stream: time to the first "Step" text, and the whole text. */
-const stream = async (url: string, body: unknown, mode: string) => {
-  const t0 = performance.now();
-  const res = await fetch(url, {
-    method: "POST",
-    headers: { "content-type": "application/json", "x-proxy-tool-mode": mode },
-    body: JSON.stringify(body),
-  });
-  let text = "";
-  let ttftMs = Number.NaN;
-  const decoder = new TextDecoder();
-  for await (const chunk of res.body as AsyncIterable<Uint8Array>) {
-    text += decoder.decode(chunk, { stream: true });
-    if (Number.isNaN(ttftMs) && text.includes("Step")) ttftMs = performance.now() - t0;
-  }
-  if (res.status !== 200) throw new Error(`${url}: ${res.status} ${text.slice(0, 300)}`);
-  return { ttftMs, text, totalMs: performance.now() - t0 };
-};
+const model = scriptedAgent(TURNS);
+const outputOf = (k: number) => outputOfChars(k, OUTPUT_CHARS);
 
 const main = async () => {
   const provider = await startScriptedModelProvider(model);
@@ -106,36 +59,13 @@ const main = async () => {
   const scratch = await mkdtemp(join(tmpdir(), "bench-agent-"));
   const env: NodeJS.ProcessEnv = { ...process.env, CODEX_HOME: home.path };
   const command = resolveCodexCommand(undefined, env);
-  const meterFile = join(scratch, "stdin-bytes");
-  await writeFile(meterFile, "0");
-  const gatewayMain = fileURLToPath(new URL("../../../../apps/proxy/dist/main.js", import.meta.url));
-  const gateway = spawn(process.execPath, [gatewayMain], {
-    env: {
-      ...env,
-      PORT: "0",
-      LOG_LEVEL: "info",
-      CODEX_BIN: fileURLToPath(new URL("./stdin-meter.js", import.meta.url)),
-      METER_CODEX: command,
-      METER_FILE: meterFile,
-      PROXY_CODEX_PASS_ENV: "METER_CODEX,METER_FILE",
-      // Stateless sessions need no store (and the built SQLite adapter imports `sqlite`, not `node:sqlite`).
-      PROXY_STORE: "none",
-    },
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  const url = await new Promise<string>((resolve, reject) => {
-    let buffered = "";
-    gateway.stdout.on("data", (b: Buffer) => {
-      buffered += b.toString();
-      const m =
-        /"msg":"gateway listening"[^\n]*"url":"([^"]+)"|"url":"([^"]+)"[^\n]*"msg":"gateway listening"/.exec(
-          buffered,
-        );
-      if (m) resolve(m[1] ?? m[2] ?? "");
-    });
-    gateway.once("exit", (code) => reject(new Error(`gateway exited (${code})`)));
-  });
-  const stdinBytes = async () => Number(await readFile(meterFile, "utf8"));
+  const gateway = await startMeteredGateway(
+    // Stateless sessions need no store (and the built SQLite adapter imports `sqlite`, not `node:sqlite`).
+    { ...env, PROXY_STORE: "none" },
+    command,
+    meterIn(scratch, "gateway"),
+  );
+  const { url } = gateway;
   await mkdir(join(scratch, "empty-path"));
   const threadParams = {
     ...sealedThreadParams(await writeSealedCatalog({ command, env, dir: scratch }), scratch),
@@ -196,9 +126,9 @@ const main = async () => {
         const regenerated = REGENERATE_EVERY > 0 && k % REGENERATE_EVERY === 0 && entries.length >= 3;
         if (regenerated) entries.splice(-2);
         const { path, body } = requestFor(surface, entries);
-        const [bytes0, cpu0] = [await stdinBytes(), await processCpuMs(gateway.pid as number)];
+        const [bytes0, cpu0] = [await gateway.stdinBytes(), await processCpuMs(gateway.pid)];
         const r = await stream(`${url}${path}`, body, mode);
-        const [bytes1, cpu1] = [await stdinBytes(), await processCpuMs(gateway.pid as number)];
+        const [bytes1, cpu1] = [await gateway.stdinBytes(), await processCpuMs(gateway.pid)];
         turns.push({
           ttftMs: r.ttftMs,
           stdinBytes: bytes1 - bytes0,
@@ -261,8 +191,7 @@ const main = async () => {
       });
     }
   } finally {
-    gateway.kill("SIGTERM");
-    await new Promise((r) => gateway.once("exit", r));
+    await gateway.stop();
     await provider.close();
     await home.cleanup();
     await rm(scratch, { recursive: true, force: true });

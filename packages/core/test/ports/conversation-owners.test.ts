@@ -1,0 +1,4 @@
+import { createMemoryConversationOwners } from "../../src/gateway.js";
+import { describeConversationOwnersContract } from "../../src/testing/index.js";
+
+describeConversationOwnersContract("memory", async () => createMemoryConversationOwners());

@@ -1,0 +1,172 @@
+/**
+ * The agent session alternating two replicas: two built gateways (each its own process and codex)
+ * on one throwaway PostgreSQL, every odd turn sent to the first and every even turn to the second,
+ * as a load balancer that does not pin conversations does. Once with the replicas sharing
+ * conversations (PROXY_REPLICA_URL/SECRET: a turn goes to the replica that holds the live thread)
+ * and once without. Per turn: the provider's `prompt_cache_key` (share of turns with the
+ * session's first key), bytes written to both codexes' stdin, both gateways' CPU, time to first
+ * token, each the median over `--reps` interleaved sessions; chat surface, native and prompt mode.
+ *   pnpm build && node tooling/bench/dist/agent-session/replicas-main.js [--turns 30] [--reps 3]
+ * Prints one line per session to stderr and the per-turn series as JSON to stdout.
+ */
+import { mkdtemp, rm } from "node:fs/promises";
+import { createServer } from "node:net";
+import { loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
+import { resolveCodexCommand } from "@proxy/adapter-codex-appserver";
+import { makeCodexHome, startScriptedModelProvider } from "@proxy/adapter-codex-appserver/testing";
+import { startPostgresServer } from "@proxy/adapter-store-sql/testing";
+import { median } from "../stats.js";
+import { processCpuMs } from "./process-cpu.js";
+import {
+  type MeteredGateway,
+  meterIn,
+  outputOf,
+  scriptedAgent,
+  startMeteredGateway,
+  stream,
+} from "./session-kit.js";
+import { callIdIn, type Entry, requestFor } from "./surfaces.js";
+
+const flag = (name: string, fallback: string) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? (process.argv[i + 1] ?? fallback) : fallback;
+};
+const TURNS = Number(flag("turns", "30"));
+const OUTPUT_CHARS = Number(flag("output-chars", "5000"));
+const REPS = Number(flag("reps", "3"));
+const modes = flag("modes", "native,prompt").split(",") as Array<"native" | "prompt">;
+const log = (line: string) => process.stderr.write(`${line}\n`);
+const SECRET = "bench-replica-secret-0123456789";
+
+const freePort = () =>
+  new Promise<number>((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      const port = typeof address === "object" && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+
+type Turn = { ttftMs: number; stdinBytes: number; gatewayCpuMs: number; cacheKey: unknown };
+
+const main = async () => {
+  const postgres = await startPostgresServer();
+  const provider = await startScriptedModelProvider(scriptedAgent(TURNS));
+  const scratch = await mkdtemp(join(tmpdir(), "bench-replicas-"));
+  const homes = await Promise.all([makeCodexHome(provider.url), makeCodexHome(provider.url)]);
+  const command = resolveCodexCommand(undefined, process.env);
+  const results: unknown[] = [];
+  const loadAtStart = loadavg()[0];
+  const started: MeteredGateway[] = [];
+
+  /** Two replicas on one database, sharing conversations or not. */
+  const pair = async (sharing: boolean) => {
+    const store = await postgres.createDatabase(`bench_${sharing ? "shared" : "apart"}`);
+    return Promise.all(
+      homes.map(async (home, i) => {
+        const port = await freePort();
+        const gateway = await startMeteredGateway(
+          {
+            ...process.env,
+            CODEX_HOME: home.path,
+            PORT: String(port),
+            PROXY_STORE: store,
+            ...(sharing
+              ? { PROXY_REPLICA_URL: `http://127.0.0.1:${port}`, PROXY_REPLICA_SECRET: SECRET }
+              : {}),
+          },
+          command,
+          meterIn(scratch, `${sharing ? "shared" : "apart"}-${i}`),
+        );
+        started.push(gateway);
+        return gateway;
+      }),
+    );
+  };
+  try {
+    const variants = [
+      { label: "two replicas alternating", replicas: await pair(true) },
+      { label: "two replicas alternating, no owner-forwarding", replicas: await pair(false) },
+    ];
+    /** One session of TURNS chat requests in `mode`, turn k on replica (k - 1) mod 2. */
+    const session = async (
+      replicas: MeteredGateway[],
+      mode: "native" | "prompt",
+      rep: number,
+      label: string,
+    ) => {
+      const tag = `replicas-${mode}-${rep}-${label.length}-${Date.now()}`;
+      const entries: Entry[] = [{ kind: "user", text: `session=${tag}: read every chunk` }];
+      const turns: Turn[] = [];
+      const bytes = async () =>
+        (await Promise.all(replicas.map((g) => g.stdinBytes()))).reduce((a, b) => a + b);
+      const cpu = async () =>
+        (await Promise.all(replicas.map((g) => processCpuMs(g.pid)))).reduce((a, b) => a + b);
+      for (let k = 1; k <= TURNS; k++) {
+        const target = replicas[(k - 1) % 2] as MeteredGateway;
+        const { path, body } = requestFor("chat", entries);
+        const [bytes0, cpu0] = [await bytes(), await cpu()];
+        const r = await stream(`${target.url}${path}`, body, mode);
+        const [bytes1, cpu1] = [await bytes(), await cpu()];
+        turns.push({
+          ttftMs: r.ttftMs,
+          stdinBytes: bytes1 - bytes0,
+          gatewayCpuMs: cpu1 - cpu0,
+          cacheKey: provider.requests.at(-1)?.body.prompt_cache_key,
+        });
+        if (k === TURNS) break;
+        const id = callIdIn("chat", r.text);
+        if (id === undefined) throw new Error(`${tag} turn ${k}: no tool call in ${r.text.slice(0, 400)}`);
+        const call = { id, name: "read_chunk", args: { n: k } };
+        entries.push(
+          { kind: "assistant", text: `Step ${k}. `, call },
+          { kind: "result", call, output: outputOf(k, OUTPUT_CHARS) },
+        );
+      }
+      return turns;
+    };
+    const runs = new Map<string, Turn[][]>();
+    for (let rep = 0; rep < REPS; rep++)
+      for (const mode of modes)
+        for (const { label, replicas } of variants) {
+          const key = `chat/${mode}, ${label}`;
+          runs.set(key, [...(runs.get(key) ?? []), await session(replicas, mode, rep, label)]);
+        }
+    for (const [key, reps] of runs) {
+      const turns = Array.from({ length: TURNS }, (_, i) => {
+        const at = reps.map((r) => r[i] as Turn);
+        return {
+          ttftMs: median(at.map((t) => t.ttftMs)),
+          stdinBytes: median(at.map((t) => t.stdinBytes)),
+          gatewayCpuMs: median(at.map((t) => t.gatewayCpuMs)),
+        };
+      });
+      const firstKey = (r: Turn[]) => r.filter((t) => t.cacheKey === r[0]?.cacheKey).length;
+      const share = reps.reduce((n, r) => n + firstKey(r), 0) / (TURNS * reps.length);
+      const last = turns.at(-1);
+      log(
+        `${key.padEnd(56)} first-key share ${(share * 100).toFixed(0)}% | turn ${TURNS} (median of ${REPS}): stdin ${last?.stdinBytes} B, CPU (both) ${last?.gatewayCpuMs.toFixed(2)} ms, TTFT ${last?.ttftMs.toFixed(1)} ms`,
+      );
+      results.push({
+        session: key,
+        firstKeyShare: share,
+        turns,
+        gatewayCpuMsByRep: reps.map((r) => r.map((t) => t.gatewayCpuMs)),
+      });
+    }
+  } finally {
+    for (const gateway of started) await gateway.stop();
+    await provider.close();
+    for (const home of homes) await home.cleanup();
+    await postgres.stop();
+    await rm(scratch, { recursive: true, force: true });
+  }
+  process.stdout.write(
+    `${JSON.stringify({ turns: TURNS, reps: REPS, outputChars: OUTPUT_CHARS, loadAverage: { start: loadAtStart, end: loadavg()[0] }, continuity: "true", results }, null, 2)}\n`,
+  );
+};
+
+await main();
