@@ -3,12 +3,49 @@
  * each other, only apps compose. npm packages are resolved (not followed) so the rules about them can
  * fire; tooling/architecture/test/hexagon.test.ts shows every rule failing on an injected violation.
  */
+const { readFileSync } = require("node:fs");
+const { join } = require("node:path");
+
 const NPM = ["npm", "npm-dev", "npm-optional", "npm-peer", "npm-bundled", "npm-no-pkg", "npm-unknown"];
 const CORE_DEPS = "effect|jsonrepair|ajv|re2js";
+
+const escapeRegExp = (name) => name.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
+
+/**
+ * The packages carved out of the composition root (routing, the image fetcher, the inspector):
+ * their shipped code imports only itself, the workspace packages and npm packages its package.json
+ * lists as dependencies, and (where `builtins`) Node's builtins; read from the manifests, so the
+ * rule cannot drift from them. Its test kit (src/testing) may also use its devDependencies.
+ */
+const LISTED_ONLY = [
+  { dir: "adapter-image-fetcher", builtins: true },
+  { dir: "routing", builtins: false },
+  { dir: "inspector", builtins: true },
+];
+const listedOnly = ({ dir, builtins }) => {
+  const manifest = JSON.parse(readFileSync(join(__dirname, "packages", dir, "package.json"), "utf8"));
+  const deps = Object.keys(manifest.dependencies ?? {});
+  const own = [dir, ...deps.filter((d) => d.startsWith("@proxy/")).map((d) => d.slice("@proxy/".length))];
+  const npm = deps.filter((d) => !d.startsWith("@proxy/")).map(escapeRegExp);
+  return {
+    name: `${dir}-imports-what-it-lists`,
+    comment: `packages/${dir} imports only what its package.json lists (${deps.join(", ")})${builtins ? " and Node's builtins" : ", no node:*"}.`,
+    severity: "error",
+    from: { path: `^packages/${dir}/src`, pathNot: `^packages/${dir}/src/testing/` },
+    to: {
+      pathNot: [
+        `^packages/(${own.join("|")})/src/`,
+        ...(npm.length ? [`(^|/)node_modules/(${npm.join("|")})/`] : []),
+      ].join("|"),
+      ...(builtins ? { dependencyTypesNot: ["core"] } : {}),
+    },
+  };
+};
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
+    ...LISTED_ONLY.map(listedOnly),
     {
       name: "core-no-node-builtins",
       comment: "packages/core is pure: no node:* / Node core modules (use injected ports instead).",

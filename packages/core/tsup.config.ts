@@ -1,3 +1,5 @@
 import { packageBuild } from "../../tsup.shared.js";
 
-export default packageBuild(["src/index.ts", "src/testing/index.ts"], { platform: "neutral" });
+export default packageBuild(["src/index.ts", "src/gateway.ts", "src/testing/index.ts"], {
+  platform: "neutral",
+});

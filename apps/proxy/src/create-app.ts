@@ -1,18 +1,20 @@
 import type { StoredStateOptions } from "@proxy/adapter-http-responses";
 import {
-  type Clock,
   createSchemaCache,
   GatewayError,
   type IdGenerator,
-  type MediaFetcher,
   type SchemaCache,
-  systemClock,
-  type TextBackend,
   type TokenEncoding,
-  type TurnObserver,
-  type TurnSettings,
   toGatewayError,
 } from "@proxy/core";
+import {
+  type Clock,
+  type MediaFetcher,
+  systemClock,
+  type TextBackend,
+  type TurnObserver,
+  type TurnSettings,
+} from "@proxy/core/gateway";
 import {
   mountRoutes,
   OPENAI_FRONT,
@@ -20,6 +22,7 @@ import {
   type RouteSettings,
   type SurfaceFront,
 } from "@proxy/http-surface";
+import { INSPECTOR_PATH, type Inspector } from "@proxy/inspector";
 import { type Context, Hono, type MiddlewareHandler } from "hono";
 import { cors } from "hono/cors";
 import type { BackendControl } from "./backend/backend-stack.js";
@@ -34,8 +37,6 @@ import { routeHeaders } from "./http/route-headers.js";
 import { allowedMethods, GATEWAY_ROUTES, type GatewayRouteSpec, ROUTES } from "./http/routes.js";
 import { type GatewaySurfaceDeps, SURFACES, surfaceOf } from "./http/surfaces.js";
 import { gatewayIndex, hintedNotFound, INSPECTOR_OFF } from "./http/url-guide.js";
-import type { Inspector } from "./inspector/inspector.js";
-import { INSPECTOR_PATH } from "./inspector/inspector-routes.js";
 import type { Logger } from "./observability/logger.js";
 import type { Metrics } from "./observability/metrics.js";
 import { lazyO200kEncoding } from "./tokens/lazy-o200k.js";

@@ -1,5 +1,10 @@
 import { createRequire } from "node:module";
+import { dirname } from "node:path";
+import { fileURLToPath } from "node:url";
 import type { ServerType } from "@hono/node-server";
+import { createImageFetcher } from "@proxy/adapter-image-fetcher";
+import { createInspector, findUiDir } from "@proxy/inspector";
+import { routeSettingsOf } from "@proxy/routing";
 import * as Cause from "effect/Cause";
 import * as Context from "effect/Context";
 import * as Effect from "effect/Effect";
@@ -9,18 +14,17 @@ import * as Option from "effect/Option";
 import * as Scope from "effect/Scope";
 import { type BackendControl, createBackendStack } from "./backend/backend-stack.js";
 import { statusView } from "./backend/gateway-backend.js";
+import { NOT_LOGGED_IN } from "./backend/require-auth.js";
 import { type GatewayConfig, turnSettingsFrom, type UnknownSetting } from "./config/config.js";
 import { loadConfig } from "./config/load-config.js";
 import { createApp } from "./create-app.js";
+import { callerOf, keyMatcher } from "./http/auth.js";
 import { createRequestScope } from "./http/request-context.js";
 import { isLoopbackHost } from "./http/request-guard.js";
-import { createInspector } from "./inspector/inspector.js";
 import { Listener } from "./listener.js";
-import { createImageFetcher } from "./media/image-fetcher.js";
 import { Log, type Logger } from "./observability/logger.js";
 import { createMetrics } from "./observability/metrics.js";
 import { releaseStartupMemory } from "./observability/startup-memory.js";
-import { routeSettingsOf } from "./routing/route-config.js";
 import { Backend, Tracing } from "./runtime.js";
 import { GatewayStartError } from "./startup-problem.js";
 import { State, type StateTimings } from "./state/gateway-state.js";
@@ -125,8 +129,11 @@ class Gateway extends Context.Service<Gateway, Serving>()("@proxy/gateway/Gatewa
         inspector: config.inspector
           ? createInspector({
               backend: statusView(stack),
+              notLoggedIn: NOT_LOGGED_IN,
               adminKey: config.adminKey,
               apiKeys: usage.keys.map((k) => k.key),
+              keys: { matcher: keyMatcher, callerOf },
+              uiDir: findUiDir(dirname(fileURLToPath(import.meta.url))),
               bodies: config.inspectorBodies,
               maxRequests: config.inspectorMaxRequests,
               maxBytes: config.inspectorMaxBytes,
@@ -251,8 +258,16 @@ export const startGateway = async (
 /** Process entry: config from env (+ optional file and CLI flags), signals, exit codes. */
 export const main = async (flags: Readonly<Record<string, string>> = {}): Promise<void> => {
   // Every mistake a start can meet is one line on stderr and a non-zero exit, no stack trace.
+  // A message may quote a tool's multi-line output (codex's stderr): kept, on the one line.
   const fail = (message: string, code: number): never => {
-    process.stderr.write(`codex-tool-gateway: ${message}\n`);
+    const line = message
+      .split(/\s*\n\s*/)
+      .reduce(
+        (out, part) =>
+          part === "" ? out : out === "" || /^[:;,.)]/.test(part) ? out + part : `${out}; ${part}`,
+        "",
+      );
+    process.stderr.write(`codex-tool-gateway: ${line}\n`);
     process.exit(code);
   };
   let loaded: ReturnType<typeof loadConfig>;

@@ -1,10 +1,12 @@
 import { createCodexBackend, resolveCodexCommand } from "@proxy/adapter-codex-appserver";
-import type { TextBackend, TokenEncoding } from "@proxy/core";
+import type { TokenEncoding } from "@proxy/core";
+import type { TextBackend } from "@proxy/core/gateway";
+import { createRouteStack, DEFAULT_CODEX_ROUTE } from "@proxy/routing";
 import * as Context from "effect/Context";
 import * as Effect from "effect/Effect";
 import * as Layer from "effect/Layer";
 import type * as Scope from "effect/Scope";
-import { type AcquiredBackend, createRouteStack } from "./backend/backend-stack.js";
+import type { AcquiredBackend } from "./backend/backend-stack.js";
 import { requireBackendAuth } from "./backend/require-auth.js";
 import type { GatewayConfig } from "./config/config.js";
 import { Log, type Logger } from "./observability/logger.js";
@@ -16,8 +18,7 @@ import { lazyO200kEncoding } from "./tokens/lazy-o200k.js";
 /** Told how each JSON-RPC request to a codex app-server ended (for metrics). */
 type RpcResultObserver = (method: string, outcome: string) => void;
 
-import { DEFAULT_CODEX_ROUTE } from "./routing/answering-route.js";
-import { type AcquiredCodex, acquireRoutes } from "./routing/routes-layer.js";
+import { type AcquiredCodex, acquireRoutes } from "./backend/routes-layer.js";
 
 /** A sealed, supervised codex app-server pool and its login check, closed with the scope. */
 const acquireCodex = (

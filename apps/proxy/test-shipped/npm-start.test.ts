@@ -90,6 +90,10 @@ describe.runIf(process.platform === "linux")("npm start, as a supervisor runs it
     try {
       expect((await fetch(`${again.url}/healthz`)).status).toBe(200);
       expect(Date.now() - started).toBeLessThan(10_000);
+      // Nothing a newcomer cannot act on: no install-script box, no warning of the tools it runs.
+      expect(again.output()).toContain("pnpm install skipped");
+      expect(again.output()).not.toMatch(/\bwarn(ing)?\b|ignored build scripts|ERR_PNPM|deprecated/i);
+      expect(again.lines.filter((l) => Number(l.level) >= 40)).toEqual([]);
     } finally {
       process.kill(again.child.pid as number, "SIGTERM");
       expect(await again.exited).toBe(0);

@@ -214,6 +214,27 @@ describe("the packed gateway, installed with npm in an empty directory outside t
     });
   });
 
+  it("npx codex-tool-gateway stops on Ctrl-C (SIGINT to the terminal's group), as the README says", async () => {
+    gateway = await spawnGateway(env as Record<string, string>, {
+      command: outsideRepo(["npx", "--no-install", "codex-tool-gateway"]),
+      cwd: dir,
+      detached: true,
+      inheritEnv: false,
+    });
+    const codex = gateway.lines.filter((l) => l.msg === "codex app-server ready").map((l) => Number(l.pid));
+    expect(codex.length).toBeGreaterThan(0);
+    const output = new Promise((resolve) => gateway?.child.stdout?.once("close", resolve));
+    // What a terminal does on Ctrl-C: every process of the foreground group gets SIGINT.
+    process.kill(-(gateway.child.pid as number), "SIGINT");
+    await output;
+    await gateway.exited;
+    expect(gateway.lines.map((l) => l.msg)).toEqual(
+      expect.arrayContaining(["shutting down: no new connections", "stopped"]),
+    );
+    expect(gateway.lines.find((l) => l.msg === "shutting down: no new connections")?.reason).toBe("SIGINT");
+    expect(await stillRunningAfter(codex, 10_000)).toEqual([]);
+  });
+
   it("ships source maps that name no directory of the machine that built it", () => {
     const pkg = join(dir, "node_modules", "codex-tool-gateway");
     const files = readdirSync(pkg, { recursive: true, withFileTypes: true }).filter((e) => e.isFile());

@@ -135,6 +135,31 @@ describe.runIf(process.platform === "linux")(
       expect(run.ms).toBeLessThan(10_000);
     });
 
+    it("a codex that fails at start: its own stderr, kept on the one line", async () => {
+      const dir = mkdtempSync(join(tmpdir(), "broken-codex-"));
+      const bin = join(dir, "codex");
+      writeFileSync(
+        bin,
+        '#!/bin/sh\necho "codex: this build cannot run here" >&2\necho "(second line)" >&2\nexit 3\n',
+        {
+          mode: 0o755,
+        },
+      );
+      try {
+        const run = await mistake({ CODEX_BIN: bin });
+        expect(run.code).toBe(1);
+        oneLine(
+          run,
+          new RegExp(
+            `^codex-tool-gateway: CODEX_BIN: codex could not be started \\(${bin}\\): .*; codex: this build cannot run here; \\(second line\\): point CODEX_BIN at a codex binary, or unset it to use the pinned @openai/codex\\.$`,
+          ),
+        );
+        expect(run.ms).toBeLessThan(10_000);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+
     it("the port in use: found before codex or the store start", async () => {
       const { server, port } = await silentServer();
       try {
@@ -266,6 +291,38 @@ describe.runIf(process.platform === "linux")(
       } finally {
         gateway.child.kill("SIGTERM");
         expect(await gateway.exited).toBe(0);
+      }
+    });
+
+    it("a codex config.toml that is not TOML: one warning naming the file, where and what it means, no stack", async () => {
+      const broken = await makeCodexHome(provider.url);
+      writeFileSync(join(broken.path, "config.toml"), "model = [unclosed\n");
+      const gateway = await spawnGateway(
+        { ...serverEnv(), CODEX_HOME: broken.path, PROXY_STORE: "memory" },
+        { command: [process.execPath, BUILT_BIN], inheritEnv: false },
+      );
+      try {
+        const path = join(broken.path, "config.toml");
+        expect(gateway.lines.filter((l) => l.path === path)).toEqual([
+          {
+            level: 40,
+            time: expect.any(Number),
+            service: "proxy-gateway",
+            component: "codex",
+            path,
+            detail: "Invalid TOML document: invalid value (line 1, column 10)",
+            msg: `codex: ${path} is not valid TOML: codex ignores all of it and runs on its defaults (no model provider or setting of it applies); fix the file`,
+          },
+        ]);
+        // codex says the same in its own words (it goes on with its defaults, it does not exit).
+        expect(
+          gateway.lines.some((l) => /Invalid configuration; using defaults/.test(String(l.stderr))),
+        ).toBe(true);
+        expect(JSON.stringify(gateway.lines)).not.toMatch(/"stack"|\\n\s+at /);
+      } finally {
+        gateway.child.kill("SIGTERM");
+        expect(await gateway.exited).toBe(0);
+        await broken.cleanup();
       }
     });
   },

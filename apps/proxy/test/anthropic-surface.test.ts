@@ -1,8 +1,7 @@
 import { createScriptedBackend } from "@proxy/core/testing";
+import { createRouteStacks, createRouteTable } from "@proxy/routing";
 import { pino } from "pino";
 import { afterEach, describe, expect, it } from "vitest";
-import { createRouteStacks } from "../src/backend/backend-stack.js";
-import { createRouteTable } from "../src/routing/route-table.js";
 import { serveApp } from "./support/serve-app.js";
 
 const hello = { model: "claude-sonnet-4-5", max_tokens: 64, messages: [{ role: "user", content: "hi" }] };

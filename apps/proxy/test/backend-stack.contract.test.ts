@@ -1,4 +1,4 @@
-import { type BackendMiddleware, type UsageStore, wrapBackend } from "@proxy/core";
+import { type BackendMiddleware, type UsageStore, wrapBackend } from "@proxy/core/gateway";
 import { describeTextBackendContract, scriptedContractHarness } from "@proxy/core/testing";
 import * as Effect from "effect/Effect";
 import type * as Layer from "effect/Layer";

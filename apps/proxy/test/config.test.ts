@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { DEFAULT_TURN_SETTINGS } from "@proxy/core";
+import { DEFAULT_TURN_SETTINGS } from "@proxy/core/gateway";
 import { describe, expect, it } from "vitest";
 import type { UnknownSetting } from "../src/config/config.js";
 import {

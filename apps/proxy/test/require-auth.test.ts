@@ -1,4 +1,4 @@
-import { wrapBackend } from "@proxy/core";
+import { wrapBackend } from "@proxy/core/gateway";
 import { createScriptedBackend } from "@proxy/core/testing";
 import { describe, expect, it } from "vitest";
 import { requireBackendAuth } from "../src/backend/require-auth.js";

@@ -1,11 +1,11 @@
 import { setTimeout as delay } from "node:timers/promises";
+import { GatewayError } from "@proxy/core";
 import {
   type BackendReadiness,
   backendStream,
   createAdmissionGate,
-  GatewayError,
   type TextBackend,
-} from "@proxy/core";
+} from "@proxy/core/gateway";
 import type { CodexBackendOptions } from "./codex-backend-options.js";
 import { resolveCodexCommand } from "./codex-binary.js";
 import { type CodexAuthStatus, createCodexControl } from "./codex-control.js";

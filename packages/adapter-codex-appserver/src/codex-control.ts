@@ -1,4 +1,4 @@
-import type { ModelInfo } from "@proxy/core";
+import type { ModelInfo } from "@proxy/core/gateway";
 import { mapRpcError } from "./map-codex-error.js";
 import type { ProcessPool } from "./pool/process-pool.js";
 

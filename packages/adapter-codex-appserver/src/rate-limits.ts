@@ -1,11 +1,5 @@
-import {
-  type BackendBatch,
-  type BackendEvent,
-  GatewayError,
-  isGatewayError,
-  type PlanLimits,
-  type PlanWindow,
-} from "@proxy/core";
+import { GatewayError, isGatewayError } from "@proxy/core";
+import type { BackendBatch, BackendEvent, PlanLimits, PlanWindow } from "@proxy/core/gateway";
 
 /** Longest `Retry-After` the gateway asks for: a weekly window at most. */
 const MAX_RETRY_AFTER_SECONDS = 7 * 24 * 60 * 60;

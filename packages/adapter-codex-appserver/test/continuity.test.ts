@@ -1,4 +1,5 @@
-import type { BackendEvent, BackendRequest, PromptMessage, ToolSpec } from "@proxy/core";
+import type { BackendRequest, PromptMessage, ToolSpec } from "@proxy/core";
+import type { BackendEvent } from "@proxy/core/gateway";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RecordedRequest } from "../src/testing/index.js";
 import {

@@ -1,6 +1,7 @@
 import { readdir } from "node:fs/promises";
 import { join } from "node:path";
-import type { BackendEvent, BackendRequest, PromptMessage } from "@proxy/core";
+import type { BackendRequest, PromptMessage } from "@proxy/core";
+import type { BackendEvent } from "@proxy/core/gateway";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RecordedRequest } from "../src/testing/index.js";
 import {

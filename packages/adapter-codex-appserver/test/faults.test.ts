@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { BackendEvent } from "@proxy/core";
+import type { BackendEvent } from "@proxy/core/gateway";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { type CodexBackend, type CodexBackendOptions, createCodexBackend } from "../src/index.js";
 import { collect, request, textOf } from "./helpers.js";

@@ -1,4 +1,5 @@
-import type { BackendEvent, BackendRequest, PromptMessage, ToolSpec } from "@proxy/core";
+import type { BackendRequest, PromptMessage, ToolSpec } from "@proxy/core";
+import type { BackendEvent } from "@proxy/core/gateway";
 import { type CodexBackend, type CodexBackendOptions, createCodexBackend } from "../src/index.js";
 import {
   type CodexHome,

@@ -1,6 +1,7 @@
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import type { BackendEvent, BackendRequest, ToolSpec } from "@proxy/core";
+import type { BackendRequest, ToolSpec } from "@proxy/core";
+import type { BackendEvent } from "@proxy/core/gateway";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Logger } from "../src/logger.js";

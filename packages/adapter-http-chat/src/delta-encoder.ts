@@ -1,4 +1,5 @@
-import { type AssistantEvent, customCallInput, type OutputMode } from "@proxy/core";
+import { type AssistantEvent, customCallInput } from "@proxy/core";
+import type { OutputMode } from "@proxy/core/gateway";
 import { toolCallEcho } from "@proxy/http-surface/openai-wire";
 
 export type ToolCallDelta =

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { GatewayError, type TurnSettings } from "@proxy/core";
+import { GatewayError } from "@proxy/core";
+import type { TurnSettings } from "@proxy/core/gateway";
 import type { Script } from "@proxy/core/testing";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { postChat, sseData, startGateway, type TestGateway } from "./support/gateway.js";

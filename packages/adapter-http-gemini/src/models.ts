@@ -1,4 +1,5 @@
-import { GatewayError, type ModelInfo } from "@proxy/core";
+import { GatewayError } from "@proxy/core";
+import type { ModelInfo } from "@proxy/core/gateway";
 
 /** A gateway model as Google's `Model` resource; `inputTokenLimit` where the backend knows the window. */
 export const geminiModel = (model: ModelInfo) => ({

@@ -1,4 +1,4 @@
-import type { ModelInfo } from "@proxy/core";
+import type { ModelInfo } from "@proxy/core/gateway";
 
 /**
  * `GET /v1/models` in Anthropic's shape (`models.list` of the SDK). The host serves the OpenAI

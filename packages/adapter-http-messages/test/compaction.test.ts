@@ -1,4 +1,4 @@
-import { COMPACTION_INSTRUCTION, renderCompactionSummary } from "@proxy/core";
+import { COMPACTION_INSTRUCTION, renderCompactionSummary } from "@proxy/core/gateway";
 import { afterEach, describe, expect, it } from "vitest";
 import { post, startGateway, type TestGateway } from "./support/gateway.js";
 import { base, WEATHER_TOOL } from "./support/scripts.js";

@@ -2,10 +2,9 @@ import {
   type AssistantEvent,
   createCountingIdGenerator,
   createSchemaCache,
-  DEFAULT_TURN_SETTINGS,
-  runTurn,
   type ToolPolicy,
 } from "@proxy/core";
+import { DEFAULT_TURN_SETTINGS, runTurn } from "@proxy/core/gateway";
 import { createScriptedBackend, o200kEncoding } from "@proxy/core/testing";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";

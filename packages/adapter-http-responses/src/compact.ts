@@ -1,4 +1,5 @@
-import { type ToolPolicy, type TurnRequest, unixSeconds } from "@proxy/core";
+import type { ToolPolicy, TurnRequest } from "@proxy/core";
+import { unixSeconds } from "@proxy/core/gateway";
 import { issueToGatewayError, type SurfaceDeps, type TurnFolder } from "@proxy/http-surface";
 import * as Result from "effect/Result";
 import * as SchemaParser from "effect/SchemaParser";

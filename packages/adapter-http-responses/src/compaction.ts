@@ -1,14 +1,7 @@
-import {
-  type AssistantEvent,
-  COMPACTION_INSTRUCTION,
-  type CompactionKeep,
-  type GatewayError,
-  type ToolPolicy,
-  type TurnRequest,
-  type Usage,
-} from "@proxy/core";
+import type { AssistantEvent, GatewayError, ToolPolicy, TurnRequest, Usage } from "@proxy/core";
+import { COMPACTION_INSTRUCTION, type CompactionKeep } from "@proxy/core/gateway";
 
-export { COMPACTION_INSTRUCTION } from "@proxy/core";
+export { COMPACTION_INSTRUCTION } from "@proxy/core/gateway";
 
 /**
  * Compaction through the backend: the conversation so far plus one more user message asking for

@@ -1,11 +1,5 @@
-import {
-  type BackendReadiness,
-  backendStream,
-  type ModelInfo,
-  type TextBackend,
-  type TokenEncoding,
-  withoutSecrets,
-} from "@proxy/core";
+import { type TokenEncoding, withoutSecrets } from "@proxy/core";
+import { type BackendReadiness, backendStream, type ModelInfo, type TextBackend } from "@proxy/core/gateway";
 import { Agent, request as httpRequest } from "undici";
 import { isUnreachable } from "./map-upstream-error.js";
 import { streamTurn, type TurnContext } from "./stream-turn.js";

@@ -1,7 +1,5 @@
 import { setImmediate as yieldToLoop } from "node:timers/promises";
 import {
-  type BackendBatch,
-  type BackendEvent,
   type BackendRequest,
   countTokensPausing,
   EXACT_COUNT_CHARS,
@@ -11,6 +9,7 @@ import {
   type TokenEncoding,
   type Usage,
 } from "@proxy/core";
+import type { BackendBatch, BackendEvent } from "@proxy/core/gateway";
 import { createParser } from "eventsource-parser";
 import type { Dispatcher } from "undici";
 import { decodeChatChunk, mapFinishReason, toUsage, upstreamErrorMessage } from "./chat-chunk.js";

@@ -1,4 +1,4 @@
-import type { BackendEvent } from "@proxy/core";
+import type { BackendEvent } from "@proxy/core/gateway";
 import type { ToolCallDelta } from "./chat-chunk.js";
 
 interface OpenCall {

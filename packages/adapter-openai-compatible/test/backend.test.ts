@@ -1,10 +1,5 @@
-import {
-  type BackendEvent,
-  type BackendRequest,
-  countTokens,
-  type GatewayError,
-  isGatewayError,
-} from "@proxy/core";
+import { type BackendRequest, countTokens, type GatewayError, isGatewayError } from "@proxy/core";
+import type { BackendEvent } from "@proxy/core/gateway";
 import { o200kEncoding } from "@proxy/core/testing";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

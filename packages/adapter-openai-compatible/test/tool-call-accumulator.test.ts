@@ -1,4 +1,4 @@
-import type { BackendEvent } from "@proxy/core";
+import type { BackendEvent } from "@proxy/core/gateway";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { createToolCallAccumulator } from "../src/tool-call-accumulator.js";

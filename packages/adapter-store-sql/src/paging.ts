@@ -1,4 +1,4 @@
-import type { Page, PageQuery, StoredItem } from "@proxy/core";
+import type { Page, PageQuery, StoredItem } from "@proxy/core/gateway";
 import type { Row, SqlParam, SqlQuerier } from "./sql-driver.js";
 
 /**

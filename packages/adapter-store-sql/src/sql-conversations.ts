@@ -1,4 +1,5 @@
-import { GatewayError, type ResponseStore, type StoredConversation, type StoredItem } from "@proxy/core";
+import { GatewayError } from "@proxy/core";
+import type { ResponseStore, StoredConversation, StoredItem } from "@proxy/core/gateway";
 import { pageItems, toItem } from "./paging.js";
 import type { Row, SqlDriver } from "./sql-driver.js";
 

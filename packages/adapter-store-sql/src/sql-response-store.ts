@@ -6,7 +6,7 @@ import type {
   StoredResponse,
   StoredStatus,
   UsageStore,
-} from "@proxy/core";
+} from "@proxy/core/gateway";
 import { migrate } from "./migrations.js";
 import { pageItems, toItem } from "./paging.js";
 import { type ConversationLimits, createSqlConversations } from "./sql-conversations.js";

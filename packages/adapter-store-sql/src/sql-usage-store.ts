@@ -5,7 +5,7 @@ import {
   type UsageRow,
   type UsageStore,
   UsageWriteRejected,
-} from "@proxy/core";
+} from "@proxy/core/gateway";
 import type { Row, SqlDriver, SqlParam } from "./sql-driver.js";
 
 const COUNTS = [

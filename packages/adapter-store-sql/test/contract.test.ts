@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { UsageWriteRejected } from "@proxy/core";
+import { UsageWriteRejected } from "@proxy/core/gateway";
 import { describeResponseStoreContract, describeUsageStoreContract } from "@proxy/core/testing";
 import { afterAll, describe, expect, it } from "vitest";
 import { MIGRATIONS, migrate, openPostgresStore, openSqliteDriver, openSqliteStore } from "../src/index.js";

@@ -1,11 +1,10 @@
 import {
   type BlockFormat,
   DEFAULT_MAX_BLOCK_BYTES,
-  DEFAULT_TURN_SETTINGS,
   type IdGenerator,
   JSON_TOOL_CALL_FORMAT,
-  type TurnSettings,
 } from "@proxy/core";
+import { DEFAULT_TURN_SETTINGS, type TurnSettings } from "@proxy/core/gateway";
 
 export interface ToolCallingOptions {
   /**

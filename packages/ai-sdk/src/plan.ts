@@ -16,8 +16,8 @@ import {
   type ToolPolicy,
   type ToolPolicyProblem,
   type ToolSpec,
-  type TurnSettings,
 } from "@proxy/core";
+import type { TurnSettings } from "@proxy/core/gateway";
 import { formatOf, type ToolCallingOptions } from "./options.js";
 import { conversationOf, PartTable, promptOf } from "./prompt.js";
 import type { CallOptions, FunctionTool, SdkToolChoice, Warning } from "./sdk-types.js";

@@ -5,12 +5,12 @@ import {
   createCallGate,
   createOutputGuard,
   createSentinelParser,
-  createTelemetry,
   GatewayError,
   type OutputGuard,
   type SentinelParser,
   type Violation,
 } from "@proxy/core";
+import { createTelemetry } from "@proxy/core/gateway";
 import type { StepPlan } from "./plan.js";
 
 /**

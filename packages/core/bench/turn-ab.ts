@@ -6,11 +6,15 @@
  * (the old dir as for parser-ab.ts). Prints µs of CPU per turn and per delta, medians of the rounds
  * with their range; the turn's fixed cost (rendering, gate, validator) is included.
  */
+import { existsSync } from "node:fs";
 import { loadavg } from "node:os";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import * as current from "../src/index.js";
+import * as gateway from "../src/gateway.js";
+import * as library from "../src/index.js";
 
+/** Core as one namespace: the library entry and the gateway entry (one file before they were split). */
+const current = { ...library, ...gateway };
 type Core = typeof current;
 
 const WORDS = [
@@ -43,12 +47,12 @@ const deltasOf = (kind: string, count: number): string[] => {
 };
 
 const sideOf = (core: Core, kind: string, deltas: ReadonlyArray<string>) => {
-  const backend: current.TextBackend = {
+  const backend: gateway.TextBackend = {
     specificationVersion: "v1",
     name: "bench",
     stream: () =>
       core.backendStream(async function* () {
-        const batch: current.BackendEvent[] = [{ type: "stream-start", model: "bench" }];
+        const batch: gateway.BackendEvent[] = [{ type: "stream-start", model: "bench" }];
         for (const delta of deltas) batch.push({ type: "text-delta", delta });
         batch.push({
           type: "usage",
@@ -60,7 +64,7 @@ const sideOf = (core: Core, kind: string, deltas: ReadonlyArray<string>) => {
     listModels: async () => [],
     readiness: () => ({ ready: true, inFlight: 0, queued: 0, capacity: 1, restarts: 0 }),
   };
-  const tools: current.ToolPolicy = {
+  const tools: library.ToolPolicy = {
     tools: kind === "tools" ? [{ name: "get_weather", strict: false, parameters: WEATHER }] : [],
     choice: { type: "auto" },
     parallel: true,
@@ -68,10 +72,10 @@ const sideOf = (core: Core, kind: string, deltas: ReadonlyArray<string>) => {
   const deps = {
     backend,
     ids: core.createCountingIdGenerator(),
-    tokens: undefined as unknown as current.TokenEncoding,
+    tokens: undefined as unknown as library.TokenEncoding,
     schemas: core.createSchemaCache(),
   };
-  const request: current.TurnRequest = {
+  const request: library.TurnRequest = {
     model: "bench",
     items: [{ type: "message", role: "user", content: [{ type: "text", text: "hi" }] }],
   };
@@ -98,7 +102,9 @@ async function main() {
   const kind = process.argv[3] ?? "text";
   const deltas = deltasOf(kind, Number(process.argv[4] ?? 200));
   const rounds = Number(process.argv[5] ?? 9);
-  const old = (await import(pathToFileURL(resolve(oldDir, "src/index.ts")).href)) as Core;
+  const entry = (name: string) => import(pathToFileURL(resolve(oldDir, "src", name)).href);
+  const oldGateway = existsSync(resolve(oldDir, "src/gateway.ts")) ? await entry("gateway.ts") : {};
+  const old = { ...(await entry("index.ts")), ...oldGateway } as Core;
   const sides = [
     { name: "old", run: sideOf(old, kind, deltas) },
     { name: "new", run: sideOf(current, kind, deltas) },

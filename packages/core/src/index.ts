@@ -1,8 +1,11 @@
 // biome-ignore-all assist/source/organizeImports: the public API is grouped by concept, not sorted.
 /**
- * @proxy/core's public API, grouped by concept. Everything else under src/ is internal (the package's
- * `exports` admit only this file and ./testing); docs/core.md lists these names and a test keeps the
- * two in step. Add a name only when a package outside core needs it.
+ * @proxy/core's library API, grouped by concept: what a program that teaches a text-only model tool
+ * calling needs (the conversation and tool model, the parser and formats, tool policy, prompt
+ * rendering, validation, output limits, errors). What a gateway that serves turns needs besides
+ * (runTurn, the backend port, stores, admission) is `@proxy/core/gateway` (src/gateway.ts).
+ * Everything else under src/ is internal; docs/core.md lists both entries' names and a test keeps
+ * them in step. Add a name only when a package outside core needs it.
  */
 
 // The conversation a surface decodes its wire into, and the tools offered with it.
@@ -25,18 +28,7 @@ export {
 export { findToolPolicyProblem, type ToolPolicyProblem } from "./model/check-tool-policy.js";
 export { customCallArguments, customCallInput } from "./model/custom-call.js";
 export { createSchemaCache, type SchemaCache } from "./tools/index.js";
-export { inlineRemoteImages } from "./media/inline-remote-images.js";
-
-// Running one turn: what a surface starts, and the events it encodes.
-export {
-  type AssistantBatch,
-  runTurn,
-  type TurnDeps,
-  type TurnHandle,
-  type TurnInput,
-} from "./turn/run-turn.js";
-export { runCompactingTurn } from "./turn/compacting-turn.js";
-// The one event vocabulary, backend to surface (BackendEvent and ParserEvent are its other views).
+// The one event vocabulary a turn yields (BackendEvent, in ./gateway, and ParserEvent are its other views).
 export type {
   AssistantEvent,
   CallRef,
@@ -47,28 +39,6 @@ export type {
 } from "./events/stream-event.js";
 export type { Finish, FinishReason } from "./model/finish-reason.js";
 export { addUsage, type Usage } from "./model/usage.js";
-export {
-  DEFAULT_TURN_SETTINGS,
-  OUTPUT_MODES,
-  type OutputMode,
-  resolveOutputMode,
-  resolveToolMode,
-  STOP_AFTER_TOOLS_MODES,
-  type StopAfterToolsMode,
-  TOOL_MODES,
-  type ToolMode,
-  type TurnSettings,
-} from "./turn/turn-settings.js";
-export type { AttemptEnd, TurnTrace } from "./turn/turn-trace.js";
-export {
-  createTelemetry,
-  type ToolWarning,
-  type TurnCounters,
-  type TurnObserver,
-  type TurnSummary,
-  type TurnTelemetry,
-} from "./turn/turn-telemetry.js";
-
 // Errors: one closed set of kinds; each surface maps them to its own status and body.
 export {
   contextOverflow,
@@ -86,40 +56,14 @@ export {
 } from "./errors/gateway-error.js";
 export { formatParamPath } from "./errors/param-path.js";
 export { withoutSecrets, withoutUrls } from "./errors/scrub-text.js";
-
-export {
-  COMPACTION_INSTRUCTION,
-  type CompactFirst,
-  type CompactionKeep,
-  type CompactionRequest,
-  renderCompactionSummary,
-} from "./model/compaction.js";
-// The backend port: what a backend implements, and how it is read.
+// What rendering produces: the request a text backend is sent.
 export type {
-  BackendBatch,
-  BackendCapabilities,
-  BackendCompaction,
-  BackendReadiness,
   BackendRequest,
-  BackendStream,
-  ModelInfo,
   NativeToolCall,
-  PlanLimits,
-  PlanWindow,
   PromptMessage,
-  TextBackend,
 } from "./ports/text-backend.js";
-export type { BackendEvent } from "./events/stream-event.js";
-export { backendStream, flattenBatches, onBatchesEnd } from "./ports/backend-stream.js";
-export { type BackendMiddleware, wrapBackend } from "./ports/wrap-backend.js";
-export {
-  type AdmissionGate,
-  type AdmissionGateOptions,
-  createAdmissionGate,
-} from "./admission/admission-gate.js";
-
-// Core as a library (docs/core.md): teach a text-only model a block format, parse its text into
-// calls, validate them, cap its output. runTurn composes these; another gateway may use them alone.
+// Teach a text-only model a block format, parse its text into calls, validate them, cap its output.
+// runTurn (./gateway) composes these; a library user may use them alone.
 export { callableTools, forcedName, mustCall, offeredTools } from "./model/tool-policy.js";
 // runTurn's tool policy without its backend port, for an engine that makes its own model calls
 // (the AI SDK middleware): the call gate over parser events, the sink that runs it with the output
@@ -185,48 +129,11 @@ export {
   TOKEN_PIECE_CHARS,
   tokenPrefix,
 } from "./tokens/token-counter.js";
-
-// The response store port (stored Responses and conversations).
-export {
-  autocreatedConversationId,
-  type Caller,
-  type ChainLink,
-  isStorableId,
-  isTerminalStatus,
-  type NewResponse,
-  type Page,
-  type PageQuery,
-  type ResponseOutcome,
-  type ResponseStore,
-  type StoredConversation,
-  type StoredEvent,
-  type StoredItem,
-  type StoredResponse,
-  type StoredStatus,
-} from "./ports/response-store.js";
-
-// The other ports: time, ids, remote media, the tokenizer.
-export { type Clock, fixedClock, systemClock, unixSeconds } from "./ports/clock.js";
+// Ids for calls and items, and the tokenizer port output limits count through.
 export {
   createCountingIdGenerator,
   createRandomIdGenerator,
   type IdGenerator,
   type IdPrefix,
 } from "./ports/id-generator.js";
-export type { FetchedImage, MediaFetcher } from "./ports/media-fetcher.js";
 export type { TokenEncoding } from "./ports/token-encoding.js";
-
-// The usage store port (per-key usage and limits).
-export {
-  type KeyLoad,
-  type MinuteTokens,
-  type UsageCounts,
-  type UsageCursor,
-  type UsageFilter,
-  type UsagePage,
-  type UsagePageQuery,
-  type UsageRow,
-  type UsageStore,
-  UsageWriteRejected,
-  utcDay,
-} from "./ports/usage-store.js";

@@ -78,6 +78,18 @@ describe("the packed @proxy/core, installed in an empty project", { timeout: 300
     );
   });
 
+  it("serves the gateway entry beside the library: runTurn from @proxy/core/gateway only", async () => {
+    const probe = [
+      'import * as library from "@proxy/core";',
+      'import * as gateway from "@proxy/core/gateway";',
+      "console.log(typeof gateway.runTurn, typeof gateway.backendStream, typeof library.runTurn, typeof library.createSentinelParser);",
+      "",
+    ].join("\n");
+    await writeFile(join(dir, "entries.mjs"), probe);
+    const out = execFileSync(process.execPath, ["entries.mjs"], { cwd: dir, encoding: "utf8" });
+    expect(out).toBe("function function undefined function\n");
+  });
+
   it("installs beside vitest 4, whose run of the contract suite over the scripted backend passes", async () => {
     // Before: an optional `vitest >=5 <6` peer made this install fail with ERESOLVE.
     npm(dir, "install", "-D", "vitest@4", "gpt-tokenizer@3");

@@ -9,7 +9,7 @@
 export * from "./errors/http-error.js";
 // Reading a request: the JSON body and its checks, decode errors, model names, request facts.
 export * from "./request/caller.js";
-export { nodeOutgoing } from "./request/connection.js";
+export { isEventStream, nodeOutgoing, whenSent } from "./request/connection.js";
 export * from "./request/count-tokens.js";
 export * from "./request/facts.js";
 export * from "./request/json-body.js";

@@ -1,4 +1,4 @@
-import type { Caller } from "@proxy/core";
+import type { Caller } from "@proxy/core/gateway";
 import { Hono } from "hono";
 import { describe, expect, expectTypeOf, it } from "vitest";
 import { callerOwner, hostRequestId, type RunningTurn, requestCaller, requestTurn } from "../src/index.js";

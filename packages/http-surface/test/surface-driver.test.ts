@@ -1,4 +1,5 @@
-import { type AssistantBatch, type AssistantEvent, GatewayError } from "@proxy/core";
+import { type AssistantEvent, GatewayError } from "@proxy/core";
+import type { AssistantBatch } from "@proxy/core/gateway";
 import { describe, expect, it } from "vitest";
 import { pumpTurn, type StreamEncoder, type TurnSink } from "../src/turn/drive.js";
 

@@ -179,6 +179,56 @@ describe("the hexagon is enforced, not promised", { timeout: 60_000 }, () => {
     ).toEqual(["ai-sdk-imports-core-and-ai-only"]);
   });
 
+  // The packages carved out of apps/proxy: their rule is read from their real package.json.
+  describe.each([
+    ["adapter-image-fetcher", true],
+    ["routing", false],
+    ["inspector", true],
+  ])("packages/%s", (dir, builtins) => {
+    const at = `packages/${dir}/src/index.ts`;
+    it("passes its own files and a workspace package it lists", async () => {
+      expect(
+        await broken({
+          [at]: 'import "./y.js";\nimport "../../core/src/x.js";\nexport {};\n',
+          [`packages/${dir}/src/y.ts`]: "export {};\n",
+        }),
+      ).toEqual([]);
+    });
+
+    it(`${builtins ? "may" : "may not"} import Node's builtins`, async () => {
+      expect(await broken({ [at]: 'import "node:net";\nexport {};\n' })).toEqual(
+        builtins ? [] : [`${dir}-imports-what-it-lists`],
+      );
+    });
+
+    it("fails when it imports a workspace package its package.json does not list", async () => {
+      expect(
+        await broken({
+          [at]: 'import "../../adapter-http-chat/src/index.js";\nexport {};\n',
+          "packages/adapter-http-chat/src/index.ts": "export {};\n",
+        }),
+      ).toContain(`${dir}-imports-what-it-lists`);
+    });
+
+    it("fails when it imports an npm package its package.json does not list, even one the fixture lists", async () => {
+      expect(
+        await broken({
+          ...manifest(dir, ["left-pad"]),
+          ...npmPackage("left-pad"),
+          [at]: 'import "left-pad";\nexport {};\n',
+        }),
+      ).toEqual([`${dir}-imports-what-it-lists`]);
+    });
+
+    it("fails when it imports the app", async () => {
+      const found = await broken({
+        [at]: 'import "../../../apps/proxy/src/x.js";\nexport {};\n',
+        "apps/proxy/src/x.ts": "export {};\n",
+      });
+      expect(found.sort()).toEqual([`${dir}-imports-what-it-lists`, "packages-never-import-apps"].sort());
+    });
+  });
+
   it("fails on an import cycle between files, type imports included", async () => {
     expect(
       await broken({

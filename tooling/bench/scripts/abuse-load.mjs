@@ -1,6 +1,6 @@
-// Issue 25 "done when": 64 connections of ordinary non-streaming chat turns against the built gateway
-// (an OpenAI-compatible route to a fast local upstream), alone and next to one abusive client per
-// scenario; prints each run's p99. Run from the repository root after `pnpm run build`:
+// Does one abusive client slow everyone else? 64 connections of ordinary non-streaming chat turns
+// against the built gateway (an OpenAI-compatible route to a fast local upstream), alone and next to
+// one abusive client per scenario; prints each run's p99. Run from the repository root after `pnpm run build`:
 //   node tooling/bench/scripts/abuse-load.mjs
 import { spawn } from "node:child_process";
 import { createServer } from "node:http";

@@ -1,4 +1,4 @@
-import { DEFAULT_TURN_SETTINGS, type TextBackend } from "@proxy/core";
+import { DEFAULT_TURN_SETTINGS, type TextBackend } from "@proxy/core/gateway";
 import { createScriptedBackend } from "@proxy/core/testing";
 import { type BackendStack, createApp, createLogger, createMetrics } from "@proxy/gateway";
 import { type Context, Hono } from "hono";

@@ -1,21 +1,15 @@
-import { type BackendMiddleware, type PlanLimits, type TextBackend, wrapBackend } from "@proxy/core";
-import type { Logger } from "../observability/logger.js";
-import { answeringRoute } from "../routing/answering-route.js";
-import { routeFallbacks } from "../routing/fallback.js";
-import type { Route } from "../routing/route.js";
-import { routeAdmission } from "../routing/route-admission.js";
-import type { RouteConfig } from "../routing/route-config.js";
-import { routeRequest } from "../routing/route-request.js";
-import type { RouteStatus } from "../routing/route-table.js";
+import { type BackendMiddleware, type PlanLimits, type TextBackend, wrapBackend } from "@proxy/core/gateway";
+import type { RouteStatus } from "@proxy/routing";
 import { createDrain } from "./drain.js";
 import { modelAliases } from "./model-aliases.js";
 
 /**
- * Every layer the gateway puts around a backend is one `BackendMiddleware` in one of the ordered
- * lists below (outermost first, as vercel/ai's `wrapLanguageModel` takes them): the gateway's
- * layers around whatever it serves from, and each route's layers around its backend. With
- * `models` routes the route table (`routing/route-table.ts`) sits between the two and only picks
- * the route by name. Adding a layer is one file and one entry here.
+ * Every layer the gateway puts around a backend is one `BackendMiddleware` in the ordered list
+ * below (outermost first, as vercel/ai's `wrapLanguageModel` takes them): the gateway's layers
+ * around whatever it serves from. Each route's layers around its backend are the list in
+ * `@proxy/routing` (`packages/routing/src/route-stack.ts`); with `models` routes the route table
+ * sits between the two and only picks the route by name. Adding a layer is one file and one entry
+ * in one of the two lists.
  */
 
 /** What the gateway's operators and status pages ask of the stack, beside its stream port. */
@@ -74,60 +68,4 @@ export const createBackendStack = (acquired: AcquiredBackend, options: StackOpti
       planLimitsOf: acquired.planLimitsOf ?? (() => inner.readiness().planLimits),
     },
   };
-};
-
-/** What a route puts in front of its backend. */
-export interface RouteLayers {
-  readonly id: string;
-  /** A configured route's request rewrite (upstream model, default effort, `toolMode: prompt`). */
-  readonly config?: RouteConfig | undefined;
-  /** The route's own concurrency limit (`models[].maxInFlight`). */
-  readonly admission?: { readonly maxInFlight: number; readonly maxQueue: number } | undefined;
-  /** codex's login check (`backend/require-auth.ts`), shared by every codex route. */
-  readonly auth?: BackendMiddleware | undefined;
-}
-
-/**
- * One route's layers around its backend: its name on the turn, its request, its admission, codex's
- * login check (a route with fallbacks gets `routeFallbacks` around this, see below).
- */
-export const createRouteStack = (backend: TextBackend, route: RouteLayers): TextBackend =>
-  wrapBackend(backend, [
-    answeringRoute(route.id),
-    ...(route.config ? [routeRequest(route.config)] : []),
-    ...(route.admission ? [routeAdmission({ route: route.id, ...route.admission })] : []),
-    ...(route.auth ? [route.auth] : []),
-  ]);
-
-/** A configured route, its bare backend, and what its layers need. */
-export interface RouteBackend extends Omit<RouteLayers, "id" | "config"> {
-  readonly config: RouteConfig;
-  readonly backend: TextBackend;
-}
-
-/**
- * Every configured route behind its layers, and outermost its fallbacks: the other routes' stacks
- * (without their own fallbacks) that take the request when this one fails before its first byte.
- */
-export const createRouteStacks = (routes: ReadonlyArray<RouteBackend>, logger: Logger): Route[] => {
-  const own = routes.map(
-    ({ backend, config, ...layers }): Route => ({
-      config,
-      backend: createRouteStack(backend, { id: config.id, config, ...layers }),
-    }),
-  );
-  const byName = new Map<string, Route>();
-  for (const route of own)
-    for (const name of [route.config.id, ...(route.config.aliases ?? [])]) byName.set(name, route);
-  return own.map((route) => {
-    const targets = [
-      ...new Set((route.config.fallbacks ?? []).flatMap((name) => byName.get(name) ?? [])),
-    ].filter((target) => target !== route);
-    return targets.length === 0
-      ? route
-      : {
-          config: route.config,
-          backend: wrapBackend(route.backend, [routeFallbacks(route, targets, logger)]),
-        };
-  });
 };

@@ -1,4 +1,5 @@
-import { type BackendBatch, type BackendMiddleware, GatewayError } from "@proxy/core";
+import { GatewayError } from "@proxy/core";
+import type { BackendBatch, BackendMiddleware } from "@proxy/core/gateway";
 
 /** The drain's side of the control plane: what shutdown and the status pages ask of it. */
 export interface Drain {

@@ -1,4 +1,4 @@
-import type { TextBackend } from "@proxy/core";
+import type { TextBackend } from "@proxy/core/gateway";
 import type { BackendControl, BackendStack } from "./backend-stack.js";
 
 /** The stack as the request inspector's status page reads it: the backend's name and readiness, the turns, the routes. */

@@ -1,4 +1,4 @@
-import type { BackendMiddleware } from "@proxy/core";
+import type { BackendMiddleware } from "@proxy/core/gateway";
 
 const CLAUDE_NAME = /^claude-/i;
 

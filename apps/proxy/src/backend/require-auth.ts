@@ -1,4 +1,5 @@
-import { type BackendMiddleware, type BackendReadiness, GatewayError } from "@proxy/core";
+import { GatewayError } from "@proxy/core";
+import type { BackendMiddleware, BackendReadiness } from "@proxy/core/gateway";
 
 export interface AuthCheck {
   readonly authenticated: boolean;

@@ -1,9 +1,9 @@
-import { DEFAULT_TURN_SETTINGS, type TurnSettings } from "@proxy/core";
+import { DEFAULT_TURN_SETTINGS, type TurnSettings } from "@proxy/core/gateway";
+import { routeProblem } from "@proxy/routing";
 import * as Result from "effect/Result";
 import * as Schema from "effect/Schema";
 import * as SchemaIssue from "effect/SchemaIssue";
 import * as SchemaParser from "effect/SchemaParser";
-import { routeProblem } from "../routing/route-config.js";
 import { apiKeysProblem, resolveApiKeys } from "./api-keys.js";
 import { closestName } from "./closest-name.js";
 import { ConfigError } from "./config-error.js";

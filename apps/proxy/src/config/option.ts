@@ -1,4 +1,4 @@
-import type { TurnSettings } from "@proxy/core";
+import type { TurnSettings } from "@proxy/core/gateway";
 import * as Schema from "effect/Schema";
 
 /** How an option's text from the environment or a flag is read before its schema checks it. */

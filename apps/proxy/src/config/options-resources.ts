@@ -1,5 +1,5 @@
+import { RouteConfig } from "@proxy/routing";
 import * as Schema from "effect/Schema";
-import { RouteConfig } from "../routing/route-config.js";
 import { IntBetween, NonNegativeInt, option, PositiveInt } from "./option.js";
 import { parseOtlpHeaders } from "./otlp-headers.js";
 

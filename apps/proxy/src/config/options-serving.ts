@@ -1,4 +1,4 @@
-import { DEFAULT_TURN_SETTINGS, OUTPUT_MODES, STOP_AFTER_TOOLS_MODES, TOOL_MODES } from "@proxy/core";
+import { DEFAULT_TURN_SETTINGS, OUTPUT_MODES, STOP_AFTER_TOOLS_MODES, TOOL_MODES } from "@proxy/core/gateway";
 import * as Schema from "effect/Schema";
 import { ApiKeyEntry } from "./api-keys.js";
 import { IntBetween, NonNegativeInt, option, PositiveInt } from "./option.js";

@@ -1,5 +1,5 @@
 import { createHash, timingSafeEqual } from "node:crypto";
-import type { Caller } from "@proxy/core";
+import type { Caller } from "@proxy/core/gateway";
 import { BEARER_KEY, type KeyScheme } from "@proxy/http-surface";
 import type { Context, MiddlewareHandler } from "hono";
 import type { ApiKey } from "../config/api-keys.js";

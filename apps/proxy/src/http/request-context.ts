@@ -1,8 +1,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { randomUUID } from "node:crypto";
-import type { Transformer } from "node:stream/web";
-import type { TurnObserver, TurnSummary } from "@proxy/core";
-import { nodeOutgoing } from "@proxy/http-surface";
+import type { TurnObserver, TurnSummary } from "@proxy/core/gateway";
+import { isEventStream, whenSent } from "@proxy/http-surface";
 import type { Context, MiddlewareHandler } from "hono";
 import { routePath } from "hono/route";
 import { logList, logTelemetry, logText, logWarnings } from "../observability/log-fields.js";
@@ -17,35 +16,6 @@ export interface RequestStore {
 /** The request scope, shared with the logger so every line logged inside a request carries its id. */
 export const createRequestScope = () => new AsyncLocalStorage<RequestStore>();
 export type RequestScope = ReturnType<typeof createRequestScope>;
-
-/** The answer is an event stream: its first byte and its end come after the handler returned. */
-export const isEventStream = (res: Response): boolean =>
-  res.headers.get("content-type")?.startsWith("text/event-stream") === true;
-
-/**
- * Calls `done` once the answer's body was sent in full or the client went away. Under the Node
- * server (the gateway's own) the response's `close` event tells, with nothing put in the body's
- * way; elsewhere (`app.fetch`, another runtime) the body is passed through a tap that tells.
- */
-export const whenSent = (c: Context, done: () => void): void => {
-  const outgoing = nodeOutgoing(c);
-  if (outgoing !== undefined) {
-    // A client already gone: its `close` has been and gone.
-    if (outgoing.destroyed) done();
-    else outgoing.once("close", done);
-    return;
-  }
-  const body = c.res.body;
-  if (!body) {
-    done();
-    return;
-  }
-  const tap = new TransformStream<Uint8Array, Uint8Array>({ flush: done, cancel: done } as Transformer<
-    Uint8Array,
-    Uint8Array
-  >);
-  c.res = new Response(body.pipeThrough(tap), c.res);
-};
 
 /**
  * Per-request context without globals in handlers: the adapters' TurnObserver drops its summary

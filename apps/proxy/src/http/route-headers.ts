@@ -1,4 +1,4 @@
-import type { PlanLimits } from "@proxy/core";
+import type { PlanLimits } from "@proxy/core/gateway";
 import { requestTurn } from "@proxy/http-surface";
 import type { MiddlewareHandler } from "hono";
 import type { BackendControl } from "../backend/backend-stack.js";

@@ -1,7 +1,7 @@
 import { GatewayError } from "@proxy/core";
 import { OPENAI_FRONT, type RouteSpec, type SurfaceFront } from "@proxy/http-surface";
+import { INSPECTOR_PATH } from "@proxy/inspector";
 import type { Context } from "hono";
-import { INSPECTOR_PATH } from "../inspector/inspector-routes.js";
 
 /**
  * Surfaces whose clients add the API version themselves (the Anthropic and Google SDKs, Claude Code,

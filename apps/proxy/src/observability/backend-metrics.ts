@@ -1,4 +1,4 @@
-import type { PlanLimits } from "@proxy/core";
+import type { PlanLimits } from "@proxy/core/gateway";
 import { Counter, Gauge, type Registry } from "prom-client";
 
 /** The backend's state as its readiness reports it (per route with `models`), and codex's RPCs. */

@@ -1,4 +1,4 @@
-import type { ToolWarning, TurnTelemetry } from "@proxy/core";
+import type { ToolWarning, TurnTelemetry } from "@proxy/core/gateway";
 import { clip } from "./clip.js";
 
 /**

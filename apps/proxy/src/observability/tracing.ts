@@ -1,4 +1,4 @@
-import type { TurnObserver } from "@proxy/core";
+import type { TurnObserver } from "@proxy/core/gateway";
 import type { GatewayConfig } from "../config/config.js";
 import { parseOtlpHeaders } from "../config/otlp-headers.js";
 import type { Logger } from "./logger.js";

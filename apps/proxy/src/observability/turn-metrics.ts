@@ -1,4 +1,4 @@
-import type { TurnSummary } from "@proxy/core";
+import type { TurnSummary } from "@proxy/core/gateway";
 import { Counter, type Registry } from "prom-client";
 
 const MAX_TOOL_LABELS = 100;

@@ -1,5 +1,6 @@
 import type * as Api from "@opentelemetry/api";
-import type { GatewayError, TurnSummary } from "@proxy/core";
+import type { GatewayError } from "@proxy/core";
+import type { TurnSummary } from "@proxy/core/gateway";
 import { clip } from "./clip.js";
 
 /** Spans for at most this many tool calls per turn (and as many names listed); the counts stay exact. */

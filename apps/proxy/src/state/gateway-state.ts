@@ -8,7 +8,7 @@ import {
   settleRunningTurns,
 } from "@proxy/adapter-http-responses";
 import { openPostgresStore, openSqliteStore, type SqlStore } from "@proxy/adapter-store-sql";
-import type { UsageStore } from "@proxy/core";
+import type { UsageStore } from "@proxy/core/gateway";
 import * as Context from "effect/Context";
 import * as Effect from "effect/Effect";
 import * as Layer from "effect/Layer";

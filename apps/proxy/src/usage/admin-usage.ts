@@ -1,4 +1,5 @@
-import { GatewayError, type UsageCursor, type UsageFilter, type UsageStore } from "@proxy/core";
+import { GatewayError } from "@proxy/core";
+import type { UsageCursor, UsageFilter, UsageStore } from "@proxy/core/gateway";
 import { Hono } from "hono";
 import { adminAuth } from "../http/admin-auth.js";
 import type { GatewayRouteSpec } from "../http/routes.js";

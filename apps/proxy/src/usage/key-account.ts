@@ -1,4 +1,4 @@
-import type { Caller } from "@proxy/core";
+import type { Caller } from "@proxy/core/gateway";
 import type { ApiKey } from "../config/api-keys.js";
 import { callerOf } from "../http/auth.js";
 

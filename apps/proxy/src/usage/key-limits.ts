@@ -1,4 +1,5 @@
-import { type BackendMiddleware, GatewayError, type UsageStore, utcDay } from "@proxy/core";
+import { GatewayError } from "@proxy/core";
+import { type BackendMiddleware, type UsageStore, utcDay } from "@proxy/core/gateway";
 import type { ApiKey, KeyLimits } from "../config/api-keys.js";
 import { callerOf } from "../http/auth.js";
 import type { KeyMetrics } from "./key-metrics.js";

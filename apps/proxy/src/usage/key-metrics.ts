@@ -1,4 +1,4 @@
-import type { UsageCounts } from "@proxy/core";
+import type { UsageCounts } from "@proxy/core/gateway";
 import { Counter, type Registry } from "prom-client";
 
 /** Per-key counters; the `key` label is a declared name, or `key#<n>` for the n-th entry of an unnamed key. */

@@ -1,4 +1,5 @@
-import { type BackendMiddleware, type UsageStore, utcDay } from "@proxy/core";
+import { type BackendMiddleware, type UsageStore, utcDay } from "@proxy/core/gateway";
+import { DEFAULT_CODEX_ROUTE } from "@proxy/routing";
 import * as Context from "effect/Context";
 import * as Effect from "effect/Effect";
 import * as Layer from "effect/Layer";
@@ -6,7 +7,6 @@ import type { Registry } from "prom-client";
 import { type ApiKey, apiKeysOf } from "../config/api-keys.js";
 import type { GatewayConfig } from "../config/config.js";
 import { Log, type Logger } from "../observability/logger.js";
-import { DEFAULT_CODEX_ROUTE } from "../routing/answering-route.js";
 import { State } from "../state/gateway-state.js";
 import type { AdminDeps } from "./admin-usage.js";
 import { keyLabels } from "./key-account.js";

@@ -7,7 +7,7 @@ import {
   type UsageRow,
   type UsageStore,
   utcDay,
-} from "@proxy/core";
+} from "@proxy/core/gateway";
 import type { Logger } from "../observability/logger.js";
 import { accountOf } from "./key-account.js";
 import type { KeyMetrics } from "./key-metrics.js";

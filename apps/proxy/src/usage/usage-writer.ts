@@ -1,4 +1,4 @@
-import type { MinuteTokens, UsageRow, UsageStore } from "@proxy/core";
+import type { MinuteTokens, UsageRow, UsageStore } from "@proxy/core/gateway";
 import { clip } from "../observability/clip.js";
 import type { Logger } from "../observability/logger.js";
 

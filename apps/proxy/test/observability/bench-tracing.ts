@@ -3,7 +3,8 @@
  * (export is batched in the background). Off, nothing is loaded and nothing runs.
  * Run: pnpm --filter @proxy/gateway exec tsx --conditions=@proxy/source test/observability/bench-tracing.ts
  */
-import { createTelemetry, GatewayError, type TurnSummary } from "@proxy/core";
+import { GatewayError } from "@proxy/core";
+import { createTelemetry, type TurnSummary } from "@proxy/core/gateway";
 import { pino } from "pino";
 import { resolveConfig } from "../../src/config/config.js";
 import { startTracing } from "../../src/observability/tracing.js";

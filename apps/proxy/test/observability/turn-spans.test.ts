@@ -1,6 +1,7 @@
 import * as api from "@opentelemetry/api";
 import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from "@opentelemetry/sdk-trace";
-import { createTelemetry, GatewayError, type TurnSummary } from "@proxy/core";
+import { GatewayError } from "@proxy/core";
+import { createTelemetry, type TurnSummary } from "@proxy/core/gateway";
 import { describe, expect, it } from "vitest";
 import { SPAN_LIMITS } from "../../src/observability/tracing.js";
 import { writeTurnSpans } from "../../src/observability/turn-spans.js";

@@ -6,7 +6,7 @@ import {
   type ScriptedModelProvider,
   startScriptedModelProvider,
 } from "@proxy/adapter-codex-appserver/testing";
-import type { TextBackend } from "@proxy/core";
+import type { TextBackend } from "@proxy/core/gateway";
 import { pino } from "pino";
 import { resolveConfig } from "../../src/config/config.js";
 import { type RunningGateway, startGateway } from "../../src/gateway.js";

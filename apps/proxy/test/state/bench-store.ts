@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openPostgresStore, openSqliteStore } from "@proxy/adapter-store-sql";
 import { startPostgresServer } from "@proxy/adapter-store-sql/testing";
-import type { ResponseStore } from "@proxy/core";
+import type { ResponseStore } from "@proxy/core/gateway";
 import { createScriptedBackend } from "@proxy/core/testing";
 import { serveApp } from "../support/serve-app.js";
 

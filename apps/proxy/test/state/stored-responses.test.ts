@@ -1,7 +1,8 @@
 import { createOpenAI } from "@ai-sdk/openai";
 import type { StoredStateOptions } from "@proxy/adapter-http-responses";
 import { openSqliteStore } from "@proxy/adapter-store-sql";
-import { type BackendRequest, backendStream, type TextBackend } from "@proxy/core";
+import type { BackendRequest } from "@proxy/core";
+import { backendStream, type TextBackend } from "@proxy/core/gateway";
 import { createScriptedBackend, type Script } from "@proxy/core/testing";
 import { tool as aiTool, generateText, stepCountIs } from "ai";
 import OpenAI from "openai";

@@ -1,14 +1,8 @@
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
 import type { StoredStateOptions } from "@proxy/adapter-http-responses";
-import {
-  createCountingIdGenerator,
-  DEFAULT_TURN_SETTINGS,
-  fixedClock,
-  type SchemaCache,
-  type TextBackend,
-  type TurnSettings,
-} from "@proxy/core";
+import { createCountingIdGenerator, type SchemaCache } from "@proxy/core";
+import { DEFAULT_TURN_SETTINGS, fixedClock, type TextBackend, type TurnSettings } from "@proxy/core/gateway";
 import { type Logger, pino } from "pino";
 import { createBackendStack } from "../../src/backend/backend-stack.js";
 import { createApp } from "../../src/create-app.js";

@@ -10,6 +10,8 @@ export interface SpawnedGateway {
   readonly child: ChildProcess;
   readonly url: string;
   readonly lines: Array<Record<string, unknown>>;
+  /** What it printed besides its log lines: stdout's other lines and stderr's (the last 4,000 characters). */
+  output(): string;
   readonly exited: Promise<number | null>;
 }
 
@@ -43,6 +45,7 @@ export const spawnGateway = async (
     detached: options.detached === true,
   });
   const lines: Array<Record<string, unknown>> = [];
+  const other: string[] = [];
   let buffered = "";
   child.stdout?.on("data", (b: Buffer) => {
     buffered += b.toString();
@@ -52,7 +55,7 @@ export const spawnGateway = async (
       try {
         lines.push(JSON.parse(line));
       } catch {
-        // not a log line
+        if (other.length < 1_000) other.push(line); // not a log line
       }
     }
   });
@@ -74,5 +77,5 @@ export const spawnGateway = async (
     });
   });
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
-  return { child, url, lines, exited };
+  return { child, url, lines, output: () => `${other.join("\n")}\n${stderr}`, exited };
 };

@@ -1,4 +1,4 @@
-import { type TextBackend, type UsageStore, wrapBackend } from "@proxy/core";
+import { type TextBackend, type UsageStore, wrapBackend } from "@proxy/core/gateway";
 import { createScriptedBackend } from "@proxy/core/testing";
 import { describe, expect, it } from "vitest";
 import { callerOf } from "../../src/http/auth.js";

@@ -1,5 +1,5 @@
 import { openPostgresStore, openSqliteStore, type SqlStore } from "@proxy/adapter-store-sql";
-import { createTelemetry, type TurnSummary, type UsageStore } from "@proxy/core";
+import { createTelemetry, type TurnSummary, type UsageStore } from "@proxy/core/gateway";
 import { pino } from "pino";
 import { Registry } from "prom-client";
 import { afterAll, describe, expect, it } from "vitest";

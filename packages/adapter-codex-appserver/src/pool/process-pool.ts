@@ -1,7 +1,6 @@
 import { GatewayError } from "@proxy/core";
 import type { Logger } from "../logger.js";
 import { type AppServerProcess, describe } from "../transport/app-server-process.js";
-import { AppServerStartError } from "../transport/rpc-errors.js";
 
 export interface PoolLease {
   readonly process: AppServerProcess;
@@ -115,9 +114,11 @@ export const createProcessPool = (options: ProcessPoolOptions): ProcessPool => {
         logger.error({ slot: index, pid: proc.pid, ...exit }, "codex app-server died; restarting");
       } catch (e) {
         slot.lastError = `app-server failed to start: ${e instanceof Error ? e.message : String(e)}`;
-        // An exit at start carries codex's own reason; its stack says nothing more.
-        const why = e instanceof AppServerStartError ? { reason: e.message } : { err: e };
-        logger.error({ slot: index, ...why }, "codex app-server failed to start");
+        // An exit at start carries codex's own reason, a spawn failure its errno: a stack says nothing more.
+        logger.error(
+          { slot: index, reason: e instanceof Error ? e.message : String(e) },
+          "codex app-server failed to start",
+        );
         if (attempt === 0) firstAttemptFailed(e);
       }
       if (closed || draining) return;

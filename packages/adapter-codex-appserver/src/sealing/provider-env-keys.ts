@@ -35,8 +35,8 @@ export const codexConfigPath = (env: NodeJS.ProcessEnv): string =>
   join(env.CODEX_HOME || join(env.HOME || homedir(), ".codex"), "config.toml");
 
 /**
- * Reads the provider keys from codex's config.toml. No file means none; a file codex itself could
- * not parse is reported through `onProblem` (codex will refuse to start and say why).
+ * Reads the provider keys from codex's config.toml. No file means none; a file that is not TOML is
+ * reported through `onProblem` (codex itself then ignores the whole file and runs on its defaults).
  */
 export const readProviderEnvKeys = async (
   env: NodeJS.ProcessEnv,

@@ -7,6 +7,13 @@ import { writeSealedCatalogWithWindows } from "./sealed-catalog.js";
 import { sealedEnvironment } from "./sealed-environment.js";
 import { sealedThreadParams } from "./sealed-thread-config.js";
 
+/** A TOML parser's error as one line: its first line and where (`line 1, column 10`). */
+const tomlProblem = (err: unknown): string => {
+  const { message, line, column } = (err ?? {}) as { message?: unknown; line?: unknown; column?: unknown };
+  const first = String(message ?? err).split("\n")[0] ?? "";
+  return typeof line === "number" ? `${first} (line ${line}, column ${column})` : first;
+};
+
 /** What every app-server of one backend shares: its environment and its sealed thread params. */
 export interface SealedWorkspace {
   /** The child's environment: allow-listed names, the providers' `env_key`s, an empty PATH directory. */
@@ -33,8 +40,12 @@ export const prepareSealedWorkspace = (options: {
   const { command, source, logger } = options;
   const privateDir = mkdtemp(join(tmpdir(), "codex-backend-"));
   const childEnv = privateDir.then(async (dir) => {
+    // One line an operator can act on: the parser's own first line (where), never a stack.
     const providerKeys = await readProviderEnvKeys(source, (path, err) =>
-      logger.warn({ err, path }, "codex: config.toml could not be read for its providers' env_key"),
+      logger.warn(
+        { path, detail: tomlProblem(err) },
+        `codex: ${path} is not valid TOML: codex ignores all of it and runs on its defaults (no model provider or setting of it applies); fix the file`,
+      ),
     );
     if (providerKeys.length > 0)
       logger.info({ names: providerKeys }, "codex: passing its providers' env_key variables");
@@ -51,7 +62,13 @@ export const prepareSealedWorkspace = (options: {
   const sealed = catalog.then(
     ({ path, cwd }) => sealedThreadParams(path, cwd) as unknown as Record<string, unknown>,
   );
-  sealed.catch((err) => logger.error({ err, command }, "codex: could not build the sealed model catalog"));
+  // Its message holds codex's own stderr (the reason); the start reports it, the stack says nothing.
+  sealed.catch((err) =>
+    logger.error(
+      { command, reason: err instanceof Error ? err.message : String(err) },
+      "codex: could not build the sealed model catalog",
+    ),
+  );
   return {
     childEnv,
     sealed,

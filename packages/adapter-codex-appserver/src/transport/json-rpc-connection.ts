@@ -188,7 +188,10 @@ export const createJsonRpcConnection = (options: JsonRpcConnectionOptions): Json
   input.on("data", onData);
   input.once("end", () => close(new ConnectionClosedError("app-server closed its stdout")));
   input.once("close", () => close(new ConnectionClosedError("app-server closed its stdout")));
-  output.on("error", (e) => logger.warn({ err: e }, "app-server: stdin write failed"));
+  // EPIPE and the like: the process went away (its exit is reported apart); no stack to tell.
+  output.on("error", (e: NodeJS.ErrnoException) =>
+    logger.warn({ code: e.code, detail: e.message }, "app-server: stdin write failed"),
+  );
 
   return {
     request<T>(method: string, params: unknown, opts: RequestOptions = {}): Promise<T> {

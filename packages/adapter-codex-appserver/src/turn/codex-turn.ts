@@ -1,4 +1,5 @@
-import type { AdmissionGate, BackendBatch, BackendRequest } from "@proxy/core";
+import type { BackendRequest } from "@proxy/core";
+import type { AdmissionGate, BackendBatch } from "@proxy/core/gateway";
 import type { Logger } from "../logger.js";
 import { mapRpcError } from "../map-codex-error.js";
 import type { ProcessPool } from "../pool/process-pool.js";

@@ -1,14 +1,10 @@
+import { addUsage, type BackendRequest, GatewayError, type PromptMessage, type Usage } from "@proxy/core";
 import {
   type AdmissionGate,
-  addUsage,
   type BackendBatch,
   type BackendCompaction,
-  type BackendRequest,
-  GatewayError,
-  type PromptMessage,
   renderCompactionSummary,
-  type Usage,
-} from "@proxy/core";
+} from "@proxy/core/gateway";
 import { mapCodexTurnError } from "../map-codex-error.js";
 import type { PoolLease } from "../pool/process-pool.js";
 import { type ConversationKey, prefixKeys } from "../threads/conversation-key.js";

@@ -1,4 +1,5 @@
-import type { BackendBatch, GatewayError } from "@proxy/core";
+import type { GatewayError } from "@proxy/core";
+import type { BackendBatch } from "@proxy/core/gateway";
 
 /**
  * When a codex turn counts as accepted. `turn/start` answers at once, before codex has asked its

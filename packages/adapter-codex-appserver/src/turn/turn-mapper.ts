@@ -1,4 +1,5 @@
-import { addUsage, type BackendEvent, GatewayError, type NativeToolCall, type Usage } from "@proxy/core";
+import { addUsage, GatewayError, type NativeToolCall, type Usage } from "@proxy/core";
+import type { BackendEvent } from "@proxy/core/gateway";
 import type { Logger } from "../logger.js";
 import { mapCodexTurnError } from "../map-codex-error.js";
 import { mapCodexFinishReason } from "../map-codex-finish-reason.js";

@@ -1,4 +1,5 @@
-import { type BackendBatch, type BackendEvent, GatewayError } from "@proxy/core";
+import { GatewayError } from "@proxy/core";
+import type { BackendBatch, BackendEvent } from "@proxy/core/gateway";
 import { describe, type ExitInfo } from "../transport/app-server-process.js";
 import type { FlowAccount } from "../transport/stdout-flow.js";
 import type { AsyncQueue } from "./async-queue.js";

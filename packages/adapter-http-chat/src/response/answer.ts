@@ -1,4 +1,4 @@
-import { type TurnSettings, type TurnTelemetry, unixSeconds } from "@proxy/core";
+import { type TurnSettings, type TurnTelemetry, unixSeconds } from "@proxy/core/gateway";
 import type { SurfaceDeps } from "@proxy/http-surface";
 import type { ResponseMeta } from "./chat-shapes.js";
 

@@ -1,12 +1,7 @@
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
-import {
-  createCountingIdGenerator,
-  fixedClock,
-  type TurnObserver,
-  type TurnSettings,
-  type TurnSummary,
-} from "@proxy/core";
+import { createCountingIdGenerator } from "@proxy/core";
+import { fixedClock, type TurnObserver, type TurnSettings, type TurnSummary } from "@proxy/core/gateway";
 import { createScriptedBackend, o200kEncoding, type Script, type ScriptedBackend } from "@proxy/core/testing";
 import { Hono } from "hono";
 import { createChatCompletionsApp } from "../../src/index.js";

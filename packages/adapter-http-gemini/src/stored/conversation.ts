@@ -1,11 +1,5 @@
-import {
-  autocreatedConversationId,
-  GatewayError,
-  type IdGenerator,
-  invalidRequest,
-  isStorableId,
-  type ResponseStore,
-} from "@proxy/core";
+import { GatewayError, type IdGenerator, invalidRequest } from "@proxy/core";
+import { autocreatedConversationId, isStorableId, type ResponseStore } from "@proxy/core/gateway";
 import { callerOwner } from "@proxy/http-surface";
 import type { Context } from "hono";
 import type { GeminiResponse } from "../response-shapes.js";

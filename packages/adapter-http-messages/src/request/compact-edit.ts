@@ -1,4 +1,5 @@
-import { type CompactFirst, invalidRequest } from "@proxy/core";
+import { invalidRequest } from "@proxy/core";
+import type { CompactFirst } from "@proxy/core/gateway";
 import type { MessagesRequest } from "./request-schema.js";
 
 /** Anthropic's compaction edit and its defaults (its documented bounds: at least 50 000 tokens). */

@@ -1,9 +1,5 @@
-import {
-  type ContentPart,
-  type ConversationItem,
-  invalidRequest,
-  renderCompactionSummary,
-} from "@proxy/core";
+import { type ContentPart, type ConversationItem, invalidRequest } from "@proxy/core";
+import { renderCompactionSummary } from "@proxy/core/gateway";
 import { callIdOf } from "../response/message-shapes.js";
 import type { ContentBlock, MessageParam } from "./request-schema.js";
 

@@ -1,10 +1,5 @@
-import {
-  createCountingIdGenerator,
-  fixedClock,
-  type TurnObserver,
-  type TurnSettings,
-  type TurnSummary,
-} from "@proxy/core";
+import { createCountingIdGenerator } from "@proxy/core";
+import { fixedClock, type TurnObserver, type TurnSettings, type TurnSummary } from "@proxy/core/gateway";
 import { createScriptedBackend, o200kEncoding, type Script, type ScriptedBackend } from "@proxy/core/testing";
 import { serveApp } from "@proxy/http-surface/testing";
 import { Hono } from "hono";

@@ -1,5 +1,6 @@
 import type { ContentPart, ConversationItem } from "@proxy/core";
-import { customCallArguments, invalidRequest, renderCompactionSummary } from "@proxy/core";
+import { customCallArguments, invalidRequest } from "@proxy/core";
+import { renderCompactionSummary } from "@proxy/core/gateway";
 import type { Input, InputItem, MessageContentPart } from "./input-schema.js";
 
 /** Tools carried inside the input (codex `additional_tools`), with the path they came from. */
@@ -18,7 +19,7 @@ export interface MappedInput {
 }
 
 /** How a compaction we issued is shown to the backend when the client sends it back (core's text). */
-export { renderCompactionSummary } from "@proxy/core";
+export { renderCompactionSummary } from "@proxy/core/gateway";
 
 const IMAGE_DETAILS = new Set(["auto", "low", "high"]);
 

@@ -1,4 +1,5 @@
-import { GatewayError, type ToolPolicy, type TurnRequest, unixSeconds } from "@proxy/core";
+import { GatewayError, type ToolPolicy, type TurnRequest } from "@proxy/core";
+import { unixSeconds } from "@proxy/core/gateway";
 import type { TurnExchange } from "@proxy/http-surface";
 import type { ResolvedDeps } from "../deps.js";
 import type { ParsedResponsesRequest } from "../request/decode-request.js";

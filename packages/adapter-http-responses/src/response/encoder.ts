@@ -1,13 +1,6 @@
-import type {
-  AssistantEvent,
-  Clock,
-  Finish,
-  GatewayError,
-  IdGenerator,
-  OutputMode,
-  Usage,
-} from "@proxy/core";
-import { unixSeconds } from "@proxy/core";
+import type { AssistantEvent, Finish, GatewayError, IdGenerator, Usage } from "@proxy/core";
+import type { Clock, OutputMode } from "@proxy/core/gateway";
+import { unixSeconds } from "@proxy/core/gateway";
 import type { StreamEncoder, TerminalEvent } from "@proxy/http-surface";
 import { toolCallEcho } from "@proxy/http-surface/openai-wire";
 import type { CallNaming } from "./call-items.js";

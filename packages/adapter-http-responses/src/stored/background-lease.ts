@@ -1,4 +1,4 @@
-import type { Clock } from "@proxy/core";
+import type { Clock } from "@proxy/core/gateway";
 import type { ResponsesEvent } from "../response/text-delta-event.js";
 import type { EventLog } from "./event-log.js";
 import type { StoredState } from "./state.js";

@@ -1,4 +1,5 @@
-import { invalidRequest, unixSeconds } from "@proxy/core";
+import { invalidRequest } from "@proxy/core";
+import { unixSeconds } from "@proxy/core/gateway";
 import { openTurnSession } from "@proxy/http-surface";
 import type { Context } from "hono";
 import { streamSSE } from "hono/streaming";

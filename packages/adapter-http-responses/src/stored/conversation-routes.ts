@@ -1,5 +1,6 @@
-import type { StoredConversation } from "@proxy/core";
-import { autocreatedConversationId, GatewayError, invalidRequest } from "@proxy/core";
+import { GatewayError, invalidRequest } from "@proxy/core";
+import type { StoredConversation } from "@proxy/core/gateway";
+import { autocreatedConversationId } from "@proxy/core/gateway";
 import { callerOwner, type RouteSpec, readJsonBody } from "@proxy/http-surface";
 import type { Context, Hono } from "hono";
 import type { ResolvedDeps } from "../deps.js";

@@ -1,4 +1,4 @@
-import type { ResponseStore, StoredItem } from "@proxy/core";
+import type { ResponseStore, StoredItem } from "@proxy/core/gateway";
 
 /** Budget (JSON characters) of recently stored items kept in memory per app instance. */
 export const DEFAULT_ITEM_CACHE_CHARS = 4 * 1024 * 1024;

@@ -1,4 +1,5 @@
-import type { IdGenerator, IdPrefix, StoredItem } from "@proxy/core";
+import type { IdGenerator, IdPrefix } from "@proxy/core";
+import type { StoredItem } from "@proxy/core/gateway";
 
 const isRecord = (u: unknown): u is Record<string, unknown> =>
   typeof u === "object" && u !== null && !Array.isArray(u);

@@ -1,5 +1,5 @@
-import type { Page, PageQuery, StoredItem } from "@proxy/core";
 import { invalidRequest } from "@proxy/core";
+import type { Page, PageQuery, StoredItem } from "@proxy/core/gateway";
 import type { Context } from "hono";
 
 /** `limit` (1–100, default 20), `order` (default desc), `after`, `before` of a list endpoint. */

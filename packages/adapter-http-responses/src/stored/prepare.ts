@@ -1,5 +1,7 @@
-import type { IdGenerator, StoredItem } from "@proxy/core";
-import { autocreatedConversationId, GatewayError, invalidRequest, isStorableId } from "@proxy/core";
+import type { IdGenerator } from "@proxy/core";
+import { GatewayError, invalidRequest } from "@proxy/core";
+import type { StoredItem } from "@proxy/core/gateway";
+import { autocreatedConversationId, isStorableId } from "@proxy/core/gateway";
 import type { ItemResolver } from "../request/decode-input.js";
 import { referencedIds, toStoredItems } from "./items.js";
 import type { StoredState } from "./state.js";

@@ -1,4 +1,4 @@
-import type { ResponseStore } from "@proxy/core";
+import type { ResponseStore } from "@proxy/core/gateway";
 
 const LEASE_EXPIRED =
   "The gateway process running this background response stopped before it finished; send the request again.";

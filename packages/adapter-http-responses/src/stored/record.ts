@@ -1,4 +1,5 @@
-import { type Clock, isGatewayError, type StoredStatus } from "@proxy/core";
+import { isGatewayError } from "@proxy/core";
+import type { Clock, StoredStatus } from "@proxy/core/gateway";
 import type { ResponseObject } from "../response/response-object.js";
 import type { ResponsesEvent } from "../response/text-delta-event.js";
 import type { PreparedTurn } from "./prepare.js";

@@ -1,4 +1,4 @@
-import { isTerminalStatus } from "@proxy/core";
+import { isTerminalStatus } from "@proxy/core/gateway";
 import { sseFrame } from "@proxy/http-surface";
 import type { StoredState } from "./state.js";
 

@@ -1,4 +1,5 @@
-import { GatewayError, invalidRequest, isTerminalStatus, type StoredResponse } from "@proxy/core";
+import { GatewayError, invalidRequest } from "@proxy/core";
+import { isTerminalStatus, type StoredResponse } from "@proxy/core/gateway";
 import { callerOwner, errorResponse } from "@proxy/http-surface";
 import type { Context, Hono } from "hono";
 import { streamSSE } from "hono/streaming";

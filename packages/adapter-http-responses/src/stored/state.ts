@@ -1,4 +1,4 @@
-import type { ResponseStore } from "@proxy/core";
+import type { ResponseStore } from "@proxy/core/gateway";
 import type { EventLog } from "./event-log.js";
 import { createItemCache, type ItemCache } from "./item-cache.js";
 

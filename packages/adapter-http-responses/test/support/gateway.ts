@@ -1,7 +1,8 @@
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
-import type { TurnObserver, TurnSettings, TurnSummary } from "@proxy/core";
-import { createCountingIdGenerator, fixedClock } from "@proxy/core";
+import { createCountingIdGenerator } from "@proxy/core";
+import type { TurnObserver, TurnSettings, TurnSummary } from "@proxy/core/gateway";
+import { fixedClock } from "@proxy/core/gateway";
 import { createScriptedBackend, o200kEncoding, type Script, type ScriptedBackend } from "@proxy/core/testing";
 import { Hono } from "hono";
 import { createResponsesApp } from "../../src/index.js";

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { type AdmissionGate, createAdmissionGate, GatewayError } from "../../src/index.js";
+import { type AdmissionGate, createAdmissionGate } from "../../src/gateway.js";
+import { GatewayError } from "../../src/index.js";
 
 const gate = (maxInFlight = 1, maxQueue = 2): AdmissionGate =>
   createAdmissionGate({ maxInFlight, maxQueue, overloadedMessage: "the test backend is at capacity" });

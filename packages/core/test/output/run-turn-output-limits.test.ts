@@ -1,10 +1,9 @@
 import { describe, expect, it } from "vitest";
+import { DEFAULT_TURN_SETTINGS, runTurn } from "../../src/gateway.js";
 import {
   type AssistantEvent,
   countTokens,
   createCountingIdGenerator,
-  DEFAULT_TURN_SETTINGS,
-  runTurn,
   type ToolSpec,
   type TurnRequest,
 } from "../../src/index.js";

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { type BackendMiddleware, type BackendRequest, GatewayError, wrapBackend } from "../../src/index.js";
+import { type BackendMiddleware, wrapBackend } from "../../src/gateway.js";
+import { type BackendRequest, GatewayError } from "../../src/index.js";
 import { createScriptedBackend } from "../../src/testing/index.js";
 
 const request = (model: string): BackendRequest => ({

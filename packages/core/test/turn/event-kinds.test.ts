@@ -1,11 +1,6 @@
 import { describe, expect, it } from "vitest";
-import {
-  type AssistantEvent,
-  type BackendEvent,
-  createCountingIdGenerator,
-  DEFAULT_TURN_SETTINGS,
-  runTurn,
-} from "../../src/index.js";
+import { type BackendEvent, DEFAULT_TURN_SETTINGS, runTurn } from "../../src/gateway.js";
+import { type AssistantEvent, createCountingIdGenerator } from "../../src/index.js";
 import { backendStream } from "../../src/ports/backend-stream.js";
 import { createScriptedBackend, o200kEncoding } from "../../src/testing/index.js";
 import { policyOf } from "../support/tool-policy.js";

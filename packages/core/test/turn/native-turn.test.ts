@@ -1,16 +1,18 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
-  type AssistantEvent,
   type BackendEvent,
-  type ConversationItem,
-  createCountingIdGenerator,
   DEFAULT_TURN_SETTINGS,
   runTurn,
   type ToolMode,
+  type TurnSettings,
+} from "../../src/gateway.js";
+import {
+  type AssistantEvent,
+  type ConversationItem,
+  createCountingIdGenerator,
   type ToolPolicy,
   type ToolSpec,
-  type TurnSettings,
 } from "../../src/index.js";
 import type { ParserEvent } from "../../src/parser/parser-types.js";
 import { backendStream } from "../../src/ports/backend-stream.js";

@@ -1,13 +1,11 @@
 import { describe, expect, it } from "vitest";
+import { DEFAULT_TURN_SETTINGS, runTurn, type TurnSettings } from "../../src/gateway.js";
 import {
   type AssistantEvent,
   createCountingIdGenerator,
-  DEFAULT_TURN_SETTINGS,
   GatewayError,
-  runTurn,
   type ToolPolicy,
   type ToolSpec,
-  type TurnSettings,
 } from "../../src/index.js";
 import { createScriptedBackend, o200kEncoding, type Script } from "../../src/testing/index.js";
 import { policyOf } from "../support/tool-policy.js";

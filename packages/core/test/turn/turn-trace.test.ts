@@ -1,12 +1,6 @@
 import { describe, expect, it } from "vitest";
-import {
-  type AssistantEvent,
-  createCountingIdGenerator,
-  DEFAULT_TURN_SETTINGS,
-  runTurn,
-  type ToolSpec,
-  type TurnTrace,
-} from "../../src/index.js";
+import { DEFAULT_TURN_SETTINGS, runTurn, type TurnTrace } from "../../src/gateway.js";
+import { type AssistantEvent, createCountingIdGenerator, type ToolSpec } from "../../src/index.js";
 import { createScriptedBackend, o200kEncoding } from "../../src/testing/index.js";
 import { policyOf } from "../support/tool-policy.js";
 

@@ -1,12 +1,10 @@
 import { describe, expect, it } from "vitest";
+import { DEFAULT_TURN_SETTINGS, runTurn, wrapBackend } from "../../src/gateway.js";
 import {
   type AssistantEvent,
   countTokens,
   createCountingIdGenerator,
-  DEFAULT_TURN_SETTINGS,
   GatewayError,
-  runTurn,
-  wrapBackend,
 } from "../../src/index.js";
 import { createScriptedBackend, o200kEncoding, type Script } from "../../src/testing/index.js";
 import { estimateTokensOfTexts } from "../../src/tokens/token-counter.js";

@@ -1,4 +1,5 @@
-import { type OutputMode, renderUseToolXml } from "@proxy/core";
+import { renderUseToolXml } from "@proxy/core";
+import type { OutputMode } from "@proxy/core/gateway";
 
 /**
  * The text a finished tool call is echoed as, for clients that read calls from the answer's text

@@ -1,4 +1,4 @@
-import type { Caller } from "@proxy/core";
+import type { Caller } from "@proxy/core/gateway";
 import type { Context } from "hono";
 
 /**

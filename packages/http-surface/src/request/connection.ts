@@ -17,6 +17,36 @@ export const nodeOutgoing = (c: Context): NodeOutgoing | undefined => {
     : undefined;
 };
 
+/** The answer is an event stream: its first byte and its end come after the handler returned. */
+export const isEventStream = (res: Response): boolean =>
+  res.headers.get("content-type")?.startsWith("text/event-stream") === true;
+
+/**
+ * Calls `done` once the answer's body was sent in full or the client went away. Under the Node
+ * server (the gateway's own) the response's `close` event tells, with nothing put in the body's
+ * way; elsewhere (`app.fetch`, another runtime) the body is passed through a tap that tells.
+ */
+export const whenSent = (c: Context, done: () => void): void => {
+  const outgoing = nodeOutgoing(c);
+  if (outgoing !== undefined) {
+    // A client already gone: its `close` has been and gone.
+    if (outgoing.destroyed) done();
+    else outgoing.once("close", done);
+    return;
+  }
+  const body = c.res.body;
+  if (!body) {
+    done();
+    return;
+  }
+  // `cancel` (the client went away) is a Transformer hook newer than the typings have.
+  const transformer = { flush: done, cancel: done } as ConstructorParameters<
+    typeof TransformStream<Uint8Array, Uint8Array>
+  >[0];
+  const tap = new TransformStream<Uint8Array, Uint8Array>(transformer);
+  c.res = new Response(body.pipeThrough(tap), c.res);
+};
+
 /** Tells `gone` once the client went away; returns how to stop listening. */
 export type ClientWatch = (gone: () => void) => () => void;
 

@@ -1,4 +1,4 @@
-import type { Caller, TurnHandle } from "@proxy/core";
+import type { Caller, TurnHandle } from "@proxy/core/gateway";
 
 /** The request's turn as the host's middleware may read it once the surface started it. */
 export type RunningTurn = Pick<TurnHandle, "route" | "telemetry">;

@@ -1,11 +1,5 @@
-import type {
-  GatewayError,
-  ToolPolicy,
-  TurnRequest,
-  TurnSettings,
-  TurnSummary,
-  TurnTrace,
-} from "@proxy/core";
+import type { GatewayError, ToolPolicy, TurnRequest } from "@proxy/core";
+import type { TurnSettings, TurnSummary, TurnTrace } from "@proxy/core/gateway";
 import type { Context } from "hono";
 
 /** The turn as the session starts it: the decoded request (remote images already inlined). */

@@ -1,4 +1,5 @@
-import { type Clock, GatewayError, toGatewayError } from "@proxy/core";
+import { GatewayError, toGatewayError } from "@proxy/core";
+import type { Clock } from "@proxy/core/gateway";
 import type { Context } from "hono";
 import { nodeOutgoing } from "../request/connection.js";
 import type { TurnAbort } from "../turn/abort.js";

@@ -1,18 +1,20 @@
 import {
-  type Clock,
   createRandomIdGenerator,
   createSchemaCache,
-  DEFAULT_TURN_SETTINGS,
   type IdGenerator,
+  type SchemaCache,
+  type TokenEncoding,
+} from "@proxy/core";
+import {
+  type Clock,
+  DEFAULT_TURN_SETTINGS,
   type MediaFetcher,
   type OutputMode,
-  type SchemaCache,
   systemClock,
   type TextBackend,
-  type TokenEncoding,
   type TurnObserver,
   type TurnSettings,
-} from "@proxy/core";
+} from "@proxy/core/gateway";
 import type { RequestTraceFor } from "../request/trace.js";
 
 /** What a model's route sets for its requests (a request's `x-proxy-*-mode` headers still win). */

@@ -1,4 +1,5 @@
-import { type Clock, GatewayError, type ModelInfo, unixSeconds } from "@proxy/core";
+import { GatewayError } from "@proxy/core";
+import { type Clock, type ModelInfo, unixSeconds } from "@proxy/core/gateway";
 import type { Context, Hono } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { errorResponse } from "../errors/http-error.js";

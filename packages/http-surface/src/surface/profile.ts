@@ -1,4 +1,4 @@
-import type { OutputMode } from "@proxy/core";
+import type { OutputMode } from "@proxy/core/gateway";
 import type { ErrorBodyShaper, ErrorStatusOverride } from "../errors/http-error.js";
 
 /** What makes one surface's session differ from another's. */

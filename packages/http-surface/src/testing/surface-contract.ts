@@ -1,10 +1,5 @@
-import {
-  GatewayError,
-  type TextBackend,
-  type TurnSettings,
-  type TurnSummary,
-  wrapBackend,
-} from "@proxy/core";
+import { GatewayError } from "@proxy/core";
+import { type TextBackend, type TurnSettings, type TurnSummary, wrapBackend } from "@proxy/core/gateway";
 import { createScriptedBackend, o200kEncoding, type Script, type ScriptedBackend } from "@proxy/core/testing";
 import { Hono } from "hono";
 import { afterEach, describe, expect, it, vi } from "vitest";

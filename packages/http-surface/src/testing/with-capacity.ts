@@ -1,4 +1,4 @@
-import { type TextBackend, wrapBackend } from "@proxy/core";
+import { type TextBackend, wrapBackend } from "@proxy/core/gateway";
 
 /**
  * At most `slots` turns stream at once; later ones wait for a slot, the way the codex pool's

@@ -1,10 +1,5 @@
-import {
-  type AssistantBatch,
-  type AssistantEvent,
-  flattenBatches,
-  GatewayError,
-  toGatewayError,
-} from "@proxy/core";
+import { type AssistantEvent, GatewayError, toGatewayError } from "@proxy/core";
+import { type AssistantBatch, flattenBatches } from "@proxy/core/gateway";
 import { type TerminalWatcher, terminatedBatches } from "./terminated.js";
 
 /** The backend accepted the turn, or refused it before the first byte (an HTTP status). */

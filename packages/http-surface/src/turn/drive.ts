@@ -1,4 +1,5 @@
-import { type AssistantBatch, type AssistantEvent, type GatewayError, toGatewayError } from "@proxy/core";
+import { type AssistantEvent, type GatewayError, toGatewayError } from "@proxy/core";
+import type { AssistantBatch } from "@proxy/core/gateway";
 import type { SseSink } from "../stream/sse-sink.js";
 import type { TurnSession } from "./session.js";
 import { unfinishedTurn } from "./terminated.js";

@@ -1,4 +1,4 @@
-import type { TurnSettings, TurnTelemetry } from "@proxy/core";
+import type { TurnSettings, TurnTelemetry } from "@proxy/core/gateway";
 import type { Context } from "hono";
 
 /** The response headers a turn's answer carries (a host exposing them to browsers lists these). */

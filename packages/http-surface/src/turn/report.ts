@@ -1,12 +1,5 @@
-import {
-  type AssistantEvent,
-  createTelemetry,
-  type FinishReason,
-  GatewayError,
-  type OutputMode,
-  type TurnSummary,
-  type TurnTelemetry,
-} from "@proxy/core";
+import { type AssistantEvent, type FinishReason, GatewayError } from "@proxy/core";
+import { createTelemetry, type OutputMode, type TurnSummary, type TurnTelemetry } from "@proxy/core/gateway";
 import type { Context } from "hono";
 import { httpStatusFor } from "../errors/http-error.js";
 import { requestCaller } from "../request/caller.js";

@@ -1,16 +1,18 @@
 import {
-  type AssistantBatch,
   type AssistantEvent,
   type GatewayError,
+  type ToolPolicy,
+  type TurnRequest,
+  toGatewayError,
+} from "@proxy/core";
+import {
+  type AssistantBatch,
   inlineRemoteImages,
   runCompactingTurn,
   runTurn,
-  type ToolPolicy,
-  type TurnRequest,
   type TurnSettings,
   type TurnTelemetry,
-  toGatewayError,
-} from "@proxy/core";
+} from "@proxy/core/gateway";
 import type { Context } from "hono";
 import { errorResponse, namingInput } from "../errors/http-error.js";
 import { requestCaller } from "../request/caller.js";

@@ -1,4 +1,4 @@
-import { resolveOutputMode, resolveToolMode, type TurnSettings } from "@proxy/core";
+import { resolveOutputMode, resolveToolMode, type TurnSettings } from "@proxy/core/gateway";
 import type { Context } from "hono";
 import type { SurfaceDeps } from "../surface/deps.js";
 import type { SurfaceProfile } from "../surface/profile.js";

@@ -1,4 +1,5 @@
-import { type AssistantBatch, type AssistantEvent, GatewayError, toGatewayError } from "@proxy/core";
+import { type AssistantEvent, GatewayError, toGatewayError } from "@proxy/core";
+import type { AssistantBatch } from "@proxy/core/gateway";
 
 /** The one error for a turn that ended with neither a finish nor an error (a broken backend). */
 export const unfinishedTurn = (): GatewayError =>

@@ -1,0 +1,1 @@
+export { type ImageServer, PNG, startImageServer } from "./image-server.js";

@@ -1,0 +1,12 @@
+import { defineProject } from "vitest/config";
+
+export default defineProject({
+  resolve: { conditions: ["@proxy/source"] },
+  ssr: { resolve: { conditions: ["@proxy/source"] } },
+  test: {
+    name: "routing",
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    include: ["test/**/*.test.ts"],
+  },
+});
