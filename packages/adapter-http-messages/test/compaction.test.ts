@@ -44,6 +44,22 @@ describe("Messages compaction (context_management compact_20260112, on-demand co
     expect(JSON.stringify(answer)).not.toContain("What now?");
   });
 
+  it("the turn's accounted usage is the compaction's and the answer's; the wire's top level is the answer's", async () => {
+    gateway = await startGateway([
+      { chunks: ["S5"], usage: { inputTokens: 60_000, outputTokens: 7, totalTokens: 60_007 } },
+      { chunks: ["A5"], usage: { inputTokens: 30, outputTokens: 2, totalTokens: 32 } },
+    ]);
+    const res = await post(gateway, base({ messages: [{ role: "user", content: LONG }], ...edit() }));
+    const message = JSON.parse(res.text);
+    expect(message.usage).toMatchObject({ input_tokens: 30, output_tokens: 2 });
+    expect(message.usage.iterations).toEqual([
+      expect.objectContaining({ type: "compaction", input_tokens: 60_000, output_tokens: 7 }),
+      expect.objectContaining({ type: "message", input_tokens: 30, output_tokens: 2 }),
+    ]);
+    await expect.poll(() => gateway?.summaries.length).toBe(1);
+    expect(gateway.summaries[0]?.telemetry.usage).toMatchObject({ inputTokens: 60_030, outputTokens: 9 });
+  });
+
   it("below the trigger the turn is the ordinary one; other edits are accepted and not applied", async () => {
     gateway = await startGateway([{ chunks: ["Plain."] }]);
     const res = await post(

@@ -184,7 +184,7 @@ const main = async () => {
           off: await runAgentSession(["--turns", turns, "--surfaces", "chat", "--modes", "native"], {
             PROXY_CODEX_CONTINUITY: "false",
           }),
-          // The edit-heavy session (a chat UI regenerating answers): every fifth turn regenerated, edits kept and not.
+          // The edit-heavy session: every fifth turn regenerated, edits kept and not.
           edits: {
             on: await runAgentSession(["--turns", turns, "--regenerate-every", "5"], {
               PROXY_CODEX_KEEP_EDITS: "true",

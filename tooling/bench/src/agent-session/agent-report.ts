@@ -166,6 +166,7 @@ Measured${on.startedAt ? ` on ${on.startedAt}` : ""} by \`node tooling/bench/dis
 (load average ${f(on.loadAverage.start, 1)} at the start of the kept run, ${f(off.loadAverage.end, 1)} at the end of the other).
 
 ${table(header, rows)}
+
 In native mode the regenerated request answers codex's open tool calls: a turn left open at tool
 calls is never reverted (docs/codex-threads.md), so the regenerate starts a fresh thread (the whole
 history resent) and the session goes on on that thread's key, kept edits or not. In prompt mode each
