@@ -61,6 +61,13 @@ describe("a repaired call holds exactly what the model wrote (Chat Completions, 
   const ambiguous = '<tool_call>{"name":"get_weather","arguments":{"city":"Par" "is"}}</tool_call>';
 
   // An ambiguous quote (a missing comma?): the value cannot be kept whole.
+  it("a call to an offered tool whose value cannot be kept whole is text, not a call and not a 422", async () => {
+    const broken = '<tool_call>{"name":"get_weather","arguments":{"city":"Par" "is"}}</tool_call>';
+    const { calls, content } = await callsFor(`Checking. ${broken}`);
+    expect(calls).toEqual([]);
+    expect(content).toBe(`Checking. ${broken}`);
+  });
+
   it("a strict tool's call that cannot be kept whole is a corrective turn; the call the model then writes is the answer", async () => {
     const strict = { ...WEATHER_TOOL, function: { ...WEATHER_TOOL.function, strict: true } };
     gateway = await startGateway([{ chunks: fragments(ambiguous) }, { chunks: weather }]);
