@@ -24,6 +24,8 @@ export {
 } from "./model/tool-spec.js";
 export { findToolPolicyProblem, type ToolPolicyProblem } from "./model/check-tool-policy.js";
 export { customCallArguments, customCallInput } from "./model/custom-call.js";
+export type { HostedTools, HostedWebSearch, WebSearchAction } from "./model/hosted-tools.js";
+export { type CitedLink, citedLinks, citedPages } from "./model/cited-links.js";
 export { createSchemaCache, type SchemaCache } from "./tools/index.js";
 export { inlineRemoteImages } from "./media/inline-remote-images.js";
 
