@@ -1,4 +1,4 @@
-import type { ProviderScript, RecordedRequest, ScriptedResponse } from "./e2e-gateway.js";
+import type { RecordedRequest, ScriptedResponse } from "./e2e-gateway.js";
 
 /** The answer the scripted model writes after its search: two cited pages, one cited twice. */
 export const SEARCH_ANSWER =
@@ -15,7 +15,7 @@ const offersSearch = (r: RecordedRequest) => hostedToolsOf(r).some((t) => t.type
  * The scripted model: searches the web (a `web_search_call`, streamed as OpenAI streams it) and
  * answers with links when codex offers it `web_search`; answers "no search" otherwise.
  */
-export const searchingModel: ProviderScript = (r): ScriptedResponse =>
+export const searchingModel = (r: RecordedRequest): ScriptedResponse =>
   offersSearch(r)
     ? {
         reasoning: "I should look this up.",

@@ -3,6 +3,7 @@ import { issueToGatewayError } from "@proxy/http-surface";
 import * as Result from "effect/Result";
 import * as SchemaParser from "effect/SchemaParser";
 import { decodeMessagesTools, type MessagesToolPolicy } from "./decode-tools.js";
+import { decodeMessagesHostedTools } from "./hosted-tools.js";
 import { messagesToItems } from "./messages-to-items.js";
 import { CountTokensRequest, MessagesRequest } from "./request-schema.js";
 
@@ -51,11 +52,13 @@ const instructionsOf = (
 const toPlanParts = (body: typeof CountTokensRequest.Type) => {
   const { items, referencedTools, systemTexts } = messagesToItems(body.messages);
   const tools = decodeMessagesTools(body.tools, body.tool_choice, referencedTools);
+  const hostedTools = decodeMessagesHostedTools(body.tools);
   const request: TurnRequest = {
     model: body.model,
     instructions: instructionsOf(body.system, systemTexts),
     items,
     reasoningEffort: reasoningEffort(body),
+    ...(hostedTools.webSearch ? { hostedTools } : {}),
   };
   return { request, tools };
 };

@@ -9,12 +9,33 @@ export interface MessagesUsage {
   output_tokens: number;
   cache_creation_input_tokens: number;
   cache_read_input_tokens: number;
+  /** The server tools the model used: present once it searched the web. */
+  server_tool_use?: { web_search_requests: number };
+}
+
+/** Where a text block cites a search result (derived from the answer's link: docs/hosted-tools.md). */
+export interface WebSearchCitation {
+  type: "web_search_result_location";
+  url: string;
+  title: string;
+  encrypted_index: string;
+  cited_text: string;
+}
+
+export interface WebSearchResult {
+  type: "web_search_result";
+  url: string;
+  title: string;
+  encrypted_content: string;
+  page_age: string | null;
 }
 
 export type OutputBlock =
-  | { type: "text"; text: string }
+  | { type: "text"; text: string; citations?: WebSearchCitation[] }
   | { type: "thinking"; thinking: string; signature: string }
-  | { type: "tool_use"; id: string; name: string; input: unknown };
+  | { type: "tool_use"; id: string; name: string; input: unknown }
+  | { type: "server_tool_use"; id: string; name: "web_search"; input: unknown }
+  | { type: "web_search_tool_result"; tool_use_id: string; content: WebSearchResult[] };
 
 export interface MessageObject {
   id: string;
@@ -31,7 +52,8 @@ export type BlockDelta =
   | { type: "text_delta"; text: string }
   | { type: "thinking_delta"; thinking: string }
   | { type: "signature_delta"; signature: string }
-  | { type: "input_json_delta"; partial_json: string };
+  | { type: "input_json_delta"; partial_json: string }
+  | { type: "citations_delta"; citation: WebSearchCitation };
 
 export type MessagesStreamEvent =
   | { type: "message_start"; message: MessageObject }
@@ -55,14 +77,18 @@ export interface MessageMeta {
   readonly stopSequences?: ReadonlyArray<string> | undefined;
 }
 
-/** Codex reports cached tokens inside its input count; Anthropic counts cache reads separately. */
-export const messagesUsage = (usage: Usage | undefined): MessagesUsage => {
+/**
+ * Codex reports cached tokens inside its input count; Anthropic counts cache reads separately.
+ * `searches`: the web searches the model made (`server_tool_use.web_search_requests`), when any.
+ */
+export const messagesUsage = (usage: Usage | undefined, searches = 0): MessagesUsage => {
   const cached = usage?.cachedInputTokens ?? 0;
   return {
     input_tokens: Math.max(0, (usage?.inputTokens ?? 0) - cached),
     output_tokens: usage?.outputTokens ?? 0,
     cache_creation_input_tokens: 0,
     cache_read_input_tokens: cached,
+    ...(searches > 0 ? { server_tool_use: { web_search_requests: searches } } : {}),
   };
 };
 
