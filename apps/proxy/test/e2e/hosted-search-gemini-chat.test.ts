@@ -134,7 +134,7 @@ describe.each(["prompt", "native"] as const)(
       expect(res.choices[0]?.message.annotations).toEqual(annotations);
       const final = await openai.chat.completions.stream(ask).finalChatCompletion();
       expect(final.choices[0]?.message.content).toBe(SEARCH_ANSWER);
-      expect((final.choices[0]?.message as { annotations?: unknown }).annotations).toEqual(annotations);
+      expect(final.choices[0]?.message.annotations).toEqual(annotations);
     });
 
     it("Chat without web_search_options: never offered, no annotations", async () => {
