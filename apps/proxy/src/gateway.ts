@@ -89,6 +89,7 @@ class Gateway extends Context.Service<Gateway, Serving>()("@proxy/gateway/Gatewa
       const stack = createBackendStack(acquired, {
         aliases: config.modelAliases,
         keyLimits: usage.keyLimits,
+        hostedWebSearch: config.hostedWebSearch,
       });
       const { backend, control } = stack;
       const app = createApp({

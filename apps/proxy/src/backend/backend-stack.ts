@@ -8,6 +8,7 @@ import type { RouteConfig } from "../routing/route-config.js";
 import { routeRequest } from "../routing/route-request.js";
 import type { RouteStatus } from "../routing/route-table.js";
 import { createDrain } from "./drain.js";
+import { hostedToolsSwitch } from "./hosted-tools.js";
 import { modelAliases } from "./model-aliases.js";
 
 /**
@@ -53,13 +54,16 @@ export interface StackOptions {
   readonly claudeOnDefault?: boolean | undefined;
   /** Per-key limits (`usage/key-limits.ts`), when some key has limits. */
   readonly keyLimits?: BackendMiddleware | undefined;
+  /** `PROXY_HOSTED_WEB_SEARCH` (default on): off refuses requests asking for the hosted search. */
+  readonly hostedWebSearch?: boolean | undefined;
 }
 
-/** The gateway's layers around the backend it serves from: limits, then drain, then aliases. */
+/** The gateway's layers around the backend it serves from: hosted tools, limits, drain, aliases. */
 export const createBackendStack = (acquired: AcquiredBackend, options: StackOptions = {}): BackendStack => {
   const inner = acquired.backend;
   const drain = createDrain(acquired.beginShutdown);
   const backend = wrapBackend(inner, [
+    ...(options.hostedWebSearch === false ? [hostedToolsSwitch(false)] : []),
     ...(options.keyLimits ? [options.keyLimits] : []),
     drain.middleware,
     modelAliases(options.aliases ?? {}, options.claudeOnDefault ?? acquired.routes === undefined),
