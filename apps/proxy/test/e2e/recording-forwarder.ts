@@ -31,7 +31,7 @@ export const startRecordingForwarder = async (target: string) => {
         if (typeof v === "string" && k !== "host" && k !== "content-length") headers.set(k, v);
       try {
         const upstream = await fetch(`${target}${req.url ?? ""}`, {
-          method: req.method,
+          method: req.method ?? "GET",
           headers,
           ...(req.method === "GET" || req.method === "HEAD" ? {} : { body: raw }),
         });
