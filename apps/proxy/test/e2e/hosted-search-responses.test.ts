@@ -1,3 +1,4 @@
+import { Agent, OpenAIProvider, Runner, setTracingDisabled, webSearchTool } from "@openai/agents";
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startE2E } from "./e2e-gateway.js";
@@ -89,6 +90,33 @@ describe.each(["prompt", "native"] as const)(
       });
       const message = final?.output[2];
       expect(message?.type === "message" && message.content[0]).toMatchObject({ annotations: citations });
+    });
+
+    it("the Agents SDK's webSearchTool(): its run sees the web_search_call item, then the cited answer", async () => {
+      setTracingDisabled(true);
+      const agent = new Agent({
+        name: "searcher",
+        instructions: "Answer.",
+        model: "e2e-model",
+        tools: [webSearchTool()],
+      });
+      const runner = new Runner({
+        modelProvider: new OpenAIProvider({ openAIClient: client, useResponses: true }),
+      });
+      const result = await runner.run(agent, "Weather in Oslo?");
+      // webSearchTool() sends `search_context_size: "medium"`, which reaches the model's tool.
+      const sent = e2e.provider.requests.at(-1);
+      expect(hostedToolsOf(sent)).toEqual([
+        { type: "web_search", external_web_access: true, search_context_size: "medium" },
+      ]);
+      expect(result.finalOutput).toBe(SEARCH_ANSWER);
+      const items = result.newItems.map(
+        (i) => i.rawItem as { type?: string; name?: string; status?: string },
+      );
+      expect(items.find((i) => i.type === "hosted_tool_call")).toMatchObject({
+        name: "web_search_call",
+        status: "completed",
+      });
     });
 
     it("a request without web_search never gets it, and its answer has no annotations", async () => {
