@@ -105,6 +105,11 @@ export const MIGRATIONS: ReadonlyArray<{ readonly version: number; readonly sql:
       CREATE INDEX key_minutes_by_minute ON key_minutes (minute);
     `,
   },
+  {
+    version: 4,
+    // Hosted web searches per key (docs/hosted-tools.md); rows from before count none.
+    sql: (t) => `ALTER TABLE key_usage ADD COLUMN web_searches ${t.int} NOT NULL DEFAULT 0;`,
+  },
 ];
 
 /** Brings the schema up to the newest version; safe when several processes start at once. */

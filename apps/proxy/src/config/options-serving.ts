@@ -28,7 +28,7 @@ export const SERVING_OPTIONS = {
     schema: Schema.Array(ApiKeyEntry),
     default: [],
     secret: true,
-    doc: 'Comma-separated API keys clients must send (Bearer token or `x-api-key`), each at least 8 characters. Empty = no auth. In the config file (or as a JSON list here) an entry may be `{"name", "key" or "keyEnv", "limits": {"rpm", "tpm", "tokensPerDay"}}`: usage is then accounted under the name and the limits enforced (see docs/operations.md).',
+    doc: 'Comma-separated API keys clients must send (Bearer token or `x-api-key`), each at least 8 characters. Empty = no auth. In the config file (or as a JSON list here) an entry may be `{"name", "key" or "keyEnv", "limits": {"rpm", "tpm", "tokensPerDay", "webSearchesPerDay"}}`: usage is then accounted under the name and the limits enforced (see docs/operations.md).',
   }),
   corsOrigins: option({
     env: "PROXY_CORS_ORIGINS",
