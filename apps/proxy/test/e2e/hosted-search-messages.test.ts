@@ -60,7 +60,7 @@ describe.each(["prompt", "native"] as const)(
       expect(hostedToolsOf(e2e.provider.requests.at(-1))).toEqual([
         { type: "web_search", external_web_access: true },
       ]);
-      const [search, result, ...text] = message.content.filter((b) => b.type !== "thinking");
+      const [search, result, ...text] = message.content;
       expect(search).toEqual({
         type: "server_tool_use",
         id: expect.stringMatching(/^srvtoolu_/),

@@ -14,6 +14,8 @@ export interface MessagesTurnPlan {
   readonly stream: boolean;
   /** `stop_sequences` as sent (the core enforces them; one sequence can be named in the reply). */
   readonly stopSequences: ReadonlyArray<string>;
+  /** The client enabled thinking (`enabled` or `adaptive`): only then is reasoning sent as thinking blocks. */
+  readonly thinking: boolean;
 }
 
 const decodeBody = SchemaParser.decodeUnknownResult(MessagesRequest);
@@ -100,13 +102,14 @@ export const decodeMessagesRequest = (json: unknown): MessagesTurnPlan => {
     tools,
     stream: body.stream === true,
     stopSequences: body.stop_sequences ?? [],
+    thinking: body.thinking !== undefined && body.thinking.type !== "disabled",
   };
 };
 
 /** Decodes a `/v1/messages/count_tokens` body into the same canonical request and policy. */
 export const decodeCountTokensRequest = (
   json: unknown,
-): Omit<MessagesTurnPlan, "stream" | "stopSequences"> => {
+): Omit<MessagesTurnPlan, "stream" | "stopSequences" | "thinking"> => {
   const decoded = decodeCountBody(json);
   if (Result.isFailure(decoded)) throw issueToGatewayError(decoded.failure);
   return toPlanParts(decoded.success);

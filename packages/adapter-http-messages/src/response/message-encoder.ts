@@ -121,7 +121,8 @@ export const createMessageEncoder = (meta: MessageMeta) => {
         out.push({ type: "content_block_delta", index, delta: { type: "text_delta", text: event.delta } });
         break;
       case "reasoning-delta":
-        if (event.delta === "") break;
+        // As Anthropic: no thinking blocks unless the client enabled thinking.
+        if (event.delta === "" || meta.thinking === false) break;
         ensure("thinking", out);
         out.push({
           type: "content_block_delta",

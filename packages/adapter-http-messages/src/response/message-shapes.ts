@@ -75,6 +75,8 @@ export interface MessageMeta {
   readonly model: string;
   /** The request's `stop_sequences`: with exactly one, a stop-sequence finish can name it. */
   readonly stopSequences?: ReadonlyArray<string> | undefined;
+  /** Send the backend's reasoning as thinking blocks (the client enabled thinking); default true. */
+  readonly thinking?: boolean | undefined;
 }
 
 /**
