@@ -78,7 +78,8 @@ describe("codex's reasoning summaries reach each surface in its own shape (real 
   it("Chat: reasoning_content on the message and in the stream's deltas", async () => {
     const ask = { model: "e2e-model", messages: [{ role: "user" as const, content: "Hi" }] };
     const res = await openai.chat.completions.create(ask);
-    expect((res.choices[0]?.message as { reasoning_content?: string }).reasoning_content).toBe(THOUGHT);
+    const message = res.choices[0]?.message as { reasoning_content?: string } | undefined;
+    expect(message?.reasoning_content).toBe(THOUGHT);
     let streamed = "";
     for await (const chunk of await openai.chat.completions.create({ ...ask, stream: true }))
       streamed +=
