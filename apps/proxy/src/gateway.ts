@@ -96,6 +96,7 @@ class Gateway extends Context.Service<Gateway, Serving>()("@proxy/gateway/Gatewa
         aliases: config.modelAliases,
         keyLimits: usage.keyLimits,
         replicas: sharing,
+        hostedWebSearch: config.hostedWebSearch,
       });
       const { backend, control } = stack;
       const app = createApp({

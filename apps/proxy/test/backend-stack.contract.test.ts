@@ -26,7 +26,7 @@ const admittingStore: UsageStore = {
   usageTotals: () => Promise.reject(new Error("limit checks read no totals")),
   purgeUsageBefore: async () => 0,
   admitRequest: async () => true,
-  keyLoad: async () => ({ minuteTokens: 0, dayTokens: 0 }),
+  keyLoad: async () => ({ minuteTokens: 0, dayTokens: 0, daySearches: 0 }),
   purgeMinutesBefore: async () => 0,
 };
 

@@ -524,6 +524,20 @@ async function showRequest(seq) {
         a.end ? h("p.end", {}, `ended: ${a.end}`) : null,
       ),
     );
+    const searches = (r.searches ?? []).filter((s) => s.attempt === a.attempt);
+    if (searches.length)
+      parts.push(
+        block(
+          `2 · Hosted web search (attempt ${a.attempt}; run by the model provider, not on this host)`,
+          h(
+            "ol.searches",
+            {},
+            searches.map((s) =>
+              h("li", {}, h("span.at", {}, `+${s.atMs} ms`), " ", h("code", {}, s.id), " ", s.query),
+            ),
+          ),
+        ),
+      );
   }
   parts.push(
     block(

@@ -15,10 +15,13 @@ describe("what a turn keeps of codex's notifications", () => {
   it("skips the echoes from their first characters: the user's input, raw items other than calls", () => {
     expect(heads.filter((h) => h.unread)).toHaveLength(7);
     for (const { unread, head } of heads) expect([isUnreadLine(head), head]).toEqual([unread, head]);
-    // Opted out at initialize; skipped if a codex sends it anyway.
+    // A completed item is skipped unless it is a hosted web search (its query comes only then).
     expect(
       isUnreadLine('{"method":"item/completed","params":{"item":{"type":"agentMessage","text":"…"'),
     ).toBe(true);
+    expect(
+      isUnreadLine('{"method":"item/completed","params":{"item":{"type":"webSearch","id":"ws_1","query":"q"'),
+    ).toBe(false);
     // A function call's raw item is the call itself: kept, also when it is the history's.
     expect(
       isUnreadLine(

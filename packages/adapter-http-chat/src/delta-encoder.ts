@@ -1,4 +1,4 @@
-import { type AssistantEvent, customCallInput } from "@proxy/core";
+import { type AssistantEvent, citedLinks, customCallInput } from "@proxy/core";
 import type { OutputMode } from "@proxy/core/gateway";
 import { toolCallEcho } from "@proxy/http-surface/openai-wire";
 
@@ -17,8 +17,21 @@ export type ToolCallDelta =
       readonly custom: { readonly name?: string; readonly input: string };
     };
 
+/** A page the answer cites after a hosted web search (derived from its link: docs/hosted-tools.md). */
+export interface UrlCitationAnnotation {
+  readonly type: "url_citation";
+  readonly url_citation: {
+    readonly start_index: number;
+    readonly end_index: number;
+    readonly url: string;
+    readonly title: string;
+  };
+}
+
 /** One `choices[0].delta` of a Chat Completions chunk. */
 export interface ChatDelta {
+  /** The message's citations, in one delta at the end of an answer that searched the web. */
+  readonly annotations?: ReadonlyArray<UrlCitationAnnotation>;
   readonly role?: "assistant";
   readonly content?: string;
   /** Reasoning text, under the field vLLM/DeepSeek/LiteLLM use; clients that do not know it ignore it. */
@@ -33,6 +46,8 @@ export interface DeltaEncoderOptions {
   readonly legacyFunctions: boolean;
   /** Names of the request's custom (freeform) tools: their calls are `type:"custom"` tool calls. */
   readonly customTools?: ReadonlySet<string> | undefined;
+  /** The request asked for the hosted web search (`web_search_options`): the content is kept for its citations. */
+  readonly webSearch?: boolean | undefined;
 }
 
 /**
@@ -45,9 +60,13 @@ export const createDeltaEncoder = (options: DeltaEncoderOptions) => {
   const argumentLengths = new Map<number, number>();
   const customCalls = new Set<number>();
   let lastContent = "";
+  let searched = false;
+  /** All content so far, kept only when the request asked for search (citation offsets are into it). */
+  let all = "";
 
   const content = (text: string): ChatDelta => {
     lastContent = text;
+    if (options.webSearch) all += text;
     return { content: text };
   };
 
@@ -60,6 +79,15 @@ export const createDeltaEncoder = (options: DeltaEncoderOptions) => {
     /** A text delta the caller sends itself (a content chunk of `text`); kept for what follows it. */
     sentText(text: string): void {
       if (text !== "") lastContent = text;
+      if (options.webSearch) all += text;
+    },
+    /** The answer's `url_citation` annotations once it searched the web (none otherwise). */
+    annotations(): ReadonlyArray<UrlCitationAnnotation> {
+      if (!searched) return [];
+      return citedLinks(all).map((l) => ({
+        type: "url_citation",
+        url_citation: { start_index: l.start, end_index: l.end, url: l.url, title: l.title },
+      }));
     },
     encode(event: AssistantEvent): ChatDelta[] {
       switch (event.type) {
@@ -108,6 +136,9 @@ export const createDeltaEncoder = (options: DeltaEncoderOptions) => {
           }
           return out;
         }
+        case "web-search":
+          searched = true;
+          return [];
         default:
           return [];
       }

@@ -1,8 +1,10 @@
 import type { AssistantEvent, Usage } from "@proxy/core";
+import { groundingOf } from "./response/grounding.js";
 import {
   type GeminiFinishReason,
   type GeminiPart,
   type GeminiResponse,
+  type GroundingMetadata,
   geminiFinishReason,
   isMalformedCall,
   type ResponseMeta,
@@ -44,13 +46,20 @@ const signatureOf = (meta: ResponseMeta, callId: string): string =>
 export const createGeminiEncoder = (options: EncoderOptions) => {
   const { meta } = options;
   let usage: Usage | undefined;
+  /** The queries of the hosted searches so far; once there is one, the answer's text is kept for its grounding. */
+  const queries: string[] = [];
+  let text = "";
   const one = (part: GeminiPart): GeminiResponse[] => [responseOf(meta, [part])];
 
   return {
     push(event: AssistantEvent): GeminiResponse[] {
       switch (event.type) {
         case "text-delta":
+          if (queries.length > 0) text += event.delta;
           return event.delta === "" ? [] : one({ text: event.delta });
+        case "web-search":
+          if (event.status === "completed" && event.query !== undefined) queries.push(event.query);
+          return [];
         case "reasoning-delta":
           return options.includeThoughts && event.delta !== ""
             ? one({ text: event.delta, thought: true })
@@ -77,7 +86,8 @@ export const createGeminiEncoder = (options: EncoderOptions) => {
         if (!isMalformedCall(event.error)) return undefined;
         reason = "MALFORMED_FUNCTION_CALL";
       } else reason = geminiFinishReason(event.finish.reason);
-      return responseOf(meta, [{ text: "" }], reason, usage);
+      const grounding = queries.length > 0 ? groundingOf(queries, text) : undefined;
+      return responseOf(meta, [{ text: "" }], reason, usage, grounding);
     },
   };
 };
@@ -87,9 +97,11 @@ export const foldChunks = (meta: ResponseMeta, chunks: ReadonlyArray<GeminiRespo
   const parts: GeminiPart[] = [];
   let finishReason: GeminiFinishReason | undefined;
   let usageMetadata: GeminiResponse["usageMetadata"];
+  let groundingMetadata: GroundingMetadata | undefined;
   for (const chunk of chunks) {
     const candidate = chunk.candidates[0];
     finishReason = candidate?.finishReason ?? finishReason;
+    groundingMetadata = candidate?.groundingMetadata ?? groundingMetadata;
     usageMetadata = chunk.usageMetadata ?? usageMetadata;
     for (const part of candidate?.content.parts ?? []) {
       const last = parts.at(-1);
@@ -109,6 +121,7 @@ export const foldChunks = (meta: ResponseMeta, chunks: ReadonlyArray<GeminiRespo
       {
         content: { role: "model", parts },
         ...(finishReason === undefined ? {} : { finishReason }),
+        ...(groundingMetadata === undefined ? {} : { groundingMetadata }),
         index: 0,
       },
     ],

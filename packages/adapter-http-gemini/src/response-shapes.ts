@@ -21,11 +21,25 @@ export interface GeminiUsage {
   readonly cachedContentTokenCount?: number;
 }
 
+/**
+ * A grounded answer's sources (Google Search grounding): the queries the model searched, the pages
+ * (`groundingChunks`) and which parts of the text each supports (byte offsets into the answer's text).
+ */
+export interface GroundingMetadata {
+  readonly webSearchQueries: ReadonlyArray<string>;
+  readonly groundingChunks: ReadonlyArray<{ readonly web: { readonly uri: string; readonly title: string } }>;
+  readonly groundingSupports: ReadonlyArray<{
+    readonly segment: { readonly startIndex: number; readonly endIndex: number; readonly text: string };
+    readonly groundingChunkIndices: ReadonlyArray<number>;
+  }>;
+}
+
 /** One `GenerateContentResponse` (a whole answer, or one chunk of a stream: chunks are deltas). */
 export interface GeminiResponse {
   readonly candidates: ReadonlyArray<{
     readonly content: { readonly role: "model"; readonly parts: ReadonlyArray<GeminiPart> };
     readonly finishReason?: GeminiFinishReason;
+    readonly groundingMetadata?: GroundingMetadata;
     readonly index: 0;
   }>;
   readonly usageMetadata?: GeminiUsage;
@@ -74,11 +88,13 @@ export const responseOf = (
   parts: ReadonlyArray<GeminiPart>,
   finishReason?: GeminiFinishReason,
   usage?: Usage,
+  groundingMetadata?: GroundingMetadata,
 ): GeminiResponse => ({
   candidates: [
     {
       content: { role: "model", parts },
       ...(finishReason === undefined ? {} : { finishReason }),
+      ...(groundingMetadata === undefined ? {} : { groundingMetadata }),
       index: 0,
     },
   ],

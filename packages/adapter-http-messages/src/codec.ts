@@ -20,6 +20,7 @@ const metaOf = (plan: MessagesTurnPlan, ids: { next(prefix: string): string }): 
   id: ids.next("msg"),
   model: plan.request.model,
   stopSequences: plan.stopSequences,
+  thinking: plan.thinking,
 });
 
 /**

@@ -99,9 +99,25 @@ describe("Messages surface behaviour", () => {
     expect(gateway.summaries.at(-1)).toMatchObject({ api: "messages", error: { kind: "cancelled" } });
   });
 
+  it("the backend's reasoning is a thinking block only when the client enabled thinking, as Anthropic", async () => {
+    const script = { chunks: ["Hi"], reasoning: ["hmm"] };
+    const served = await startGateway([script, script, script]);
+    gateway = served;
+    const types = async (body: Record<string, unknown>) =>
+      (
+        JSON.parse((await post(served, base({ stream: false, ...body }))).text) as {
+          content: Array<{ type: string }>;
+        }
+      ).content.map((b) => b.type);
+    expect(await types({})).toEqual(["text"]);
+    expect(await types({ thinking: { type: "disabled" } })).toEqual(["text"]);
+    expect(await types({ thinking: { type: "adaptive" } })).toEqual(["thinking", "text"]);
+  });
+
   it("stream:false answers with a whole Message (Claude Code's fallback)", async () => {
     gateway = await startGateway([{ chunks: ["Hi ", "there"], reasoning: ["hmm"] }]);
-    const res = await post(gateway, base({ stream: false }));
+    const thinking = { type: "enabled", budget_tokens: 1024 };
+    const res = await post(gateway, base({ stream: false, thinking }));
     expect(res.status).toBe(200);
     expect(JSON.parse(res.text)).toEqual({
       id: "msg_1",

@@ -1,4 +1,4 @@
-import { type TokenEncoding, withoutSecrets } from "@proxy/core";
+import { invalidRequest, type TokenEncoding, withoutSecrets } from "@proxy/core";
 import { type BackendReadiness, backendStream, type ModelInfo, type TextBackend } from "@proxy/core/gateway";
 import { Agent, request as httpRequest } from "undici";
 import { isUnreachable } from "./map-upstream-error.js";
@@ -161,6 +161,14 @@ export const createOpenAICompatibleBackend = (
     capabilities: { nativeTools: options.nativeTools === true },
     stream(request, { signal }) {
       return backendStream(async function* () {
+        const search = request.hostedTools?.webSearch;
+        // A Chat Completions server has no hosted search to run: refused, never answered without it.
+        if (search !== undefined)
+          throw invalidRequest(
+            `The hosted tool '${search.tool}' at '${search.param}' is not available on this model route (an OpenAI-compatible server has no hosted web search; codex routes do).`,
+            search.param,
+            "hosted_tool_unsupported",
+          );
         active++;
         try {
           yield* streamTurn(context, request, signal);

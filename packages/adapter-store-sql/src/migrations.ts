@@ -123,6 +123,11 @@ export const MIGRATIONS: ReadonlyArray<{ readonly version: number; readonly sql:
     // Rows a replica killed outright left behind are swept by their age.
     sql: () => "CREATE INDEX conversation_owners_by_time ON conversation_owners (updated_at);",
   },
+  {
+    version: 6,
+    // Hosted web searches per key (docs/hosted-tools.md); rows from before count none.
+    sql: (t) => `ALTER TABLE key_usage ADD COLUMN web_searches ${t.int} NOT NULL DEFAULT 0;`,
+  },
 ];
 
 /** Brings the schema up to the newest version; safe when several processes start at once. */

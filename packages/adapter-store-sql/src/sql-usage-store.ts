@@ -15,6 +15,7 @@ const COUNTS = [
   ["outputTokens", "output_tokens"],
   ["reasoningTokens", "reasoning_tokens"],
   ["toolCalls", "tool_calls"],
+  ["webSearches", "web_searches"],
   ["errors", "errors"],
 ] as const;
 
@@ -40,6 +41,7 @@ const toRow = (row: Row): UsageRow => ({
   outputTokens: Number(row.output_tokens),
   reasoningTokens: Number(row.reasoning_tokens),
   toolCalls: Number(row.tool_calls),
+  webSearches: Number(row.web_searches ?? 0),
   errors: Number(row.errors),
 });
 
@@ -117,6 +119,7 @@ export const createSqlUsageStore = (db: SqlDriver): UsageStore => ({
       outputTokens: count("outputTokens"),
       reasoningTokens: count("reasoningTokens"),
       toolCalls: count("toolCalls"),
+      webSearches: count("webSearches"),
       errors: count("errors"),
     };
   },
@@ -127,11 +130,15 @@ export const createSqlUsageStore = (db: SqlDriver): UsageStore => ({
     const [minuteRows, dayRows] = await Promise.all([
       db.all("SELECT tokens FROM key_minutes WHERE api_key = ? AND minute = ?", [key, minute]),
       db.all(
-        "SELECT COALESCE(SUM(input_tokens + output_tokens), 0) AS tokens FROM key_usage WHERE api_key = ? AND day = ?",
+        "SELECT COALESCE(SUM(input_tokens + output_tokens), 0) AS tokens, COALESCE(SUM(web_searches), 0) AS searches FROM key_usage WHERE api_key = ? AND day = ?",
         [key, day],
       ),
     ]);
-    return { minuteTokens: Number(minuteRows[0]?.tokens ?? 0), dayTokens: Number(dayRows[0]?.tokens ?? 0) };
+    return {
+      minuteTokens: Number(minuteRows[0]?.tokens ?? 0),
+      dayTokens: Number(dayRows[0]?.tokens ?? 0),
+      daySearches: Number(dayRows[0]?.searches ?? 0),
+    };
   },
   purgeMinutesBefore: (minute) => db.run("DELETE FROM key_minutes WHERE minute < ?", [minute]),
   purgeUsageBefore: (day) => db.run("DELETE FROM key_usage WHERE day < ?", [day]),

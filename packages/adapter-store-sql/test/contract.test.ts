@@ -60,6 +60,7 @@ describe("usage rows PostgreSQL can never hold", () => {
       outputTokens: 1,
       reasoningTokens: 0,
       toolCalls: 0,
+      webSearches: 0,
       errors: 0,
     });
     // Random text does not compress: PostgreSQL's btree refuses index rows over ~2.7 KB.

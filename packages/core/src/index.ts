@@ -27,6 +27,8 @@ export {
 } from "./model/tool-spec.js";
 export { findToolPolicyProblem, type ToolPolicyProblem } from "./model/check-tool-policy.js";
 export { customCallArguments, customCallInput } from "./model/custom-call.js";
+export type { HostedTools, HostedWebSearch, WebSearchAction } from "./model/hosted-tools.js";
+export { type CitedLink, citedLinks, citedPages } from "./model/cited-links.js";
 export { createSchemaCache, type SchemaCache } from "./tools/index.js";
 // The one event vocabulary a turn yields (BackendEvent, in ./gateway, and ParserEvent are its other views).
 export type {

@@ -274,11 +274,21 @@ export const mountInspectorRoutes = (app: Hono, view: InspectorView): void => {
     });
   });
   const detailOf = (record: RequestRecord) => {
-    const { decisions, client, usage, errorBody } = record;
+    const { decisions, searches, client, usage, errorBody } = record;
     // The text is kept in the pieces it arrived in; the page gets it whole.
     const attempts = record.attempts.map((a) => ({ ...a, raw: a.raw.join("") }));
     const output = { text: record.output.text.join(""), calls: record.output.calls };
-    return { ...rowOf(record), bodies: view.bodies, client, attempts, decisions, output, usage, errorBody };
+    return {
+      ...rowOf(record),
+      bodies: view.bodies,
+      client,
+      attempts,
+      decisions,
+      searches,
+      output,
+      usage,
+      errorBody,
+    };
   };
   const missing = (c: Context) =>
     c.json({ error: { message: "No such request (it may have left the log)." } }, 404);

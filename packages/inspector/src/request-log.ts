@@ -51,6 +51,8 @@ export interface RequestRecord {
   client?: unknown;
   readonly attempts: AttemptRecord[];
   readonly decisions: Decision[];
+  /** The hosted web searches the model provider ran (their queries only with bodies on). */
+  readonly searches: Array<{ atMs: number; attempt: number; id: string; query: string }>;
   /** What the client received: its text, its calls. */
   readonly output: { text: string[]; calls: Array<{ name: string; id: string; arguments: string }> };
   errorBody?: unknown;
@@ -142,6 +144,7 @@ export const createRequestLog = (limits: RequestLogLimits) => {
         timings: {},
         attempts: [],
         decisions: [],
+        searches: [],
         output: { text: [], calls: [] },
         bytes: 0,
         held: true,

@@ -94,6 +94,21 @@ export const createTraceRecorder = (deps: TraceRecorderDeps): RequestTrace => {
           record.timings.firstTokenMs ??= Math.round(deps.elapsed());
           decide("call-found", `native call ${event.name} (${event.callId})${rawOf(event.arguments)}`);
           return;
+        case "web-search": {
+          if (event.status !== "completed" || record.searches.length >= MAX_DECISIONS) return;
+          const query = bodies
+            ? redactor.cut(event.query ?? "", FIELD_LIMITS.error)
+            : "[not recorded: bodies off]";
+          const id = redactor.cut(event.id, FIELD_LIMITS.model);
+          if (log.grow(record, query.length + id.length + 32))
+            record.searches.push({
+              atMs: Math.round(deps.elapsed()),
+              attempt: attempt?.attempt ?? 0,
+              id,
+              query,
+            });
+          return;
+        }
         case "usage":
           if (record.usage === undefined) log.count(record, 128);
           record.usage = event.usage;

@@ -2,6 +2,7 @@ import type { BackendRequest } from "@proxy/core";
 import { type BackendMiddleware, type PlanLimits, type TextBackend, wrapBackend } from "@proxy/core/gateway";
 import type { RouteStatus } from "@proxy/routing";
 import { createDrain } from "./drain.js";
+import { hostedToolsSwitch } from "./hosted-tools.js";
 import { modelAliases } from "./model-aliases.js";
 
 /**
@@ -70,13 +71,16 @@ export interface StackOptions {
   readonly replicas?:
     | { readonly forwarding: BackendMiddleware; readonly settle: BackendMiddleware }
     | undefined;
+  /** `PROXY_HOSTED_WEB_SEARCH` (default on): off refuses requests asking for the hosted search. */
+  readonly hostedWebSearch?: boolean | undefined;
 }
 
-/** The gateway's layers around the backend it serves from: limits, drain, aliases, then replicas. */
+/** The gateway's layers around the backend it serves from: hosted tools, limits, drain, aliases, then replicas. */
 export const createBackendStack = (acquired: AcquiredBackend, options: StackOptions = {}): BackendStack => {
   const inner = acquired.backend;
   const drain = createDrain(acquired.beginShutdown);
   const backend = wrapBackend(inner, [
+    ...(options.hostedWebSearch === false ? [hostedToolsSwitch(false)] : []),
     ...(options.keyLimits ? [options.keyLimits] : []),
     drain.middleware,
     modelAliases(options.aliases ?? {}, options.claudeOnDefault ?? acquired.routes === undefined),

@@ -11,6 +11,8 @@ export const KeyLimits = Schema.Struct({
   rpm: Schema.optional(PositiveInt),
   tpm: Schema.optional(PositiveInt),
   tokensPerDay: Schema.optional(PositiveInt),
+  /** Hosted web searches per UTC day: past it, a request asking for the search is refused (429). */
+  webSearchesPerDay: Schema.optional(PositiveInt),
 });
 export type KeyLimits = typeof KeyLimits.Type;
 

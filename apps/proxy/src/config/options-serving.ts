@@ -28,7 +28,7 @@ export const SERVING_OPTIONS = {
     schema: Schema.Array(ApiKeyEntry),
     default: [],
     secret: true,
-    doc: 'Comma-separated API keys clients must send (Bearer token or `x-api-key`), each at least 8 characters. Empty = no auth. In the config file (or as a JSON list here) an entry may be `{"name", "key" or "keyEnv", "limits": {"rpm", "tpm", "tokensPerDay"}}`: usage is then accounted under the name and the limits enforced (see docs/operations.md).',
+    doc: 'Comma-separated API keys clients must send (Bearer token or `x-api-key`), each at least 8 characters. Empty = no auth. In the config file (or as a JSON list here) an entry may be `{"name", "key" or "keyEnv", "limits": {"rpm", "tpm", "tokensPerDay", "webSearchesPerDay"}}`: usage is then accounted under the name and the limits enforced (see docs/operations.md).',
   }),
   corsOrigins: option({
     env: "PROXY_CORS_ORIGINS",
@@ -206,6 +206,13 @@ export const SERVING_OPTIONS = {
     default: DEFAULT_TURN_SETTINGS.toolMode,
     turn: "toolMode",
     doc: "How tools reach the model: `native` (the backend's own function calling), `prompt` (taught in the prompt, parsed from text), `auto` (native when the backend supports it and the request offers tools). `x-proxy-tool-mode` overrides per request; see docs/tool-modes.md.",
+  }),
+  hostedWebSearch: option({
+    env: "PROXY_HOSTED_WEB_SEARCH",
+    kind: "bool",
+    schema: Schema.Boolean,
+    default: true,
+    doc: "Give a request that asks for the model provider's hosted web search (Responses `web_search`, Messages `web_search_*`, Gemini `googleSearch`, Chat `web_search_options`) codex's own web search, run by the provider (never on this host). `false` refuses such requests with a 400 `hosted_tool_disabled` naming the tool; see docs/hosted-tools.md.",
   }),
   stopAfterTools: option({
     env: "PROXY_STOP_AFTER_TOOLS",

@@ -45,6 +45,12 @@ export const createTurnMetrics = (registry: Registry) => {
     labelNames: ["kind"] as const,
     registers: [registry],
   });
+  const webSearches = new Counter({
+    name: "proxy_web_searches_total",
+    help: "Hosted web searches the model provider ran, by API.",
+    labelNames: ["api"] as const,
+    registers: [registry],
+  });
   const turns = new Counter({
     name: "proxy_turns_total",
     help: "Turns by API and outcome.",
@@ -64,6 +70,7 @@ export const createTurnMetrics = (registry: Registry) => {
     observeTurn(summary: TurnSummary) {
       const t = summary.telemetry;
       if (t.callsEmitted > 0) toolCalls.inc({ api: summary.api }, t.callsEmitted);
+      if (t.webSearches > 0) webSearches.inc({ api: summary.api }, t.webSearches);
       if (t.parseFailures > 0) parseFailures.inc(t.parseFailures);
       if (t.strictFailures > 0) strictFailures.inc(t.strictFailures);
       if (t.retries > 0) retries.inc(t.retries);

@@ -64,6 +64,7 @@ export const writeTurnSpans = (
     "proxy.tool_calls.parse_failures": t.parseFailures,
     "proxy.corrective_retries": t.retries,
   };
+  if (t.webSearches > 0) attributes["proxy.web_searches.count"] = t.webSearches;
   if (t.toolMode !== undefined) attributes["proxy.tool_mode"] = t.toolMode;
   if (t.calledTools.length > 0)
     attributes["gen_ai.tool.name"] = [...new Set(t.calledTools)].slice(0, MAX_TOOL_SPANS);

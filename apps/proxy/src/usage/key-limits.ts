@@ -40,16 +40,25 @@ export const checkKeyLimits = async (
   key: LimitedKey,
   now: number,
   metrics?: KeyMetrics,
+  /** The request asks for the hosted web search (`webSearchesPerDay` applies). */
+  searches = false,
 ): Promise<GatewayError | undefined> => {
   const { rpm, tpm, tokensPerDay } = key.limits;
+  const webSearchesPerDay = searches ? key.limits.webSearchesPerDay : undefined;
   const minute = Math.floor(now / MINUTE_MS);
   const toNextMinute = (minute + 1) * MINUTE_MS - now;
   const refuse = (limit: string, detail: string, retryAfterMs: number) => {
     metrics?.limited(key.name, limit);
     return refusal(limit, key.name, detail, retryAfterMs);
   };
-  if (tpm !== undefined || tokensPerDay !== undefined) {
+  if (tpm !== undefined || tokensPerDay !== undefined || webSearchesPerDay !== undefined) {
     const load = await store.keyLoad(key.name, minute, utcDay(now));
+    if (webSearchesPerDay !== undefined && load.daySearches >= webSearchesPerDay)
+      return refuse(
+        "webSearchesPerDay",
+        `${load.daySearches} of ${webSearchesPerDay} web searches today (UTC)`,
+        DAY_MS - (now % DAY_MS),
+      );
     if (tokensPerDay !== undefined && load.dayTokens >= tokensPerDay)
       return refuse(
         "tokensPerDay",
@@ -85,10 +94,13 @@ export const keyLimits = (deps: {
       const owner = request.caller?.owner;
       const key = owner === undefined ? undefined : deps.keys.get(owner);
       if (key === undefined) return next(request, options);
-      const refused = await checkKeyLimits(deps.store, key, now(), deps.metrics).catch((error: unknown) => {
-        deps.onStoreError?.(error, key.name);
-        return undefined;
-      });
+      const searches = request.hostedTools?.webSearch !== undefined;
+      const refused = await checkKeyLimits(deps.store, key, now(), deps.metrics, searches).catch(
+        (error: unknown) => {
+          deps.onStoreError?.(error, key.name);
+          return undefined;
+        },
+      );
       if (refused !== undefined) throw refused;
       return next(request, options);
     },

@@ -21,6 +21,12 @@ export const createKeyMetrics = (registry: Registry) => {
     labelNames: ["key"] as const,
     registers: [registry],
   });
+  const webSearches = new Counter({
+    name: "proxy_key_web_searches_total",
+    help: "Hosted web searches the model provider ran, per API key.",
+    labelNames: ["key"] as const,
+    registers: [registry],
+  });
   const errors = new Counter({
     name: "proxy_key_errors_total",
     help: "Turns that ended in an error, per API key.",
@@ -29,7 +35,7 @@ export const createKeyMetrics = (registry: Registry) => {
   });
   const limited = new Counter({
     name: "proxy_key_limited_total",
-    help: "Requests refused by a per-key limit, by key and limit (rpm, tpm, tokensPerDay).",
+    help: "Requests refused by a per-key limit, by key and limit (rpm, tpm, tokensPerDay, webSearchesPerDay).",
     labelNames: ["key", "limit"] as const,
     registers: [registry],
   });
@@ -41,6 +47,7 @@ export const createKeyMetrics = (registry: Registry) => {
       tokens.inc({ key, kind: "output" }, counts.outputTokens);
       tokens.inc({ key, kind: "reasoning" }, counts.reasoningTokens);
       if (counts.toolCalls > 0) toolCalls.inc({ key }, counts.toolCalls);
+      if (counts.webSearches > 0) webSearches.inc({ key }, counts.webSearches);
       if (counts.errors > 0) errors.inc({ key }, counts.errors);
     },
     limited(key: string, limit: string) {

@@ -60,7 +60,12 @@ export const openUsageAccounting = (
   const named = (has: (k: LimitedKey) => boolean) =>
     new Set([...limited.values()].filter(has).map((k) => k.name));
   const perMinute = named((k) => k.limits.tpm !== undefined);
-  const tokenLimited = named((k) => k.limits.tpm !== undefined || k.limits.tokensPerDay !== undefined);
+  const tokenLimited = named(
+    (k) =>
+      k.limits.tpm !== undefined ||
+      k.limits.tokensPerDay !== undefined ||
+      k.limits.webSearchesPerDay !== undefined,
+  );
   const log = logger.child({ component: "usage" });
   const recorder = createUsageRecorder({
     store,

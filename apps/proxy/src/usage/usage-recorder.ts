@@ -30,6 +30,7 @@ export const turnCounts = (summary: TurnSummary): UsageCounts => {
     outputTokens: usage?.outputTokens ?? 0,
     reasoningTokens: usage?.reasoningOutputTokens ?? 0,
     toolCalls: summary.telemetry.callsEmitted,
+    webSearches: summary.telemetry.webSearches,
     errors: summary.error === undefined ? 0 : 1,
   };
 };
@@ -41,6 +42,7 @@ const add = (into: Counts, counts: UsageCounts) => {
   into.outputTokens += counts.outputTokens;
   into.reasoningTokens += counts.reasoningTokens;
   into.toolCalls += counts.toolCalls;
+  into.webSearches += counts.webSearches;
   into.errors += counts.errors;
 };
 

@@ -22,6 +22,7 @@ const row = (i: number) => ({
   outputTokens: 10,
   reasoningTokens: 2,
   toolCalls: 1,
+  webSearches: 0,
   errors: 0,
 });
 

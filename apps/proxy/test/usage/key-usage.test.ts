@@ -39,6 +39,7 @@ interface Seen {
   outputTokens: number;
   reasoningTokens: number;
   toolCalls: number;
+  webSearches: number;
 }
 const none = (): Seen => ({
   requests: 0,
@@ -47,6 +48,7 @@ const none = (): Seen => ({
   outputTokens: 0,
   reasoningTokens: 0,
   toolCalls: 0,
+  webSearches: 0,
 });
 
 describe.each(stores)("per-key usage in %s matches what the clients received", (_, location) => {

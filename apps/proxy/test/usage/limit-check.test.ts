@@ -15,13 +15,16 @@ const request = {
   caller: callerOf(KEY),
 };
 
-const storeWith = (load: { minuteTokens: number; dayTokens: number }, admit = true): UsageStore => ({
+const storeWith = (
+  load: { minuteTokens: number; dayTokens: number; daySearches?: number },
+  admit = true,
+): UsageStore => ({
   recordUsage: async () => undefined,
   usage: async () => ({ data: [], hasMore: false }),
   usageTotals: () => Promise.reject(new Error("limit checks read no totals")),
   purgeUsageBefore: async () => 0,
   admitRequest: async () => admit,
-  keyLoad: async () => load,
+  keyLoad: async () => ({ daySearches: 0, ...load }),
   purgeMinutesBefore: async () => 0,
 });
 

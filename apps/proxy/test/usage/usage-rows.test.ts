@@ -37,6 +37,7 @@ const row = (key: string, route: string, on: string) => ({
   outputTokens: 1,
   reasoningTokens: 0,
   toolCalls: 0,
+  webSearches: 0,
   errors: 0,
 });
 

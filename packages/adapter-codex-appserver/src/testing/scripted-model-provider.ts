@@ -10,6 +10,16 @@ export interface ScriptedResponse {
   readonly reasoning?: string;
   /** Raw output items (`function_call`, `custom_tool_call`, …) emitted before the message. */
   readonly items?: ReadonlyArray<Readonly<Record<string, unknown>>>;
+  /**
+   * Hosted web searches the model makes, streamed before `items` as OpenAI streams them: the
+   * `web_search_call` item added in progress (no action yet), its `response.web_search_call.*`
+   * events, then the item done with its `action` (and the provider's `sources`, which codex drops).
+   */
+  readonly webSearches?: ReadonlyArray<{
+    readonly id: string;
+    readonly query: string;
+    readonly sources?: ReadonlyArray<string>;
+  }>;
   /** Emit `items` after the message instead (text first, then the calls). */
   readonly itemsLast?: boolean;
   readonly usage?: {
@@ -108,6 +118,16 @@ const playResponse = async (res: ServerResponse, step: ScriptedResponse, id: str
       text: step.reasoning,
     });
     const done = { ...item, summary: [{ type: "summary_text", text: step.reasoning }] };
+    send({ type: "response.output_item.done", output_index: index++, item: done });
+  }
+  for (const search of step.webSearches ?? []) {
+    const added = { type: "web_search_call", id: search.id, status: "in_progress" };
+    send({ type: "response.output_item.added", output_index: index, item: added });
+    for (const phase of ["in_progress", "searching", "completed"])
+      send({ type: `response.web_search_call.${phase}`, output_index: index, item_id: search.id });
+    const sources = (search.sources ?? []).map((url) => ({ type: "url", url }));
+    const action = { type: "search", query: search.query, sources };
+    const done = { ...added, status: "completed", action };
     send({ type: "response.output_item.done", output_index: index++, item: done });
   }
   const sendItems = () => {

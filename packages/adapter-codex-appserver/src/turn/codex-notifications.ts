@@ -31,6 +31,14 @@ const TurnError = Schema.Struct({
 
 const TurnId = { turnId: Text };
 
+/** A thread item: its type, and a web search's id, query and action (`webSearch` in `ThreadItem`). */
+const Item = Schema.Struct({
+  type: Schema.String,
+  id: Text,
+  query: Text,
+  action: Schema.optional(Schema.NullOr(Schema.Record(Schema.String, Schema.Unknown))),
+});
+
 const note = <M extends string, P extends Schema.Struct.Fields>(method: M, params: P) =>
   Schema.Struct({ method: Schema.Literal(method), params: Schema.Struct(params) });
 
@@ -56,7 +64,9 @@ const MEMBERS = [
       error: Schema.optional(Schema.NullOr(TurnError)),
     }),
   }),
-  note("item/started", { ...TurnId, item: Schema.Struct({ type: Schema.String }) }),
+  note("item/started", { ...TurnId, item: Item }),
+  /** Read for a hosted web search only (the other completed items are skipped unparsed). */
+  note("item/completed", { ...TurnId, item: Item }),
   note("warning", { ...TurnId, message: Schema.optional(Schema.Unknown) }),
   /** Experimental raw events (native turns): every Responses item, and each model response's end. */
   note("rawResponseItem/completed", {

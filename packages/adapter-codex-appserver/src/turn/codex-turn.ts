@@ -138,6 +138,7 @@ export async function* runCodexTurn(
       turnId,
       usageBefore: thread.continuation?.usageBefore,
       contextWindow: ctx.contextWindowOf(thread.model),
+      webSearch: request.hostedTools?.webSearch !== undefined,
     });
     control.reading(mapper);
     yield* readTurn({

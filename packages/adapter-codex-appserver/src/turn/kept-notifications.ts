@@ -15,16 +15,20 @@ import { PARAMS } from "./codex-notifications.js";
  *    a codex that orders its fields differently costs a parse, never the turn's bound.
  */
 export const OPTED_OUT_NOTIFICATIONS: ReadonlyArray<string> = [
-  "item/completed",
+  // item/completed is sent: a hosted web search's query is known only when its item completes
+  // (item/started has `query: ""`); every other completed item is skipped from its head below.
   "thread/started",
   "turn/started",
   "thread/status/changed",
   "item/reasoning/summaryPartAdded",
 ];
 
-/** The echoed user message, and raw items other than function calls (messages, reasoning, call outputs). */
+/**
+ * The echoed user message, raw items other than function calls (messages, reasoning, call
+ * outputs), and completed items other than a web search (the answer again, reasoning, calls).
+ */
 const UNREAD_LINE =
-  /^\{"method":"(?:item\/(?:started|completed)","params":\{"item":\{"type":"userMessage"|rawResponseItem\/completed","params":\{"threadId":"[^"]*","turnId":"[^"]*","item":\{"type":"(?!function_call")|item\/completed")/;
+  /^\{"method":"(?:item\/started","params":\{"item":\{"type":"userMessage"|rawResponseItem\/completed","params":\{"threadId":"[^"]*","turnId":"[^"]*","item":\{"type":"(?!function_call")|item\/completed","params":\{"item":\{"type":"(?!webSearch"))/;
 
 /** For the line decoder's `skip`: a line no turn reads, known from its first characters. */
 export const isUnreadLine = (head: string): boolean => UNREAD_LINE.test(head);
@@ -48,9 +52,15 @@ export const keptParams = (
 ): Record<string, unknown> | undefined => {
   if (!PARAMS.has(method)) return undefined;
   switch (method) {
-    case "item/started": {
-      const type = typeOf(params.item);
-      return type === "userMessage" ? undefined : { turnId: params.turnId, item: { type } };
+    case "item/started":
+    case "item/completed": {
+      const item = params.item;
+      const type = typeOf(item);
+      if (type === "webSearch" && isObject(item))
+        return { turnId: params.turnId, item: { type, id: item.id, query: item.query, action: item.action } };
+      return type === "userMessage" || method === "item/completed"
+        ? undefined
+        : { turnId: params.turnId, item: { type } };
     }
     case "rawResponseItem/completed":
       return typeOf(params.item) === "function_call" ? params : undefined;

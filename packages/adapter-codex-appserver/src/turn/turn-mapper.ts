@@ -10,6 +10,7 @@ import {
   turnIdOf,
 } from "./codex-notifications.js";
 import type { ToolNames } from "./tool-names.js";
+import { webSearchEvent } from "./web-search-item.js";
 
 /** Item types that mean codex tried to act on the host; sealing should make them impossible. */
 const ACTION_ITEMS = new Set([
@@ -118,6 +119,8 @@ export interface TurnMapperOptions {
   readonly turnId?: string | undefined;
   /** The turn's model's context window in tokens, told with a full context's error. */
   readonly contextWindow?: number | undefined;
+  /** The request asked for the hosted web search: its `webSearch` items are the model's searches. */
+  readonly webSearch?: boolean | undefined;
 }
 
 /**
@@ -193,8 +196,16 @@ export const createTurnMapper = (logger: Logger, options: TurnMapperOptions = {}
         ending = status === "completed" ? "completed" : "interrupted";
         return withUsage([{ type: "finish", finish: mapCodexFinishReason(status) }]);
       }
+      case "item/completed":
+        if (n.params.item.type !== "webSearch" || !options.webSearch) return [];
+        emitted = true;
+        return [webSearchEvent(n.params.item, "completed")];
       case "item/started": {
         const { type } = n.params.item;
+        if (type === "webSearch" && options.webSearch) {
+          emitted = true;
+          return [webSearchEvent(n.params.item, "in_progress")];
+        }
         const ours = native !== undefined && type === "dynamicToolCall";
         if (ACTION_ITEMS.has(type) && !ours)
           logger.warn({ item: type }, "codex started a host action item; sealing should prevent this");

@@ -2,6 +2,7 @@ import { type BackendRequest, GatewayError } from "@proxy/core";
 import type { Logger } from "../logger.js";
 import type { ProcessPool } from "../pool/process-pool.js";
 import type { ThreadSource } from "../pool/warm-threads.js";
+import { hostedToolsConfig } from "../sealing/hosted-tools.js";
 import { freeThread } from "../threads/free-thread.js";
 import type { LiveThreads } from "../threads/live-threads.js";
 import { openThreadChannel } from "../threads/thread-channel.js";
@@ -42,6 +43,9 @@ export const threadParamsFor = (
   names: ToolNames | undefined,
 ): Record<string, unknown> => ({
   ...sealed,
+  ...(request.hostedTools?.webSearch
+    ? { config: { ...(sealed.config as object), ...hostedToolsConfig(request.hostedTools) } }
+    : {}),
   ...(request.model ? { model: request.model } : {}),
   baseInstructions: request.instructions,
   ...(request.tools && names

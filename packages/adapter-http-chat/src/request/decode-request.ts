@@ -62,6 +62,17 @@ export const decodeChatBody = (json: unknown): ChatTurnPlan => {
       format?.type === "json_object" || (format?.type === "json_schema" && schema === undefined) || undefined,
     maxOutputTokens: body.max_completion_tokens ?? body.max_tokens ?? undefined,
     stopSequences: stopSequences(body.stop),
+    ...(body.web_search_options == null
+      ? {}
+      : {
+          hostedTools: {
+            webSearch: {
+              tool: "web_search_options",
+              param: "web_search_options",
+              contextSize: body.web_search_options.search_context_size ?? undefined,
+            },
+          },
+        }),
   };
   return {
     request,

@@ -118,6 +118,13 @@ export const ChatCompletionRequest = Schema.Struct({
   response_format: optionalNullable(ResponseFormat),
   max_tokens: optionalNullable(PositiveInt),
   max_completion_tokens: optionalNullable(PositiveInt),
+  /** The hosted web search (OpenAI's search models); `user_location` has no codex equivalent. */
+  web_search_options: optionalNullable(
+    Schema.Struct({
+      search_context_size: optionalNullable(Schema.Literals(["low", "medium", "high"])),
+      user_location: optionalNullable(Schema.Unknown),
+    }),
+  ),
   reasoning_effort: optionalNullable(Schema.Literals(["none", "minimal", "low", "medium", "high", "xhigh"])),
   // Validated by decode-tools.ts, which names the offending path itself.
   tools: Schema.optional(Schema.Unknown),

@@ -1,6 +1,6 @@
 import type { FinishReason, Usage } from "@proxy/core";
 import { jsonString } from "@proxy/http-surface";
-import type { ChatDelta } from "../delta-encoder.js";
+import type { ChatDelta, UrlCitationAnnotation } from "../delta-encoder.js";
 
 /** What every chunk (and the non-stream completion) of one response shares. */
 export interface ResponseMeta {
@@ -87,6 +87,7 @@ type AccumulatedCall =
 export const createMessageAccumulator = () => {
   let content: string | undefined;
   let reasoning: string | undefined;
+  let annotations: ReadonlyArray<UrlCitationAnnotation> | undefined;
   const calls: AccumulatedCall[] = [];
   let functionCall: { name: string; arguments: string } | undefined;
 
@@ -98,6 +99,7 @@ export const createMessageAccumulator = () => {
     add(delta: ChatDelta): void {
       if (delta.content !== undefined) content = (content ?? "") + delta.content;
       if (delta.reasoning_content !== undefined) reasoning = (reasoning ?? "") + delta.reasoning_content;
+      if (delta.annotations !== undefined) annotations = [...(annotations ?? []), ...delta.annotations];
       for (const call of delta.tool_calls ?? []) {
         const known = calls[call.index];
         if ("custom" in call) {
@@ -129,6 +131,7 @@ export const createMessageAccumulator = () => {
         content: content ?? (hasCalls ? null : ""),
         refusal: null,
         ...(reasoning === undefined ? {} : { reasoning_content: reasoning }),
+        ...(annotations === undefined ? {} : { annotations }),
         ...(calls.length > 0 ? { tool_calls: calls } : {}),
         ...(functionCall === undefined ? {} : { function_call: functionCall }),
       };

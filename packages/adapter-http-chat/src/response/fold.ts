@@ -20,6 +20,7 @@ export const chatFolder = (
     outputMode: session.settings.outputMode,
     legacyFunctions: plan.legacyFunctions,
     customTools: plan.customTools,
+    webSearch: plan.request.hostedTools?.webSearch !== undefined,
   });
   const message = createMessageAccumulator();
   let usage: Usage | undefined;
@@ -35,6 +36,8 @@ export const chatFolder = (
     end(terminal) {
       setToolCallHeaders(c, session.telemetry());
       if (terminal.type === "error") return { error: terminal.error };
+      const annotations = encoder.annotations();
+      if (annotations.length > 0) message.add({ annotations });
       return {
         body: {
           id: meta.id,

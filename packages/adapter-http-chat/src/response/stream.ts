@@ -28,6 +28,7 @@ export const chatStreamEncoder = (
     outputMode: settings.outputMode,
     legacyFunctions: plan.legacyFunctions,
     customTools: plan.customTools,
+    webSearch: plan.request.hostedTools?.webSearch !== undefined,
   });
   const text = contentFrameTemplate(meta, plan.includeUsage);
   let usage: Usage | undefined;
@@ -52,6 +53,9 @@ export const chatStreamEncoder = (
         return;
       }
       const finish: Finish = terminal.finish;
+      const annotations = encoder.annotations();
+      if (annotations.length > 0)
+        sink.queue(JSON.stringify(chunk(meta, { annotations }, null, plan.includeUsage)));
       sink.queue(
         JSON.stringify(
           chunk(meta, {}, chatFinishReason(finish.reason, plan.legacyFunctions), plan.includeUsage),

@@ -7,7 +7,7 @@ import {
 } from "@proxy/core";
 import { checkModelName } from "@proxy/http-surface";
 import { contentsToItems, systemText } from "./decode-contents.js";
-import { decodeGeminiTools } from "./decode-tools.js";
+import { decodeGeminiHostedTools, decodeGeminiTools } from "./decode-tools.js";
 import {
   listAt,
   type Obj,
@@ -124,6 +124,7 @@ const plan = (
 ): GeminiTurnPlan => {
   const config = generation(body.generationConfig);
   const instructions = systemText(body.systemInstruction);
+  const hostedTools = decodeGeminiHostedTools(body.tools);
   return {
     request: {
       model,
@@ -134,6 +135,7 @@ const plan = (
       jsonObject: config.jsonObject,
       maxOutputTokens: config.maxOutputTokens,
       stopSequences: config.stopSequences.length > 0 ? config.stopSequences : undefined,
+      ...(hostedTools.webSearch ? { hostedTools } : {}),
     },
     tools: decodeGeminiTools(body.tools, body.toolConfig),
     includeThoughts: config.includeThoughts,

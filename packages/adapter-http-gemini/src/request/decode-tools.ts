@@ -1,6 +1,7 @@
 import {
   findToolPolicyProblem,
   type GatewayError,
+  type HostedTools,
   invalidRequest,
   type JsonSchema,
   type ToolChoice,
@@ -12,11 +13,13 @@ import { objectAt, oneOf, optionalList, optionalObject, optionalString, stringAt
 import { toJsonSchema } from "./schema-dialect.js";
 
 /**
- * Google's hosted tools: accepted so that clients sending them (the Gemini CLI's web-search
- * sub-request sends `googleSearch`) keep working, and never offered, since nothing here can run them.
+ * Google's hosted tools: accepted so that clients sending them keep working. `googleSearch`
+ * (`google_search`) is the hosted search codex's provider runs (see `decodeGeminiHostedTools`); the
+ * others are never offered, since nothing here can run them.
  */
 const HOSTED_TOOLS = new Set([
   "googleSearch",
+  "google_search",
   "googleSearchRetrieval",
   "urlContext",
   "codeExecution",
@@ -136,4 +139,20 @@ const geminiToolError = (problem: ToolPolicyProblem, paths: ReadonlyArray<string
         "toolConfig.functionCallingConfig.mode",
       );
   }
+};
+
+const SEARCH_KEYS = ["googleSearch", "google_search"] as const;
+
+/**
+ * The hosted tools a Gemini request asks for: a `tools[]` entry with `googleSearch` (or its proto
+ * name `google_search`). Its `timeRangeFilter` has no codex equivalent and is not used.
+ */
+export const decodeGeminiHostedTools = (rawTools: unknown): HostedTools => {
+  const tools = Array.isArray(rawTools) ? rawTools : [];
+  for (const [i, entry] of tools.entries()) {
+    if (typeof entry !== "object" || entry === null) continue;
+    const key = SEARCH_KEYS.find((k) => k in entry);
+    if (key !== undefined) return { webSearch: { tool: key, param: `tools[${i}].${key}` } };
+  }
+  return {};
 };

@@ -4,6 +4,7 @@ import * as Result from "effect/Result";
 import * as SchemaParser from "effect/SchemaParser";
 import { compactFirstOf } from "./compact-edit.js";
 import { decodeMessagesTools, type MessagesToolPolicy } from "./decode-tools.js";
+import { decodeMessagesHostedTools } from "./hosted-tools.js";
 import { messagesToItems } from "./messages-to-items.js";
 import { CountTokensRequest, MessagesRequest } from "./request-schema.js";
 
@@ -16,6 +17,8 @@ export interface MessagesTurnPlan {
   readonly stopSequences: ReadonlyArray<string>;
   /** The answer may begin with a `compaction` block (and end there, `stop_reason: "compaction"`, when paused). */
   readonly compactFirst?: { readonly pause: boolean } | undefined;
+  /** The client enabled thinking (`enabled` or `adaptive`): only then is reasoning sent as thinking blocks. */
+  readonly thinking: boolean;
 }
 
 const decodeBody = SchemaParser.decodeUnknownResult(MessagesRequest);
@@ -54,11 +57,13 @@ const instructionsOf = (
 const toPlanParts = (body: typeof CountTokensRequest.Type) => {
   const { items, referencedTools, systemTexts } = messagesToItems(body.messages);
   const tools = decodeMessagesTools(body.tools, body.tool_choice, referencedTools);
+  const hostedTools = decodeMessagesHostedTools(body.tools);
   const request: TurnRequest = {
     model: body.model,
     instructions: instructionsOf(body.system, systemTexts),
     items,
     reasoningEffort: reasoningEffort(body),
+    ...(hostedTools.webSearch ? { hostedTools } : {}),
   };
   return { request, tools };
 };
@@ -107,13 +112,14 @@ export const decodeMessagesRequest = (json: unknown): MessagesTurnPlan => {
     stream: body.stream === true,
     stopSequences: body.stop_sequences ?? [],
     ...(compactFirst === undefined ? {} : { compactFirst: { pause: compactFirst.pause } }),
+    thinking: body.thinking !== undefined && body.thinking.type !== "disabled",
   };
 };
 
 /** Decodes a `/v1/messages/count_tokens` body into the same canonical request and policy. */
 export const decodeCountTokensRequest = (
   json: unknown,
-): Omit<MessagesTurnPlan, "stream" | "stopSequences"> => {
+): Omit<MessagesTurnPlan, "stream" | "stopSequences" | "thinking"> => {
   const decoded = decodeCountBody(json);
   if (Result.isFailure(decoded)) throw issueToGatewayError(decoded.failure);
   return toPlanParts(decoded.success);

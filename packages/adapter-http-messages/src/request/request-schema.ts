@@ -147,6 +147,10 @@ export const ToolParam = Schema.Struct({
   input_schema: Schema.optional(Schema.Record(Schema.String, Schema.Unknown)),
   defer_loading: Schema.optional(Schema.Boolean),
   strict: Schema.optional(Schema.Boolean),
+  /** The web search server tool's settings (`web_search_20250305`). */
+  max_uses: Schema.optional(Schema.NullOr(Schema.Int.check(Schema.isGreaterThan(0)))),
+  allowed_domains: Schema.optional(Schema.NullOr(Schema.Array(Schema.String))),
+  blocked_domains: Schema.optional(Schema.NullOr(Schema.Array(Schema.String))),
 });
 
 const ParallelFlag = { disable_parallel_tool_use: Schema.optional(Schema.Boolean) };

@@ -17,7 +17,8 @@ export const createMessageAccumulator = () => {
           return;
         case "content_block_start":
           message?.content.push({ ...event.content_block } as OutputBlock);
-          if (event.content_block.type === "tool_use") json.set(event.index, "");
+          if (event.content_block.type === "tool_use" || event.content_block.type === "server_tool_use")
+            json.set(event.index, "");
           return;
         case "content_block_delta": {
           const block = message?.content[event.index];
@@ -26,6 +27,8 @@ export const createMessageAccumulator = () => {
           else if (block?.type === "thinking" && d.type === "thinking_delta") block.thinking += d.thinking;
           else if (block?.type === "thinking" && d.type === "signature_delta") block.signature += d.signature;
           else if (block?.type === "compaction" && d.type === "compaction_delta") block.content = d.content;
+          else if (block?.type === "text" && d.type === "citations_delta")
+            block.citations = [...(block.citations ?? []), d.citation];
           else if (d.type === "input_json_delta")
             json.set(event.index, (json.get(event.index) ?? "") + d.partial_json);
           return;
@@ -33,7 +36,7 @@ export const createMessageAccumulator = () => {
         case "content_block_stop": {
           const block = message?.content[event.index];
           const raw = json.get(event.index);
-          if (block?.type === "tool_use" && raw !== undefined)
+          if ((block?.type === "tool_use" || block?.type === "server_tool_use") && raw !== undefined)
             block.input = raw === "" ? {} : JSON.parse(raw);
           return;
         }

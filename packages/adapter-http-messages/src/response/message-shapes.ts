@@ -11,13 +11,34 @@ export interface MessagesUsage {
   cache_read_input_tokens: number;
   /** After a compaction: its usage and the answer's, apart (the top-level fields are the answer's). */
   iterations?: Array<{ type: "compaction" | "message" } & Omit<MessagesUsage, "iterations">>;
+  /** The server tools the model used: present once it searched the web. */
+  server_tool_use?: { web_search_requests: number };
+}
+
+/** Where a text block cites a search result (derived from the answer's link: docs/hosted-tools.md). */
+export interface WebSearchCitation {
+  type: "web_search_result_location";
+  url: string;
+  title: string;
+  encrypted_index: string;
+  cited_text: string;
+}
+
+export interface WebSearchResult {
+  type: "web_search_result";
+  url: string;
+  title: string;
+  encrypted_content: string;
+  page_age: string | null;
 }
 
 export type OutputBlock =
-  | { type: "text"; text: string }
+  | { type: "text"; text: string; citations?: WebSearchCitation[] }
   | { type: "thinking"; thinking: string; signature: string }
   | { type: "tool_use"; id: string; name: string; input: unknown }
-  | { type: "compaction"; content: string | null; encrypted_content: string | null };
+  | { type: "compaction"; content: string | null; encrypted_content: string | null }
+  | { type: "server_tool_use"; id: string; name: "web_search"; input: unknown }
+  | { type: "web_search_tool_result"; tool_use_id: string; content: WebSearchResult[] };
 
 export interface MessageObject {
   id: string;
@@ -35,7 +56,8 @@ export type BlockDelta =
   | { type: "thinking_delta"; thinking: string }
   | { type: "signature_delta"; signature: string }
   | { type: "input_json_delta"; partial_json: string }
-  | { type: "compaction_delta"; content: string; encrypted_content: string | null };
+  | { type: "compaction_delta"; content: string; encrypted_content: string | null }
+  | { type: "citations_delta"; citation: WebSearchCitation };
 
 export type MessagesStreamEvent =
   | { type: "message_start"; message: MessageObject }
@@ -57,16 +79,22 @@ export interface MessageMeta {
   readonly model: string;
   /** The request's `stop_sequences`: with exactly one, a stop-sequence finish can name it. */
   readonly stopSequences?: ReadonlyArray<string> | undefined;
+  /** Send the backend's reasoning as thinking blocks (the client enabled thinking); default true. */
+  readonly thinking?: boolean | undefined;
 }
 
-/** Codex reports cached tokens inside its input count; Anthropic counts cache reads separately. */
-export const messagesUsage = (usage: Usage | undefined): MessagesUsage => {
+/**
+ * Codex reports cached tokens inside its input count; Anthropic counts cache reads separately.
+ * `searches`: the web searches the model made (`server_tool_use.web_search_requests`), when any.
+ */
+export const messagesUsage = (usage: Usage | undefined, searches = 0): MessagesUsage => {
   const cached = usage?.cachedInputTokens ?? 0;
   return {
     input_tokens: Math.max(0, (usage?.inputTokens ?? 0) - cached),
     output_tokens: usage?.outputTokens ?? 0,
     cache_creation_input_tokens: 0,
     cache_read_input_tokens: cached,
+    ...(searches > 0 ? { server_tool_use: { web_search_requests: searches } } : {}),
   };
 };
 

@@ -5,6 +5,7 @@ import * as Result from "effect/Result";
 import * as SchemaParser from "effect/SchemaParser";
 import { decodeInput, type ItemResolver } from "./decode-input.js";
 import { decodeResponsesTools } from "./decode-tools.js";
+import { decodeResponsesHostedTools } from "./hosted-tools.js";
 import type { Input, InputItem } from "./input-schema.js";
 import { mapInput } from "./map-input.js";
 import { ResponsesRequest, type TextFormat } from "./request-schema.js";
@@ -100,6 +101,7 @@ export const decodeResponsesRequest = (
     maxOutputTokens: body.max_output_tokens ?? undefined,
     ...outputFormat(body.text?.format),
   };
+  const hostedTools = decodeResponsesHostedTools(body.tools);
 
   // Compaction answers must be text: a tool call there makes codex loop.
   if (purpose === "compaction" || codexCompaction)
@@ -120,7 +122,7 @@ export const decodeResponsesRequest = (
       : { ...policy, maxCalls: body.max_tool_calls };
   return {
     body,
-    turn,
+    turn: hostedTools.webSearch ? { ...turn, hostedTools } : turn,
     tools,
     namespaces,
     customTools: new Set(policy.tools.flatMap((t) => (t.custom === true ? [t.name] : []))),

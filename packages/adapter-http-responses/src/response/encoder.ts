@@ -104,6 +104,9 @@ export const createResponsesEncoder = (options: EncoderOptions): ResponsesEncode
         case "reasoning-delta":
           output.reasoning(event.delta, sink);
           break;
+        case "web-search":
+          output.search(event, sink);
+          break;
         case "tool-call-start":
           output.startCall(event, sink);
           break;

@@ -20,7 +20,12 @@ export interface OpenCall extends OpenPart {
   args: string;
 }
 
-export type OpenItem = OpenText | OpenCall;
+/** A hosted web search the provider is running. */
+export interface OpenSearch extends OpenPart {
+  readonly kind: "search";
+}
+
+export type OpenItem = OpenText | OpenCall | OpenSearch;
 
 /** The fields that place an event in its item. */
 export const scope = (item: OpenPart) => ({ item_id: item.id, output_index: item.index });

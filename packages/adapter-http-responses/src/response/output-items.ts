@@ -1,4 +1,4 @@
-import { customCallInput } from "@proxy/core";
+import { type CitedLink, customCallInput, type WebSearchAction } from "@proxy/core";
 
 /**
  * The Responses output items we emit, each rendered by exactly one function used by both the
@@ -7,11 +7,28 @@ import { customCallInput } from "@proxy/core";
 
 export type ItemStatus = "in_progress" | "completed" | "incomplete";
 
+/** A page the text cites (derived from the answer's link: see docs/hosted-tools.md). */
+export interface UrlCitation {
+  readonly type: "url_citation";
+  readonly start_index: number;
+  readonly end_index: number;
+  readonly url: string;
+  readonly title: string;
+}
+
 export interface OutputText {
   readonly type: "output_text";
   readonly text: string;
-  readonly annotations: [];
+  readonly annotations: ReadonlyArray<UrlCitation>;
   readonly logprobs: [];
+}
+
+/** A hosted web search the model provider ran: `action` (with the query) once it is done. */
+export interface WebSearchCallOutputItem {
+  readonly type: "web_search_call";
+  readonly id: string;
+  readonly status: "in_progress" | "searching" | "completed" | "failed";
+  readonly action?: WebSearchAction;
 }
 
 export interface MessageOutputItem {
@@ -65,25 +82,35 @@ export type OutputItem =
   | FunctionCallOutputItem
   | CustomToolCallOutputItem
   | ReasoningOutputItem
-  | CompactionOutputItem;
+  | CompactionOutputItem
+  | WebSearchCallOutputItem;
 
-export const outputText = (text: string): OutputText => ({
+export const outputText = (text: string, annotations: ReadonlyArray<UrlCitation> = []): OutputText => ({
   type: "output_text",
   text,
-  annotations: [],
+  annotations,
   logprobs: [],
+});
+
+export const urlCitation = (link: CitedLink): UrlCitation => ({
+  type: "url_citation",
+  start_index: link.start,
+  end_index: link.end,
+  url: link.url,
+  title: link.title,
 });
 
 export const toMessageItem = (
   id: string,
   text: string | undefined,
   status: ItemStatus,
+  annotations: ReadonlyArray<UrlCitation> = [],
 ): MessageOutputItem => ({
   type: "message",
   id,
   status,
   role: "assistant",
-  content: text === undefined ? [] : [outputText(text)],
+  content: text === undefined ? [] : [outputText(text, annotations)],
 });
 
 /** A call as the encoder holds it; `arguments` is core's JSON string (`{"input": …}` for a custom call). */

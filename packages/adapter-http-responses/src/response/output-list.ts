@@ -3,7 +3,7 @@ import { appendArguments, type CallNaming, callItem, completeCall, openCall } fr
 import type { ResponsesSink } from "./event-sinks.js";
 import type { Lifecycle } from "./lifecycle.js";
 import type { OpenItem } from "./open-items.js";
-import type { ItemStatus, OutputItem } from "./output-items.js";
+import type { ItemStatus, OutputItem, WebSearchCallOutputItem } from "./output-items.js";
 import { appendText, closeText, openMessage, openReasoning } from "./text-parts.js";
 
 /**
@@ -22,6 +22,8 @@ export interface OutputList {
   callDelta(delta: string, sink: ResponsesSink): void;
   /** Completes the open call with its final arguments; false when no call was open. */
   endCall(args: string, sink: ResponsesSink): boolean;
+  /** A hosted web search: opened (`in_progress`, then `searching`) and completed with its action. */
+  search(event: Extract<AssistantEvent, { type: "web-search" }>, sink: ResponsesSink): void;
   /** A complete item in one go (the compaction item): `output_item.added` + `output_item.done`. */
   add(item: OutputItem, sink: ResponsesSink): void;
   /** Closes the open item, if any: `completed`, or `incomplete` when the response did not finish. */
@@ -31,6 +33,8 @@ export interface OutputList {
 export const createOutputList = (ids: IdGenerator, naming: CallNaming, life: Lifecycle): OutputList => {
   const items: OutputItem[] = [];
   let open: OpenItem | undefined;
+  /** A search ran: the messages' links are its citations. */
+  let searched = false;
 
   const done = (item: OutputItem, index: number, sink: ResponsesSink): void => {
     items.push(item);
@@ -41,8 +45,13 @@ export const createOutputList = (ids: IdGenerator, naming: CallNaming, life: Lif
     if (item === undefined) return;
     open = undefined;
     // A call still open here was cut short (the stream failed mid-call): reported as it stands.
+    if (item.kind === "search") {
+      const failed = status === "completed" ? "completed" : "failed";
+      done({ type: "web_search_call", id: item.id, status: failed }, item.index, sink);
+      return;
+    }
     done(
-      item.kind === "call" ? callItem(item, status) : closeText(item, status, life, sink),
+      item.kind === "call" ? callItem(item, status) : closeText(item, status, life, sink, searched),
       item.index,
       sink,
     );
@@ -77,6 +86,43 @@ export const createOutputList = (ids: IdGenerator, naming: CallNaming, life: Lif
       open = undefined;
       done(completeCall(call, args, life, sink), call.index, sink);
       return true;
+    },
+    search(event, sink) {
+      searched = true;
+      if (open?.kind !== "search" || open.id !== event.id) {
+        closeOpen("completed", sink);
+        const added: WebSearchCallOutputItem = {
+          type: "web_search_call",
+          id: event.id,
+          status: "in_progress",
+        };
+        open = { kind: "search", id: event.id, index: items.length };
+        life.emit(sink, "response.output_item.added", { output_index: open.index, item: added });
+        life.emit(sink, "response.web_search_call.in_progress", {
+          output_index: open.index,
+          item_id: event.id,
+        });
+        life.emit(sink, "response.web_search_call.searching", {
+          output_index: open.index,
+          item_id: event.id,
+        });
+      }
+      if (event.status === "in_progress") return;
+      const search = open;
+      open = undefined;
+      const status = event.status === "failed" ? "failed" : "completed";
+      if (status === "completed")
+        life.emit(sink, "response.web_search_call.completed", {
+          output_index: search.index,
+          item_id: search.id,
+        });
+      const item: WebSearchCallOutputItem = {
+        type: "web_search_call",
+        id: search.id,
+        status,
+        ...(event.action !== undefined ? { action: event.action } : {}),
+      };
+      done(item, search.index, sink);
     },
     add(item, sink) {
       closeOpen("completed", sink);

@@ -1,3 +1,4 @@
+import { citedLinks } from "@proxy/core";
 import type { ResponsesSink } from "./event-sinks.js";
 import type { Lifecycle } from "./lifecycle.js";
 import type { OpenText } from "./open-items.js";
@@ -9,6 +10,7 @@ import {
   summaryText,
   toMessageItem,
   toReasoningItem,
+  urlCitation,
 } from "./output-items.js";
 
 /**
@@ -49,14 +51,26 @@ export const appendText = (item: OpenText, delta: string, life: Lifecycle, sink:
   else life.emit(sink, "response.reasoning_summary_text.delta", { ...scope(item), summary_index: 0, delta });
 };
 
-/** Closes the part (its `.done` events) and returns the finished item. */
+/**
+ * Closes the part (its `.done` events) and returns the finished item. `cite`: the turn searched the
+ * web, so the message's links are its `url_citation` annotations (each announced before the done events).
+ */
 export const closeText = (
   item: OpenText,
   status: ItemStatus,
   life: Lifecycle,
   sink: ResponsesSink,
+  cite = false,
 ): OutputItem => {
   if (item.kind === "message") {
+    const annotations = cite ? citedLinks(item.text).map(urlCitation) : [];
+    for (const [annotationIndex, annotation] of annotations.entries())
+      life.emit(sink, "response.output_text.annotation.added", {
+        ...scope(item),
+        content_index: 0,
+        annotation_index: annotationIndex,
+        annotation,
+      });
     life.emit(sink, "response.output_text.done", {
       ...scope(item),
       content_index: 0,
@@ -66,9 +80,9 @@ export const closeText = (
     life.emit(sink, "response.content_part.done", {
       ...scope(item),
       content_index: 0,
-      part: outputText(item.text),
+      part: outputText(item.text, annotations),
     });
-    return toMessageItem(item.id, item.text, status);
+    return toMessageItem(item.id, item.text, status, annotations);
   }
   life.emit(sink, "response.reasoning_summary_text.done", {
     ...scope(item),

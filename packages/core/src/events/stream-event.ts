@@ -1,5 +1,6 @@
 import type { GatewayError } from "../errors/gateway-error.js";
 import type { Finish } from "../model/finish-reason.js";
+import type { WebSearchAction } from "../model/hosted-tools.js";
 import type { Usage } from "../model/usage.js";
 
 export type RejectReason =
@@ -52,6 +53,17 @@ export interface StreamEventFields {
      * consumer that already forwarded part of it has to fail.
      */
     readonly index?: number | undefined;
+  };
+  /**
+   * A hosted web search the model provider ran (codex's `webSearch` item): `in_progress` when it
+   * began, `completed` with its query and action once done. Its results stay with the provider;
+   * the answer cites the pages it used (see model/cited-links.ts).
+   */
+  readonly "web-search": {
+    readonly id: string;
+    readonly status: "in_progress" | "completed" | "failed";
+    readonly query?: string | undefined;
+    readonly action?: WebSearchAction | undefined;
   };
   readonly usage: { readonly usage: Usage };
   /**

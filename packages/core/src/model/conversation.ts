@@ -1,5 +1,6 @@
 import type { Caller } from "../ports/response-store.js";
 import type { CompactFirst, CompactionRequest } from "./compaction.js";
+import type { HostedTools } from "./hosted-tools.js";
 /** Content a message can carry. Images are URLs (data: URLs for the codex backend). */
 export type ContentPart =
   | { readonly type: "text"; readonly text: string }
@@ -65,6 +66,8 @@ export interface TurnRequest {
   readonly partition?: string | undefined;
   /** Who asks (see `BackendRequest.caller`). Set by the turn session. */
   readonly caller?: Caller | undefined;
+  /** Tools the model provider runs itself that the client asked for (see model/hosted-tools.ts). */
+  readonly hostedTools?: HostedTools | undefined;
   /**
    * This turn compacts the conversation (see model/compaction.ts): rendered without tools, and also
    * as the conversation's ordinary turns are, for a backend that can compact that thread natively.

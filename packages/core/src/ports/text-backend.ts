@@ -1,6 +1,7 @@
 import type { BackendEvent } from "../events/stream-event.js";
 import type { CompactionKeep } from "../model/compaction.js";
 import type { ContentPart, ReasoningEffort, ReasoningSummary } from "../model/conversation.js";
+import type { HostedTools } from "../model/hosted-tools.js";
 import type { JsonSchema, ToolPolicy } from "../model/tool-spec.js";
 import type { Caller } from "./response-store.js";
 
@@ -54,6 +55,11 @@ export interface BackendRequest {
    * reuse, or time, what another caller's requests left behind.
    */
   readonly partition?: string | undefined;
+  /**
+   * The provider-run tools the client asked for (a hosted web search): a backend that cannot give
+   * them refuses the turn (`hosted_tool_unsupported`) rather than answering without them.
+   */
+  readonly hostedTools?: HostedTools | undefined;
   /** Who asks, as the gateway authenticated them (owner digest, key name): for layers that act per caller. */
   readonly caller?: Caller | undefined;
   /**

@@ -14,6 +14,8 @@ export interface UsageCounts {
   /** Part of `outputTokens` spent on reasoning. */
   readonly reasoningTokens: number;
   readonly toolCalls: number;
+  /** Hosted web searches the model provider ran for the key. */
+  readonly webSearches: number;
   readonly errors: number;
 }
 
@@ -64,6 +66,8 @@ export class UsageWriteRejected extends Error {
 export interface KeyLoad {
   readonly minuteTokens: number;
   readonly dayTokens: number;
+  /** The hosted web searches of the UTC day. */
+  readonly daySearches: number;
 }
 
 /** Tokens a key used in one minute (input, cached included, plus output). */

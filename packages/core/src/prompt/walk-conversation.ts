@@ -96,7 +96,13 @@ export const turnSettings = (
   turn: TurnRequest,
 ): Pick<
   BackendRequest,
-  "reasoningEffort" | "reasoningSummary" | "outputSchema" | "maxOutputTokens" | "partition" | "caller"
+  | "reasoningEffort"
+  | "reasoningSummary"
+  | "outputSchema"
+  | "maxOutputTokens"
+  | "partition"
+  | "caller"
+  | "hostedTools"
 > => ({
   reasoningEffort: turn.reasoningEffort,
   reasoningSummary: turn.reasoningSummary,
@@ -104,4 +110,5 @@ export const turnSettings = (
   maxOutputTokens: turn.maxOutputTokens,
   partition: turn.partition,
   caller: turn.caller,
+  hostedTools: turn.hostedTools,
 });

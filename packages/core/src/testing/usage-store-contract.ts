@@ -21,6 +21,7 @@ const turn = (key: string, route: string, day: string, overrides: Partial<UsageR
   outputTokens: 10,
   reasoningTokens: 3,
   toolCalls: 2,
+  webSearches: 1,
   errors: 0,
   ...overrides,
 });
@@ -44,6 +45,7 @@ export const describeUsageStoreContract = (name: string, open: () => Promise<Usa
         outputTokens: 10,
         reasoningTokens: 6,
         toolCalls: 4,
+        webSearches: 2,
         errors: 1,
       };
       expect((await store.usage({ key }, PAGE)).data).toEqual([
@@ -120,7 +122,7 @@ export const describeUsageStoreContract = (name: string, open: () => Promise<Usa
       expect(await store.admitRequest(key, 1001, 5)).toBe(true);
     });
 
-    it("reports the tokens of the key's minute and day (input, cached included, plus output)", async () => {
+    it("reports the tokens of the key's minute and day (input, cached included, plus output), and the day's searches", async () => {
       const store = await open();
       const key = fresh("load");
       await store.recordUsage(
@@ -132,11 +134,16 @@ export const describeUsageStoreContract = (name: string, open: () => Promise<Usa
       );
       await store.recordUsage([turn(key, "m2", "2026-02-02")], [{ key, minute: 2000, tokens: 110 }]);
       await store.recordUsage([], [{ key, minute: 2000, tokens: 5 }]);
-      expect(await store.keyLoad(key, 501, "2026-02-01")).toEqual({ minuteTokens: 110, dayTokens: 220 });
+      expect(await store.keyLoad(key, 501, "2026-02-01")).toEqual({
+        minuteTokens: 110,
+        dayTokens: 220,
+        daySearches: 2,
+      });
       expect((await store.keyLoad(key, 2000, "2026-02-02")).minuteTokens).toBe(115);
       expect(await store.keyLoad(fresh("nobody"), 501, "2026-02-01")).toEqual({
         minuteTokens: 0,
         dayTokens: 0,
+        daySearches: 0,
       });
       expect(await store.purgeMinutesBefore(501)).toBeGreaterThanOrEqual(1);
       expect((await store.keyLoad(key, 500, "2026-02-01")).minuteTokens).toBe(0);

@@ -157,6 +157,11 @@ export async function* runAttempt(
         case "error":
           if (event.route !== undefined) telemetry.route = event.route;
           return { stopped: false, error: event.error };
+        case "web-search":
+          // Counted for usage and limits; handed on as it came.
+          if (event.status === "completed") telemetry.webSearches++;
+          out.push(event);
+          break;
         default:
           // A kind the turn does not read (one added to StreamEventFields) goes on as it came.
           out.push(event);

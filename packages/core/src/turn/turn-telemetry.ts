@@ -42,6 +42,8 @@ export interface TurnTelemetry {
   readonly calledTools: ReadonlyArray<string>;
   /** Repaired JSON and tolerated soft-schema mismatches, for the request's log (at most 20). */
   readonly toolWarnings: ReadonlyArray<ToolWarning>;
+  /** Hosted web searches the model provider ran in the turn (completed `web-search` events). */
+  readonly webSearches: number;
   /** How tools reached the model in this turn. */
   readonly toolMode?: "native" | "prompt" | undefined;
   /**
@@ -73,6 +75,7 @@ export const createTelemetry = (toolNames: ReadonlyArray<string>): TurnCounters 
   truncated: false,
   deduped: 0,
   stoppedEarly: false,
+  webSearches: 0,
   calledTools: [],
   toolWarnings: [],
 });
