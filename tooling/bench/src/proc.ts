@@ -1,4 +1,5 @@
 import { readdir, readFile } from "node:fs/promises";
+import { createServer } from "node:net";
 
 /** A `.js` entry runs under this Node; anything else is executed directly (as the adapter does). */
 export const commandLineOf = (command: string, args: ReadonlyArray<string>): [string, string[]] =>
@@ -41,4 +42,22 @@ export const descendantsRss = async (pid: number): Promise<number> => {
     total += await descendantsRss(child);
   }
   return total;
+};
+
+/** A free loopback port: one the kernel hands out, closed again for the caller to listen on. */
+export const freePort = (): Promise<number> =>
+  new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      const port = typeof address === "object" && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+
+/** The value after `--name` on the command line, or `fallback`. */
+export const flag = (name: string, fallback: string): string => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? (process.argv[i + 1] ?? fallback) : fallback;
 };

@@ -50,6 +50,21 @@ describe("a backend failure after complete tool calls (real codex app-server)", 
   afterAll(() => e2e?.close());
 
   const user = (content: string) => [{ role: "user" as const, content }];
+  /** What a streamed chat request to `content` fails with, read to its end (undefined: it did not fail). */
+  const streamedFailure = async (content: string): Promise<unknown> => {
+    const stream = await client.chat.completions.create({
+      model: "m",
+      messages: user(content),
+      tools,
+      stream: true,
+    });
+    return (async () => {
+      for await (const _ of stream);
+    })().then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+  };
 
   it("chat streaming finishes with tool_calls and [DONE]; the failure is logged and counted", async () => {
     const res = await fetch(`${e2e.url}/v1/chat/completions`, {
@@ -97,19 +112,7 @@ describe("a backend failure after complete tool calls (real codex app-server)", 
   });
 
   it("a failure in the middle of a call keeps the error event (chat streaming)", async () => {
-    const stream = await client.chat.completions.create({
-      model: "m",
-      messages: user("cut call please"),
-      tools,
-      stream: true,
-    });
-    const error = await (async () => {
-      for await (const _ of stream);
-    })().then(
-      () => undefined,
-      (e: unknown) => e,
-    );
-    expect(error).toBeInstanceOf(APIError);
+    expect(await streamedFailure("cut call please")).toBeInstanceOf(APIError);
   });
 
   it("non-streamed, a reply that ends inside a second call keeps the complete call; the cut block is never a call", async () => {
@@ -127,18 +130,7 @@ describe("a backend failure after complete tool calls (real codex app-server)", 
   });
 
   it("streamed, the same reply is a failure: the client saw the second call start", async () => {
-    const stream = await client.chat.completions.create({
-      model: "m",
-      messages: user("unfinished second call, streamed"),
-      tools,
-      stream: true,
-    });
-    const error = await (async () => {
-      for await (const _ of stream);
-    })().then(
-      () => undefined,
-      (e: unknown) => e,
-    );
+    const error = await streamedFailure("unfinished second call, streamed");
     expect(error).toBeInstanceOf(APIError);
     expect((error as APIError).code).toBe("tool_call_incomplete");
   });

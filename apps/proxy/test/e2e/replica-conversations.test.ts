@@ -1,4 +1,3 @@
-import { createServer } from "node:net";
 import {
   makeCodexHome,
   type RecordedRequest,
@@ -7,6 +6,7 @@ import {
 import { type PostgresServer, startPostgresServer } from "@proxy/adapter-store-sql/testing";
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freePort } from "../support/process-probes.js";
 import { BUILT_BIN, type SpawnedGateway, spawnGateway } from "../support/spawn-gateway.js";
 import { lastUserText } from "./e2e-gateway.js";
 
@@ -15,17 +15,6 @@ const KEY_2 = "sk-replica-conversations-two";
 const SECRET = "replica-secret-0123456789abcdef";
 
 type Message = OpenAI.Chat.Completions.ChatCompletionMessageParam;
-
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      const port = typeof address === "object" && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
 
 /** A replica's `proxy_replica_turns_total` by outcome. */
 const replicaTurns = async (url: string) => {

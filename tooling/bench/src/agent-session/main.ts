@@ -26,6 +26,7 @@ import {
   writeSealedCatalog,
 } from "@proxy/adapter-codex-appserver";
 import { makeCodexHome, startScriptedModelProvider } from "@proxy/adapter-codex-appserver/testing";
+import { flag } from "../proc.js";
 import { median } from "../stats.js";
 import { startDirectThread } from "./direct-thread.js";
 import { processCpuMs } from "./process-cpu.js";
@@ -38,10 +39,6 @@ import {
 } from "./session-kit.js";
 import { callIdIn, type Entry, requestFor, SURFACES, type Surface } from "./surfaces.js";
 
-const flag = (name: string, fallback: string) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? (process.argv[i + 1] ?? fallback) : fallback;
-};
 const TURNS = Number(flag("turns", "30"));
 const OUTPUT_CHARS = Number(flag("output-chars", "5000"));
 const REPS = Number(flag("reps", "5"));

@@ -10,12 +10,12 @@
  * Prints one line per session to stderr and the per-turn series as JSON to stdout.
  */
 import { mkdtemp, rm } from "node:fs/promises";
-import { createServer } from "node:net";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { resolveCodexCommand } from "@proxy/adapter-codex-appserver";
 import { makeCodexHome, startScriptedModelProvider } from "@proxy/adapter-codex-appserver/testing";
 import { startPostgresServer } from "@proxy/adapter-store-sql/testing";
+import { flag, freePort } from "../proc.js";
 import { median } from "../stats.js";
 import { processCpuMs } from "./process-cpu.js";
 import {
@@ -28,27 +28,12 @@ import {
 } from "./session-kit.js";
 import { callIdIn, type Entry, requestFor } from "./surfaces.js";
 
-const flag = (name: string, fallback: string) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? (process.argv[i + 1] ?? fallback) : fallback;
-};
 const TURNS = Number(flag("turns", "30"));
 const OUTPUT_CHARS = Number(flag("output-chars", "5000"));
 const REPS = Number(flag("reps", "3"));
 const modes = flag("modes", "native,prompt").split(",") as Array<"native" | "prompt">;
 const log = (line: string) => process.stderr.write(`${line}\n`);
 const SECRET = "bench-replica-secret-0123456789";
-
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      const port = typeof address === "object" && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
 
 type Turn = { ttftMs: number; stdinBytes: number; gatewayCpuMs: number; cacheKey: unknown };
 

@@ -7,11 +7,10 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { createWriteStream } from "node:fs";
 import { mkdtemp, readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { extname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { rssOf } from "../proc.js";
+import { freePort, rssOf } from "../proc.js";
 
 const UPSTREAM_MAIN = fileURLToPath(new URL(`./upstream-main${extname(import.meta.url)}`, import.meta.url));
 const BARE_MAIN = fileURLToPath(new URL(`./bare-forwarder-main${extname(import.meta.url)}`, import.meta.url));
@@ -30,17 +29,6 @@ export interface PeerProcess {
   readonly headers: Readonly<Record<string, string>>;
   close(): Promise<void>;
 }
-
-const freePort = (): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const address = s.address();
-      const port = typeof address === "object" && address ? address.port : 0;
-      s.close(() => resolve(port));
-    });
-  });
 
 const waitFor = async (url: string, child: ChildProcess, what: string) => {
   const deadline = Date.now() + 30_000;
