@@ -38,14 +38,19 @@ describe("codex thread/compact/start (real codex)", { timeout: 60_000 }, () => {
     await home?.cleanup();
   });
 
-  it("compacts an ephemeral thread: the notifications, the provider request, the same key after", async () => {
+  /** An ephemeral, read-only thread with raw events (where codex puts the compaction's summary). */
+  const startThread = async (): Promise<string> => {
     const started = await rpc.request("thread/start", {
       ephemeral: true,
       approvalPolicy: "never",
       sandbox: "read-only",
       experimentalRawEvents: true,
     });
-    const threadId = (started.thread as { id: string }).id;
+    return (started.thread as { id: string }).id;
+  };
+
+  it("compacts an ephemeral thread: the notifications, the provider request, the same key after", async () => {
+    const threadId = await startThread();
     const seen: Array<[string, Record<string, unknown>]> = [];
     let completed: () => void = () => {};
     rpc.onThread(threadId, (method, params) => {
@@ -113,13 +118,7 @@ describe("codex thread/compact/start (real codex)", { timeout: 60_000 }, () => {
   });
 
   it("covers items injected just before it, and a turn/start with no input samples on the compacted history", async () => {
-    const started = await rpc.request("thread/start", {
-      ephemeral: true,
-      approvalPolicy: "never",
-      sandbox: "read-only",
-      experimentalRawEvents: true,
-    });
-    const threadId = (started.thread as { id: string }).id;
+    const threadId = await startThread();
     let completed: () => void = () => {};
     rpc.onThread(threadId, (method) => {
       if (method === "turn/completed") completed();
