@@ -1,12 +1,9 @@
-import { mkdtemp, readFile, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { readFile } from "node:fs/promises";
+import { describe, expect, it } from "vitest";
 import { runClaudeCode } from "./cli-clients.js";
-import { lastUserText, type RecordedRequest, startE2E, toolCallText, transcriptOf } from "./e2e-gateway.js";
-import { hostedToolsOf, SEARCH_QUERY, searchingModel } from "./hosted-search-support.js";
+import { lastUserText, type RecordedRequest, toolCallText, transcriptOf } from "./e2e-gateway.js";
+import { hostedToolsOf, SEARCH_QUERY, searchingModel, useCliSearchRun } from "./hosted-search-support.js";
 import { fn, toolsOf, trailingOutputs } from "./native-support.js";
-import { startRecordingForwarder } from "./recording-forwarder.js";
 
 /**
  * The scripted model behind codex, for Claude Code's WebSearch: the main turn loads the deferred
@@ -54,22 +51,14 @@ describe.each([
   "end to end: Claude Code's WebSearch → /v1/messages web_search server tool → codex's hosted search (%s tool mode)",
   { timeout: 150_000 },
   (mode, script) => {
-    let e2e: Awaited<ReturnType<typeof startE2E>>;
-    let forwarder: Awaited<ReturnType<typeof startRecordingForwarder>>;
-    let work: string;
-    beforeAll(async () => {
-      e2e = await startE2E(script, { PROXY_TOOL_MODE: mode === "native" ? "auto" : "prompt" });
-      forwarder = await startRecordingForwarder(e2e.url);
-      work = await mkdtemp(join(tmpdir(), `claude-code-search-${mode}-`));
-    }, 60_000);
-    afterAll(async () => {
-      await forwarder?.close();
-      await e2e?.close();
-      if (work) await rm(work, { recursive: true, force: true });
-    });
+    const h = useCliSearchRun(
+      script,
+      { PROXY_TOOL_MODE: mode === "native" ? "auto" : "prompt" },
+      `claude-code-search-${mode}-`,
+    );
 
     it("the search runs, Claude Code counts it (not 'Did 0 searches'), and the model sees its results", async () => {
-      const run = await runClaudeCode(forwarder.url, work, {
+      const run = await runClaudeCode(h.forwarder.url, h.work, {
         args: ["WebSearch", "ToolSearch", "--verbose"],
         prompt: "Search the web: what is the weather in Oslo today?",
         timeoutMs: 120_000,
@@ -110,7 +99,7 @@ describe.each([
           "utf8",
         ),
       ) as Record<string, unknown>;
-      const searches = forwarder.requests.filter((r) =>
+      const searches = h.forwarder.requests.filter((r) =>
         JSON.stringify(r.body.tools ?? []).includes('"web_search_'),
       );
       expect(searches).toHaveLength(1);
@@ -118,7 +107,7 @@ describe.each([
       for (const key of ["messages", "tools", "tool_choice", "stream"])
         expect(sub[key], key).toEqual(pinned[key]);
       // Only that sub-request got codex's search; Claude Code's own turns never did.
-      const offered = e2e.provider.requests.map((r) => hostedToolsOf(r).length > 0);
+      const offered = h.e2e.provider.requests.map((r) => hostedToolsOf(r).length > 0);
       expect(offered.filter(Boolean)).toHaveLength(1);
       expect(offered.length).toBeGreaterThanOrEqual(3);
     });

@@ -1,12 +1,9 @@
-import { mkdtemp, readFile, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { readFile } from "node:fs/promises";
+import { describe, expect, it } from "vitest";
 import { runGeminiCli } from "./cli-clients.js";
-import { lastUserText, type RecordedRequest, startE2E, toolCallText } from "./e2e-gateway.js";
-import { hostedToolsOf, SEARCH_QUERY, searchingModel } from "./hosted-search-support.js";
+import { lastUserText, type RecordedRequest, toolCallText } from "./e2e-gateway.js";
+import { hostedToolsOf, SEARCH_QUERY, searchingModel, useCliSearchRun } from "./hosted-search-support.js";
 import { fn, trailingOutputs } from "./native-support.js";
-import { startRecordingForwarder } from "./recording-forwarder.js";
 
 const KEY = "gemini-cli-search-key";
 
@@ -45,25 +42,14 @@ describe.each([
   "end to end: the Gemini CLI's google_web_search → googleSearch → codex's hosted search (%s tool mode)",
   { timeout: 150_000 },
   (mode, script) => {
-    let e2e: Awaited<ReturnType<typeof startE2E>>;
-    let forwarder: Awaited<ReturnType<typeof startRecordingForwarder>>;
-    let work: string;
-    beforeAll(async () => {
-      e2e = await startE2E(script, {
-        PROXY_API_KEYS: KEY,
-        PROXY_TOOL_MODE: mode === "native" ? "auto" : "prompt",
-      });
-      forwarder = await startRecordingForwarder(e2e.url);
-      work = await mkdtemp(join(tmpdir(), `gemini-cli-search-${mode}-`));
-    }, 60_000);
-    afterAll(async () => {
-      await forwarder?.close();
-      await e2e?.close();
-      if (work) await rm(work, { recursive: true, force: true });
-    });
+    const h = useCliSearchRun(
+      script,
+      { PROXY_API_KEYS: KEY, PROXY_TOOL_MODE: mode === "native" ? "auto" : "prompt" },
+      `gemini-cli-search-${mode}-`,
+    );
 
     it("the CLI's search sub-request is grounded, and the model sees the sources", async () => {
-      const run = await runGeminiCli(work, forwarder.url, {
+      const run = await runGeminiCli(h.work, h.forwarder.url, {
         key: KEY,
         prompt: "Search the web: what is the weather in Oslo today?",
         timeoutMs: 120_000,
@@ -82,7 +68,7 @@ describe.each([
           "utf8",
         ),
       ) as Record<string, unknown>;
-      const searches = forwarder.requests.filter((r) =>
+      const searches = h.forwarder.requests.filter((r) =>
         JSON.stringify(r.body.tools ?? []).includes("googleSearch"),
       );
       expect(searches).toHaveLength(1);
@@ -90,7 +76,7 @@ describe.each([
       for (const key of ["contents", "tools", "generationConfig"])
         expect(searches[0]?.body[key], key).toEqual(pinned[key]);
       // Only that sub-request got codex's search.
-      expect(e2e.provider.requests.filter((r) => hostedToolsOf(r).length > 0)).toHaveLength(1);
+      expect(h.e2e.provider.requests.filter((r) => hostedToolsOf(r).length > 0)).toHaveLength(1);
     });
   },
 );
