@@ -39,9 +39,11 @@ export const createContentTemplate = () => {
   return {
     /** The text of `payload` when it is a text chunk of the learned shape, else undefined. */
     match(payload: string): string | undefined {
-      if (payload.length < fixed || !payload.startsWith(prefix) || !payload.endsWith(suffix))
-        return undefined;
+      if (payload.length < fixed) return undefined;
       const end = payload.length - suffix.length;
+      // Sliced and compared with `===`, not `startsWith`/`endsWith`: with a needle of ~150
+      // characters those took about a microsecond a call, a tenth of a streamed answer's CPU.
+      if (payload.slice(end) !== suffix || payload.slice(0, prefix.length) !== prefix) return undefined;
       for (let i = prefix.length; i < end; i++) {
         const c = payload.charCodeAt(i);
         if (c === QUOTE || c === BACKSLASH || c < FIRST_PLAIN) return undefined;
