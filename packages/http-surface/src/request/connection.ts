@@ -5,6 +5,8 @@ interface NodeOutgoing {
   once(event: "close", listener: () => void): unknown;
   removeListener(event: "close", listener: () => void): unknown;
   destroy(): void;
+  cork?(): void;
+  uncork?(): void;
   readonly destroyed: boolean;
   readonly writableFinished: boolean;
 }

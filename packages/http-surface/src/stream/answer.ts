@@ -18,6 +18,20 @@ const dropConnection = (c: Context): boolean => {
 };
 
 /**
+ * Holds the stream's first writes until the loop's next turn, so its headers leave with the frames
+ * that are ready by then: node-server flushes an event stream's headers on their own, one more
+ * socket write per streamed answer (as much CPU as the body's writes when an upstream's answer
+ * arrives at once). Headers are never held longer than that turn: a slow first token does not
+ * delay them. Under a Node server only; elsewhere there is no socket to hold.
+ */
+const holdFirstWrites = (c: Context): void => {
+  const outgoing = nodeOutgoing(c);
+  if (outgoing?.cork === undefined || outgoing.uncork === undefined || outgoing.destroyed) return;
+  outgoing.cork();
+  setImmediate(() => outgoing.uncork?.());
+};
+
+/**
  * How long a blocked write may wait: the write timeout (0 = none), cut short by the request's
  * deadline (0 = none); undefined = forever.
  */
@@ -71,6 +85,7 @@ export const streamTurnAnswer = (
     keepAliveFrame: wiring.keepAliveFrame,
     keepAliveMs: wiring.keepAliveMs,
   });
+  holdFirstWrites(c);
   void write(sse.sink)
     .catch((e: unknown) => wiring.onError(toGatewayError(e)))
     .finally(() => {
