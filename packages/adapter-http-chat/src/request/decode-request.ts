@@ -4,6 +4,7 @@ import * as Result from "effect/Result";
 import * as SchemaParser from "effect/SchemaParser";
 import { decodeChatTools } from "./decode-tools.js";
 import { messagesToItems } from "./messages-to-items.js";
+import { plainChatRequest } from "./plain-request.js";
 import { ChatCompletionRequest } from "./request-schema.js";
 
 /** Everything one Chat Completions request asks for, ready for `runTurn` and the encoders. */
@@ -30,11 +31,15 @@ const stopSequences = (stop: string | ReadonlyArray<string> | null | undefined) 
 /** Decodes a raw request body; every failure is a GatewayError("invalid_request") naming its `param`. */
 export const decodeChatRequest = (bodyText: string): ChatTurnPlan => decodeChatBody(decodeJsonText(bodyText));
 
-/** Decodes a request body the kit has parsed and checked (`readJsonBody`). */
-export const decodeChatBody = (json: unknown): ChatTurnPlan => {
+const decodedBody = (json: unknown): ChatCompletionRequest => {
   const decoded = decodeBody(json);
   if (Result.isFailure(decoded)) throw issueToGatewayError(decoded.failure);
-  const body = decoded.success;
+  return decoded.success;
+};
+
+/** Decodes a request body the kit has parsed and checked (`readJsonBody`). */
+export const decodeChatBody = (json: unknown): ChatTurnPlan => {
+  const body = plainChatRequest(json) ?? decodedBody(json);
   if (body.n != null && body.n !== 1) {
     throw invalidRequest(
       `n=${body.n} is not supported: this gateway returns exactly one choice.`,
