@@ -90,7 +90,8 @@ export const acquireThread = async (
     );
   const keys = found?.keys;
   if (continuation?.revertBefore !== undefined) {
-    // An edit: codex drops the turn and every later one (the history injected before it stays).
+    // An edit: codex drops the turn and every later one (the history injected before it stays);
+    // a turn still open at tool calls it ends first, its cancelled calls reverted with it.
     // Should that fail, or the client leave meanwhile, the thread's state is unknown: let it go.
     const { threadId } = continuation.thread.channel;
     const reverted = await proc.connection
@@ -110,6 +111,10 @@ export const acquireThread = async (
       void ctx.live?.release(continuation.thread);
       continuation = undefined;
       if (signal.aborted) return undefined;
+    } else if (continuation.thread.openTurnId !== undefined) {
+      // The held calls belong to the ended turn (codex ignores their answers): the thread is idle.
+      continuation.thread.channel.refuseHeld();
+      continuation = { ...continuation, thread: { ...continuation.thread, openTurnId: undefined } };
     }
   }
   if (continuation)
