@@ -75,6 +75,25 @@ const isWholeSpan = (added: ReadonlyArray<PromptMessage>): boolean => {
 };
 
 /**
+ * Whether a history whose first `at` items are where the thread's turn `index` begins (`keys` its
+ * prefix keys) can replace that turn with its items after them: those stand on their own, and a
+ * turn at the conversation's start is replaced only by a request that came through its first reply
+ * (one sharing no model output with the thread cannot be told from a new conversation of the same
+ * caller, which must not take and end this one's thread).
+ */
+export const canReplaceTurn = (
+  thread: LiveThread,
+  index: number,
+  keys: ReadonlyArray<ConversationKey>,
+  history: ReadonlyArray<PromptMessage>,
+  at: number,
+): boolean => {
+  const firstReply = (thread.turns[index] as TurnBoundary).firstReply;
+  if (at === 0 && (firstReply === undefined || !keys.includes(firstReply))) return false;
+  return isWholeSpan(history.slice(at));
+};
+
+/**
  * Finds the live thread this request continues: one whose conversation is exactly a prefix of the
  * request's history, followed only by new items: the client's results for every tool call codex
  * still waits on (and nothing else), or, on a finished turn, new user/developer messages and input.
@@ -150,13 +169,8 @@ export const takeContinuation = (
     return { keys, continuation };
   }
   const replacesTurn = (thread: LiveThread, at: number, index: number): boolean => {
-    const added = request.history.slice(at);
-    // At the root, only a request that shares the turn's first reply with the thread: one sharing
-    // no model output with it cannot be told from a new conversation of the same caller.
-    const firstReply = (thread.turns[index] as TurnBoundary).firstReply;
-    if (at === 0 && (firstReply === undefined || !keys.includes(firstReply))) return false;
-    if (!isWholeSpan(added)) return false;
-    turn = toTurnInput({ history: added, input: request.input });
+    if (!canReplaceTurn(thread, index, keys, request.history, at)) return false;
+    turn = toTurnInput({ history: request.history.slice(at), input: request.input });
     answers = [];
     return true;
   };
