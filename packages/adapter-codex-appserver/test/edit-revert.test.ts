@@ -1,13 +1,12 @@
 import { readdir } from "node:fs/promises";
 import { join } from "node:path";
-import type { BackendRequest, PromptMessage } from "@proxy/core";
+import type { BackendRequest } from "@proxy/core";
 import type { BackendEvent } from "@proxy/core/gateway";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RecordedRequest } from "../src/testing/index.js";
 import {
   assistantMessage,
   collect,
-  nativeRequest,
   type RealHarness,
   request,
   startRealHarness,
@@ -93,19 +92,21 @@ describe("edits keep the thread: durable threads reverted (real binary)", { time
     expect(shown(sent[4])).toEqual([...shown(sent[3]), "assistant:three again", "user:q4"]);
   });
 
-  it("an older turn edited (turn 2 of 3) reverts that far; the abandoned branch resent gets its own history", async () => {
+  it("an older turn edited (turn 2 of 3) reverts that far; the abandoned branch resent gets exactly its own history", async () => {
     const from = h.provider.requests.length;
     const { h2, h3 } = await threeTurns(h, "older");
     h.provider.script([{ text: "two, edited" }, { text: "four" }]);
     await run(h, request({ history: h2, input: ask("q2 edited"), partition: "older" }));
-    // The client goes back to the branch it left: it gets exactly that branch, on a fresh thread.
+    // The client goes back to the branch it left: it gets exactly that branch (the thread reverted
+    // to the turn both share and the branch's own turns put back; the edit is gone from it).
     const abandoned = [...h3, user("q3"), assistant("three")];
     await run(h, request({ history: abandoned, input: ask("q4"), partition: "older" }));
     const sent = h.provider.requests.slice(from);
     expect(cacheKey(sent[3])).toBe(cacheKey(sent[0]));
     expect(shown(sent[3])).toEqual(["user:q1", "assistant:one", "user:q2 edited"]);
-    expect(cacheKey(sent[4])).not.toBe(cacheKey(sent[0]));
+    expect(cacheKey(sent[4])).toBe(cacheKey(sent[0]));
     expect(shown(sent[4])).toEqual([...TWO_TURNS, "user:q3", "assistant:three", "user:q4"]);
+    expect(JSON.stringify(sent[4]?.body.input)).not.toContain("q2 edited");
   });
 
   it("the first turn of a thread started with injected history edited: the history stays, only the turn goes", async () => {
@@ -120,7 +121,7 @@ describe("edits keep the thread: durable threads reverted (real binary)", { time
     expect(shown(sent[1])).toEqual([...TWO_TURNS, "user:q3 edited"]);
   });
 
-  it("a new conversation of the same caller never takes a live one's thread (its first message is no revert point)", async () => {
+  it("a new conversation of the same caller never takes a live one's thread (its first message alone is no revert point)", async () => {
     const from = h.provider.requests.length;
     const { h3 } = await threeTurns(h, "parallel");
     h.provider.script([{ text: "new chat" }, { text: "four" }]);
@@ -134,7 +135,7 @@ describe("edits keep the thread: durable threads reverted (real binary)", { time
     expect(shown(sent[4])).toEqual([...TWO_TURNS, "user:q3", "assistant:three", "user:q4"]);
   });
 
-  it("an edit that changes the model's own earlier text is not a revert point: a fresh thread", async () => {
+  it("an edit of the model's first answer is no revert point (the request never came through it): a fresh thread", async () => {
     const from = h.provider.requests.length;
     const { h3 } = await threeTurns(h, "rewrite");
     h.provider.script([{ text: "x" }]);
@@ -145,6 +146,17 @@ describe("edits keep the thread: durable threads reverted (real binary)", { time
     expect(shown(sent[3])).toEqual(["user:q1", "assistant:ONE", "user:q2", "assistant:two", "user:q3"]);
   });
 
+  it("an edit of the model's later answer replaces its turn: the edited answer shown, on the same key", async () => {
+    const from = h.provider.requests.length;
+    const { h3 } = await threeTurns(h, "rewrite-later");
+    h.provider.script([{ text: "x" }]);
+    const rewritten = [...h3.slice(0, 3), assistant("TWO")];
+    await run(h, request({ history: rewritten, input: ask("q3"), partition: "rewrite-later" }));
+    const sent = h.provider.requests.slice(from);
+    expect(cacheKey(sent[3])).toBe(cacheKey(sent[0]));
+    expect(shown(sent[3])).toEqual(["user:q1", "assistant:one", "user:q2", "assistant:TWO", "user:q3"]);
+  });
+
   it("another caller's identical edit never gets the thread", async () => {
     const from = h.provider.requests.length;
     const { h3 } = await threeTurns(h, "owner");
@@ -152,57 +164,6 @@ describe("edits keep the thread: durable threads reverted (real binary)", { time
     await run(h, request({ history: h3, input: ask("q3 edited"), partition: "intruder" }));
     const sent = h.provider.requests.slice(from);
     expect(cacheKey(sent[3])).not.toBe(cacheKey(sent[0]));
-  });
-});
-
-describe("edits keep the thread in native tool mode (real binary)", { timeout: 90_000 }, () => {
-  let h: RealHarness;
-  beforeAll(async () => {
-    h = await startRealHarness({ durableThreads: true, warmThreads: 0 });
-  }, 60_000);
-  afterAll(() => h?.close());
-  const native = nativeRequest;
-  const call = (id: string) => ({
-    type: "function_call",
-    id: `fc_${id}`,
-    call_id: id,
-    name: "get_weather",
-    arguments: '{"city":"Paris"}',
-  });
-  const calls = (id: string): PromptMessage => ({
-    role: "assistant",
-    toolCalls: [{ callId: id, name: "get_weather", arguments: '{"city":"Paris"}' }],
-  });
-
-  it("a turn that called a tool and finished is reverted whole when the message after it is edited", async () => {
-    const from = h.provider.requests.length;
-    h.provider.script([{ items: [call("c1")] }, { text: "Sunny." }, { text: "Bye." }, { text: "Hi." }]);
-    await run(h, native({ input: ask("weather?") }));
-    const h2 = [user("weather?"), calls("c1"), { role: "tool" as const, callId: "c1", output: "22C" }];
-    await run(h, native({ history: h2, input: [] }));
-    const h3 = [...h2, assistant("Sunny.")];
-    await run(h, native({ history: h3, input: ask("thanks") }));
-    await run(h, native({ history: h3, input: ask("hello") }));
-    const sent = h.provider.requests.slice(from);
-    expect(new Set(sent.map(cacheKey)).size).toBe(1);
-    expect(shown(sent[3])).toEqual([
-      "user:weather?",
-      "call:c1",
-      "output:c1",
-      "assistant:Sunny.",
-      "user:hello",
-    ]);
-  });
-
-  it("a thread left open at tool calls is not reverted mid-call: the edit starts fresh", async () => {
-    const from = h.provider.requests.length;
-    h.provider.script([{ items: [call("c2")] }, { text: "Other." }]);
-    await run(h, native({ input: ask("weather in Paris?") }));
-    expect(h.backend.pendingToolRequests()).toBe(1);
-    await run(h, native({ input: ask("weather in Rome?") }));
-    const sent = h.provider.requests.slice(from);
-    expect(cacheKey(sent[1])).not.toBe(cacheKey(sent[0]));
-    expect(shown(sent[1])).toEqual(["user:weather in Rome?"]);
   });
 });
 

@@ -21,11 +21,17 @@ describe("codex thread/compact/start (real codex)", { timeout: 60_000 }, () => {
   let provider: ScriptedModelProvider;
   let home: CodexHome;
   let rpc: DirectRpc;
+  const held = new Set<string>();
   beforeAll(async () => {
     provider = await startScriptedModelProvider((r) => ({ text: `answer ${r.index}` }));
     home = await makeCodexHome(provider.url);
     const env = { ...process.env, CODEX_HOME: home.path };
-    rpc = openDirectRpc(resolveCodexCommand(undefined, env), ["app-server"], env);
+    // Dynamic tool calls are held (never answered): a turn waits on them.
+    rpc = openDirectRpc(resolveCodexCommand(undefined, env), ["app-server"], env, (method, params) => {
+      if (method !== "item/tool/call") return undefined;
+      held.add(String(params.callId));
+      return new Promise(() => {});
+    });
     await rpc.request("initialize", {
       clientInfo: { name: "compact-probe", title: "probe", version: "0" },
       capabilities: { experimentalApi: true },
@@ -162,5 +168,48 @@ describe("codex thread/compact/start (real codex)", { timeout: 60_000 }, () => {
         .join("") ?? "";
     expect(last.startsWith(AFTER)).toBe(true);
     expect(last.endsWith(summary)).toBe(true);
+  });
+
+  it("on a turn open at a dynamic tool call it ends the turn and compacts the call as cancelled", async () => {
+    // Why a conversation that ends with the client's result of that call is not compacted so.
+    const started = await rpc.request("thread/start", {
+      ephemeral: true,
+      approvalPolicy: "never",
+      sandbox: "read-only",
+      experimentalRawEvents: true,
+      dynamicTools: [
+        { type: "function", name: "get_weather", description: "w", inputSchema: { type: "object" } },
+      ],
+    });
+    const threadId = (started.thread as { id: string }).id;
+    const statuses: string[] = [];
+    let completed: () => void = () => {};
+    rpc.onThread(threadId, (method, params) => {
+      if (method !== "turn/completed") return;
+      statuses.push(String((params.turn as { status?: string }).status));
+      completed();
+    });
+    provider.script([
+      {
+        items: [{ type: "function_call", id: "fc_h1", call_id: "h1", name: "get_weather", arguments: "{}" }],
+      },
+    ]);
+    await rpc.request("turn/start", { threadId, input: [{ type: "text", text: "w?", text_elements: [] }] });
+    while (!held.has("h1")) await new Promise((r) => setTimeout(r, 20));
+    provider.script((r) => ({ text: `answer ${r.index}` }));
+    const from = provider.requests.length;
+    const done = new Promise<void>((resolve) => {
+      completed = () => statuses.length === 2 && resolve();
+    });
+    await rpc.request("thread/compact/start", { threadId });
+    await done;
+    expect(statuses).toEqual(["interrupted", "completed"]);
+    const [compaction] = provider.requests.slice(from);
+    const outputs = ((compaction?.body.input ?? []) as Array<{ type?: string; output?: string }>).filter(
+      (i) => i.type === "function_call_output",
+    );
+    expect(outputs.map((o) => o.output)).toEqual([
+      "dynamic tool call was cancelled before receiving a response",
+    ]);
   });
 });

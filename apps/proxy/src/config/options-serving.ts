@@ -110,7 +110,7 @@ export const SERVING_OPTIONS = {
     kind: "bool",
     schema: Schema.Boolean,
     default: false,
-    doc: "An edit or regenerate of one of a conversation's latest 32 turns (not its first message) keeps its codex thread and `prompt_cache_key`: the thread is reverted to before the edited turn and goes on from there. Needs durable codex threads, which codex writes under `CODEX_HOME/sessions` while the gateway keeps them (each is deleted when let go; see docs/codex-threads.md). false = codex threads stay in memory only and an edit starts a fresh thread.",
+    doc: "An edit or regenerate of one of a conversation's latest 32 turns keeps its codex thread and `prompt_cache_key`: the thread is reverted to before the edited turn, the request's items after it are put back, and it goes on from there (in native mode a turn spans a whole tool loop, so a regenerate after a tool result, or a step rerun while the loop waits on a call, keeps it too). Needs durable codex threads, which codex writes under `CODEX_HOME/sessions` while the gateway keeps them (each is deleted when let go; see docs/codex-threads.md). false = codex threads stay in memory only and an edit starts a fresh thread.",
   }),
   codexLiveThreads: option({
     env: "PROXY_CODEX_LIVE_THREADS",

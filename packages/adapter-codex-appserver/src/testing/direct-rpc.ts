@@ -16,14 +16,22 @@ export interface DirectRpc {
 }
 
 /**
+ * Answers a server→client request (e.g. a dynamic tool's `item/tool/call`): a promise of the
+ * result (a rejection is sent as a JSON-RPC error), or `undefined` to decline it at once.
+ */
+export type ServerRequestHandler = (method: string, params: Json) => Promise<unknown> | undefined;
+
+/**
  * Spawns `command` (a native binary, or a `.js` entry run with this Node) with `args` and speaks
  * JSON-RPC to it with no supervision, admission or mapping: the least work a codex client can do.
- * Server→client requests (approvals etc.) are declined: a sealed thread never needs one.
+ * Server→client requests (approvals etc.) are declined unless `onServerRequest` takes them: a
+ * sealed thread never needs one.
  */
 export const openDirectRpc = (
   command: string,
   args: ReadonlyArray<string>,
   env: NodeJS.ProcessEnv,
+  onServerRequest?: ServerRequestHandler,
 ): DirectRpc => {
   const [file, argv] = /\.[cm]?js$/.test(command)
     ? [process.execPath, [command, ...args]]
@@ -46,7 +54,14 @@ export const openDirectRpc = (
       return;
     }
     if (typeof message.method === "string" && message.id !== undefined) {
-      write({ id: message.id, error: { code: -32601, message: "unsupported" } });
+      const { id } = message;
+      const answer = onServerRequest?.(message.method, (message.params ?? {}) as Json);
+      if (answer === undefined) write({ id, error: { code: -32601, message: "unsupported" } });
+      else
+        answer.then(
+          (result) => write({ id, result }),
+          (err: unknown) => write({ id, error: { code: -32000, message: String(err) } }),
+        );
     } else if (typeof message.method === "string") {
       const params = (message.params ?? {}) as Json;
       if (typeof params.threadId === "string") threads.get(params.threadId)?.(message.method, params);

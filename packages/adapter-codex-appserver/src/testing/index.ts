@@ -1,5 +1,10 @@
 export { type DirectDriver, startDirectDriver, type TimedDirectTurn } from "./direct-driver.js";
-export { type DirectRpc, initializeDirectRpc, openDirectRpc } from "./direct-rpc.js";
+export {
+  type DirectRpc,
+  initializeDirectRpc,
+  openDirectRpc,
+  type ServerRequestHandler,
+} from "./direct-rpc.js";
 export {
   hasProcfs,
   type ProcessTreeReport,

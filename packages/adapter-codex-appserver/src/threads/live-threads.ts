@@ -15,6 +15,12 @@ export interface TurnBoundary {
   readonly turnId: string;
   /** The thread's usage total at that point (a revert rolls codex's total back to it). */
   readonly usageBefore: Usage | undefined;
+  /**
+   * The conversation once the turn's first model response was told: a request reverting to a turn
+   * that begins at the conversation's start must have come through it (else it may be another
+   * conversation of the same caller that only starts alike).
+   */
+  readonly firstReply?: ConversationKey | undefined;
 }
 
 /** A codex thread kept alive after its request, to continue the same conversation. */
@@ -66,7 +72,7 @@ export interface LiveThreads {
   /**
    * The live thread with a turn that begins at `keys[at]`, for the largest such `at` that `accept`
    * takes (given the index of that turn in `thread.turns`), removed from the table. Threads left
-   * open at tool calls are never offered: a turn is not reverted mid-call.
+   * open at tool calls are offered too: `thread/revert` ends codex's open turn itself.
    */
   takeAtTurn(
     keys: ReadonlyArray<ConversationKey>,
@@ -202,7 +208,7 @@ export const createLiveThreads = (limits: LiveThreadLimits, options: ReleaseOpti
         if (liveKey === undefined || entry === undefined) continue;
         const { thread } = entry;
         const turn = thread.turns.findIndex((t) => t.key === boundary);
-        if (turn === -1 || thread.openTurnId !== undefined || !thread.proc.isAlive()) continue;
+        if (turn === -1 || !thread.proc.isAlive()) continue;
         if (!accept(thread, at, turn)) continue;
         forget(liveKey, entry);
         continued++;

@@ -18,7 +18,9 @@ export interface ThreadChannel {
   pendingCalls(): ReadonlyArray<string>;
   /** Answers a held `item/tool/call` with the client's output; false if codex is not waiting for it. */
   answer(callId: string, output: string): boolean;
-  /** Refuses every held request (codex ignores answers to a cancelled call) and stops routing. */
+  /** Refuses every held request: codex ignores answers to a call whose turn it ended. */
+  refuseHeld(): void;
+  /** Refuses every held request and stops routing. */
   close(): void;
 }
 
@@ -36,6 +38,10 @@ export const openThreadChannel = (
       options.pendingGauge.count--;
     }
     return entry;
+  };
+  const refuseHeld = () => {
+    const refusal = new JsonRpcError(-32000, "the client returns tool results in its next request");
+    for (const callId of [...held.keys()]) settle(callId)?.reject(refusal);
   };
   const onRequest = (method: string, params: Record<string, unknown>): Promise<unknown> => {
     if (method !== "item/tool/call" || !options.holdToolCalls)
@@ -64,11 +70,11 @@ export const openThreadChannel = (
       entry?.resolve({ contentItems: [{ type: "inputText", text: output }], success: true });
       return entry !== undefined;
     },
+    refuseHeld,
     close() {
       listener = undefined;
       unsubscribe();
-      const refusal = new JsonRpcError(-32000, "the client returns tool results in its next request");
-      for (const callId of [...held.keys()]) settle(callId)?.reject(refusal);
+      refuseHeld();
     },
   };
 };

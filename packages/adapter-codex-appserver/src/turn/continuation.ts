@@ -17,7 +17,10 @@ export interface Continuation {
   readonly answers: ReadonlyArray<{ readonly callId: string; readonly output: string }>;
   /** Otherwise: new messages to inject and the new input of a new turn. */
   readonly turn: CodexTurnInput | undefined;
-  /** An edit: `thread/revert` before this turn first (it and every later turn are discarded). */
+  /**
+   * An edit: `thread/revert` before this turn first (it and every later turn are discarded, an
+   * open one ended), then `turn` (the replacing items injected, its input started).
+   */
   readonly revertBefore: string | undefined;
   /** The thread's turns the conversation keeps (those before the reverted one, on an edit). */
   readonly turns: ReadonlyArray<TurnBoundary>;
@@ -53,13 +56,57 @@ export const conversationRoot = (request: BackendRequest, threadParams: Record<s
 const isNewMessage = (m: PromptMessage) => "content" in m && (m.role === "user" || m.role === "developer");
 
 /**
+ * The items a request has after a turn boundary stand on their own: each call among them is
+ * answered by one result after it, and no result answers a call outside them. Otherwise the
+ * history stops mid-call (or answers a call of the kept prefix): no turn is replaced with it.
+ */
+const isWholeSpan = (added: ReadonlyArray<PromptMessage>): boolean => {
+  const open = new Set<string>();
+  const seen = new Set<string>();
+  for (const m of added)
+    if ("toolCalls" in m)
+      for (const { callId } of m.toolCalls) {
+        if (seen.has(callId)) return false;
+        seen.add(callId);
+        open.add(callId);
+      }
+    else if (m.role === "tool" && !open.delete(m.callId)) return false;
+  return open.size === 0;
+};
+
+/**
+ * Whether a history whose first `at` items are where the thread's turn `index` begins (`keys` its
+ * prefix keys) can replace that turn with its items after them: those stand on their own, and a
+ * turn at the conversation's start is replaced only by a request that came through its first reply
+ * (one sharing no model output with the thread cannot be told from a new conversation of the same
+ * caller, which must not take and end this one's thread).
+ */
+export const canReplaceTurn = (
+  thread: LiveThread,
+  index: number,
+  keys: ReadonlyArray<ConversationKey>,
+  history: ReadonlyArray<PromptMessage>,
+  at: number,
+): boolean => {
+  const firstReply = (thread.turns[index] as TurnBoundary).firstReply;
+  if (at === 0 && (firstReply === undefined || !keys.includes(firstReply))) return false;
+  return isWholeSpan(history.slice(at));
+};
+
+/**
  * Finds the live thread this request continues: one whose conversation is exactly a prefix of the
  * request's history, followed only by new items: the client's results for every tool call codex
  * still waits on (and nothing else), or, on a finished turn, new user/developer messages and input.
- * Failing that, an edit: a durable thread with a turn that begins at a non-empty prefix of the
- * request's history, followed only by new user/developer messages and input, is reverted to before
- * that turn and continued (a regenerate is the same turn resent). Anything else (an older or
- * mid-call edit, an edit of the first message, other settings, another caller) finds nothing.
+ * Failing that, an edit: a durable thread with a turn that begins at a prefix of the request's
+ * history is reverted to before that turn (a turn left open at tool calls included: the revert
+ * ends it), and the request's items after that prefix replace it: injected as a fresh thread gets
+ * them (its messages, its calls and their results), then the input. So a regenerate of the last
+ * answer, an edit of the last message, or a rerun of a tool loop's last step after its results
+ * (the turn spans the whole loop in native mode) goes on on the same thread. Refused: items that
+ * stop mid-call (a call without its result, a result for a call outside them), a turn that begins
+ * at the conversation's start unless the request came through its first reply (a new conversation
+ * of the same caller that only starts alike must not take and end this one's thread), other
+ * settings, another caller.
  */
 export const takeContinuation = (
   live: LiveThreads,
@@ -121,9 +168,13 @@ export const takeContinuation = (
     };
     return { keys, continuation };
   }
-  // Never at the root: a request sharing no history with the thread cannot be told from a new
-  // conversation of the same caller, which must not take (and end) another conversation's thread.
-  const edited = live.takeAtTurn(keys, (_thread, at) => at > 0 && newTurn(at));
+  const replacesTurn = (thread: LiveThread, at: number, index: number): boolean => {
+    if (!canReplaceTurn(thread, index, keys, request.history, at)) return false;
+    turn = toTurnInput({ history: request.history.slice(at), input: request.input });
+    answers = [];
+    return true;
+  };
+  const edited = live.takeAtTurn(keys, replacesTurn);
   if (edited === undefined) return { keys, continuation: undefined };
   const { thread } = edited;
   const reverted = thread.turns[edited.turn] as TurnBoundary;

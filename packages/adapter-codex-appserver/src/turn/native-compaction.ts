@@ -8,15 +8,16 @@ import {
 import { mapCodexTurnError } from "../map-codex-error.js";
 import type { PoolLease } from "../pool/process-pool.js";
 import { type ConversationKey, prefixKeys } from "../threads/conversation-key.js";
-import type { LiveThread, LiveThreads } from "../threads/live-threads.js";
+import type { LiveThread, LiveThreads, TurnBoundary } from "../threads/live-threads.js";
 import { type ResponsesItem, toCodexTurnInput } from "./codex-input.js";
-import { conversationRoot } from "./continuation.js";
+import { canReplaceTurn, conversationRoot } from "./continuation.js";
 import { nativeToolNames } from "./native-tools.js";
 import { toUsage } from "./turn-mapper.js";
-import { type ThreadContext, threadParamsFor } from "./turn-thread.js";
+import { revertThread, type ThreadContext, threadParamsFor } from "./turn-thread.js";
 
 /** What a native compaction reads of the turn context (`TurnContext` has it all). */
-export interface CompactionContext extends Pick<ThreadContext, "pool" | "rawEvents" | "sealedParams"> {
+export interface CompactionContext
+  extends Pick<ThreadContext, "pool" | "rawEvents" | "sealedParams" | "logger"> {
   readonly allowRemoteImages: boolean;
   readonly live: LiveThreads | undefined;
   readonly admission: AdmissionGate;
@@ -39,10 +40,14 @@ const isNewMessage = (m: PromptMessage) => "content" in m && (m.role === "user" 
 
 /**
  * The live thread holding `request.compaction`'s conversation, or all of it but new user messages
- * after it (Anthropic compacts with the prompt that reached its trigger), idle (not open at tool
- * calls), removed from the table; `undefined` when there is none: the request then
- * runs as the portable summary turn. Found by the conversation key, which starts from the caller's
- * partition and the thread config, so no other caller (and no other config) can ever reach it.
+ * after it (Anthropic compacts with the prompt that reached its trigger), idle, removed from the
+ * table. Failing that, with durable threads, one with a turn the conversation replaces (as an edit
+ * does, continuation.ts): mid tool loop, the turn left open at the calls whose results the
+ * conversation ends with. That turn is reverted (codex ends it) and the conversation's items after
+ * it are injected: compacting the open turn as it stands would show the model codex's "cancelled"
+ * outputs instead of the client's results (verified). `undefined` when there is none: the request
+ * then runs as the portable summary turn. Found by the conversation key, which starts from the
+ * caller's partition and the thread config, so no other caller (and no other config) can reach it.
  */
 const takeCompactable = async (
   ctx: CompactionContext,
@@ -61,11 +66,18 @@ const takeCompactable = async (
   if (params.experimentalRawEvents !== true || ctx.readRawMessages === undefined) return undefined;
   const root = conversationRoot(conversation, params);
   const keys = prefixKeys(root, compaction.history);
-  const taken = live.take(
+  const idle = live.take(
     keys,
     (thread, at) =>
       at > 0 && thread.openTurnId === undefined && compaction.history.slice(at).every(isNewMessage),
   );
+  const replaced =
+    idle === undefined
+      ? live.takeAtTurn(keys, (thread, at, turn) =>
+          canReplaceTurn(thread, turn, keys, compaction.history, at),
+        )
+      : undefined;
+  const taken = idle ?? replaced;
   if (taken === undefined) return undefined;
   const names = nativeToolNames(conversation);
   let inject: ReadonlyArray<ResponsesItem>;
@@ -84,7 +96,18 @@ const takeCompactable = async (
     void live.release(taken.thread);
     return undefined;
   }
-  return { thread: taken.thread, lease, root, compaction, inject };
+  let { thread } = taken;
+  if (replaced !== undefined) {
+    const turnId = (thread.turns[replaced.turn] as TurnBoundary).turnId;
+    const reverted = await revertThread(ctx, thread, turnId);
+    if (reverted === undefined) {
+      lease.release();
+      void live.release(thread);
+      return undefined;
+    }
+    thread = reverted;
+  }
+  return { thread, lease, root, compaction, inject };
 };
 
 const assistantText = (item: unknown): string => {

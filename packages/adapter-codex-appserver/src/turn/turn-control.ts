@@ -108,6 +108,7 @@ export const createTurnControl = (
         h.channel.detach();
         const kept = h.continuation?.turns ?? [];
         const usageBefore = h.continuation?.usageBefore;
+        const next = nextConversationKey(h.keys, request, turn.reply());
         // A new codex turn begins where the request's history ends (a continued open turn is not new).
         const turns: ReadonlyArray<TurnBoundary> =
           !ctx.durableThreads ||
@@ -118,9 +119,14 @@ export const createTurnControl = (
             ? kept
             : [
                 ...kept.slice(1 - MAX_REVERTIBLE_TURNS),
-                { key: h.keys[h.keys.length - 1] as ConversationKey, turnId, usageBefore },
+                {
+                  key: h.keys[h.keys.length - 1] as ConversationKey,
+                  turnId,
+                  usageBefore,
+                  firstReply: next,
+                },
               ];
-        ctx.live.park(nextConversationKey(h.keys, request, turn.reply()), {
+        ctx.live.park(next, {
           proc: h.proc,
           channel: h.channel,
           openTurnId: turn.ending() === "tool_calls" ? turnId : undefined,

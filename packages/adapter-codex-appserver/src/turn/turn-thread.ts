@@ -4,7 +4,7 @@ import type { ProcessPool } from "../pool/process-pool.js";
 import type { ThreadSource } from "../pool/warm-threads.js";
 import { hostedToolsConfig } from "../sealing/hosted-tools.js";
 import { freeThread } from "../threads/free-thread.js";
-import type { LiveThreads } from "../threads/live-threads.js";
+import type { LiveThread, LiveThreads } from "../threads/live-threads.js";
 import { openThreadChannel } from "../threads/thread-channel.js";
 import type { CodexTurnInput } from "./codex-input.js";
 import { conversationRoot, takeContinuation } from "./continuation.js";
@@ -34,6 +34,33 @@ export const unlessAborted = <T>(promise: Promise<T>, signal: AbortSignal): Prom
     signal.addEventListener("abort", onAbort, { once: true });
     promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
   });
+
+/**
+ * `thread/revert` before `turnId`: codex drops that turn and every later one (the history injected
+ * before it stays); a turn still open at tool calls it ends first, its cancelled calls reverted
+ * with it, and their held requests are refused here (codex ignores answers to them). The thread as
+ * it is then (idle), or `undefined` when codex refused (the caller lets it go).
+ */
+export const revertThread = async (
+  ctx: Pick<ThreadContext, "requestTimeoutMs" | "logger">,
+  thread: LiveThread,
+  turnId: string,
+): Promise<LiveThread | undefined> => {
+  const { threadId } = thread.channel;
+  const reverted = await thread.proc.connection
+    .request("thread/revert", { threadId, beforeTurnId: turnId }, { timeoutMs: ctx.requestTimeoutMs })
+    .then(
+      () => true,
+      (err: unknown) => {
+        ctx.logger.debug({ err, threadId }, "codex thread/revert failed; starting a fresh thread");
+        return false;
+      },
+    );
+  if (!reverted) return undefined;
+  if (thread.openTurnId === undefined) return thread;
+  thread.channel.refuseHeld();
+  return { ...thread, openTurnId: undefined };
+};
 
 /** The `thread/start` params of a request's thread (what its conversation key's root is made of). */
 export const threadParamsFor = (
@@ -90,27 +117,13 @@ export const acquireThread = async (
     );
   const keys = found?.keys;
   if (continuation?.revertBefore !== undefined) {
-    // An edit: codex drops the turn and every later one (the history injected before it stays).
-    // Should that fail, or the client leave meanwhile, the thread's state is unknown: let it go.
-    const { threadId } = continuation.thread.channel;
-    const reverted = await proc.connection
-      .request(
-        "thread/revert",
-        { threadId, beforeTurnId: continuation.revertBefore },
-        { timeoutMs: ctx.requestTimeoutMs },
-      )
-      .then(
-        () => true,
-        (err: unknown) => {
-          ctx.logger.debug({ err, threadId }, "codex thread/revert failed; starting a fresh thread");
-          return false;
-        },
-      );
-    if (!reverted || signal.aborted) {
+    // Should the revert fail, or the client leave meanwhile, the thread's state is unknown: let it go.
+    const reverted = await revertThread(ctx, continuation.thread, continuation.revertBefore);
+    if (reverted === undefined || signal.aborted) {
       void ctx.live?.release(continuation.thread);
       continuation = undefined;
       if (signal.aborted) return undefined;
-    }
+    } else continuation = { ...continuation, thread: reverted };
   }
   if (continuation)
     return {

@@ -167,10 +167,11 @@ Measured${on.startedAt ? ` on ${on.startedAt}` : ""} by \`node tooling/bench/dis
 
 ${table(header, rows)}
 
-In native mode the regenerated request answers codex's open tool calls: a turn left open at tool
-calls is never reverted (docs/codex-threads.md), so the regenerate starts a fresh thread (the whole
-history resent) and the session goes on on that thread's key, kept edits or not. In prompt mode each
-request is its own codex turn, which kept edits revert.
+In native mode one codex turn spans the whole tool loop, so a regenerate reruns a step of that loop
+while codex's turn waits on the step's call: kept edits revert that open turn (codex ends it) and put
+the client's items since its start back (docs/codex-threads.md), so a regenerate sends codex those
+items, not the whole history, and the session stays on its key; without kept edits it starts a fresh
+thread. In prompt mode each request is its own codex turn, which kept edits revert.
 `;
 };
 
