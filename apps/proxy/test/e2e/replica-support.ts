@@ -68,7 +68,8 @@ export const startReplicaCluster = async (env: Record<string, string> = {}) => {
   const homes: Array<Awaited<ReturnType<typeof makeCodexHome>>> = [];
   const replicas: SpawnedGateway[] = [];
 
-  const startReplica = async () => {
+  /** One more replica; `own` adds to or overrides the cluster's settings for it alone. */
+  const startReplica = async (own: Record<string, string> = {}) => {
     const home = await makeCodexHome(provider.url);
     homes.push(home);
     const port = await freePort();
@@ -83,6 +84,7 @@ export const startReplicaCluster = async (env: Record<string, string> = {}) => {
         PROXY_REPLICA_SECRET: SECRET,
         PROXY_REPLICA_TIMEOUT_MS: "2000",
         ...env,
+        ...own,
       },
       { command: [process.execPath, BUILT_BIN], detached: true },
     );
