@@ -1,6 +1,6 @@
 import { createCodexBackend, resolveCodexCommand } from "@proxy/adapter-codex-appserver";
 import type { TokenEncoding } from "@proxy/core";
-import type { TextBackend } from "@proxy/core/gateway";
+import { type TextBackend, wrapBackend } from "@proxy/core/gateway";
 import { createRouteStack, DEFAULT_CODEX_ROUTE } from "@proxy/routing";
 import * as Context from "effect/Context";
 import * as Effect from "effect/Effect";
@@ -102,13 +102,18 @@ export class Backend extends Context.Service<Backend, AcquiredBackend>()("@proxy
     Layer.effect(
       Backend,
       codex.pipe(
-        Effect.map(
-          ({ backend, auth, beginShutdown, conversations }): AcquiredBackend => ({
-            backend: createRouteStack(backend, { id: DEFAULT_CODEX_ROUTE, auth }),
+        Effect.map(({ backend, auth, beginShutdown, conversations }): AcquiredBackend => {
+          const route = (codex: TextBackend) => createRouteStack(codex, { id: DEFAULT_CODEX_ROUTE, auth });
+          return {
+            backend: route(backend),
             beginShutdown,
-            conversations,
-          }),
-        ),
+            codex: conversations && {
+              conversations,
+              turns: auth ? wrapBackend(backend, [auth]) : backend,
+              beneathRoutes: (layer) => ({ backend: route(wrapBackend(backend, [layer])) }),
+            },
+          };
+        }),
       ),
     );
 

@@ -200,7 +200,7 @@ describe("replica settings", () => {
     }
   };
 
-  it("are all-or-nothing, need PostgreSQL and the default codex backend, each in one line", () => {
+  it("are all-or-nothing and need PostgreSQL, each in one line; model routes take them", () => {
     expect(problem({ PROXY_REPLICA_SECRET: SECRET })).toMatch(
       /PROXY_REPLICA_SECRET is set but PROXY_REPLICA_URL is not/,
     );
@@ -223,5 +223,17 @@ describe("replica settings", () => {
         env: { PROXY_REPLICA_URL: "http://10.0.0.5:8787", PROXY_REPLICA_SECRET: SECRET, PROXY_STORE: PG },
       }),
     ).toMatchObject({ replicaUrl: "http://10.0.0.5:8787", replicaTimeoutMs: 5000 });
+    // Turns on codex routes are shared; whether any route runs on codex is known at start.
+    const models = JSON.stringify([{ id: "m", backend: "codex", reasoningEffort: "high" }]);
+    expect(
+      resolveConfig({
+        env: {
+          PROXY_REPLICA_URL: "http://10.0.0.5:8787",
+          PROXY_REPLICA_SECRET: SECRET,
+          PROXY_STORE: PG,
+          PROXY_MODELS: models,
+        },
+      }),
+    ).toMatchObject({ replicaUrl: "http://10.0.0.5:8787", models: [{ id: "m", backend: "codex" }] });
   });
 });

@@ -48,3 +48,61 @@ describe("conversation keys across backends (real binary)", { timeout: 90_000 },
     unwatch();
   });
 });
+
+/**
+ * With kept edits a replica can take an edit forwarded to it: where each turn of a live durable
+ * thread began is told as continuable too (not the conversation's start: no edit reverts there).
+ */
+describe("conversation keys of a durable thread's turns (real binary)", { timeout: 90_000 }, () => {
+  let durable: RealHarness;
+  let closed = false;
+  beforeAll(async () => {
+    durable = await startRealHarness({ warmThreads: 0, durableThreads: true });
+  }, 60_000);
+  afterAll(() => (closed ? undefined : durable?.close()));
+
+  it("are told as their thread is parked, taken by an edit and let go", async () => {
+    const live = new Set<string>();
+    const told: Array<[string, boolean]> = [];
+    const unwatch = durable.backend.watchConversations((key, isLive) => {
+      told.push([key, isLive]);
+      if (isLive) live.add(key);
+      else live.delete(key);
+    });
+    const run = (r: BackendRequest) =>
+      collect(durable.backend.stream(r, { signal: new AbortController().signal }));
+    durable.provider.script([{ text: "one" }, { text: "two" }, { text: "three" }, { text: "two, edited" }]);
+    const h2 = [userMessage("q1"), assistantMessage("one")];
+    const h3 = [...h2, userMessage("q2"), assistantMessage("two")];
+    const ask = (text: string) => [{ type: "text" as const, text }];
+    await run(request({ input: ask("q1"), partition: "d" }));
+    await run(request({ history: h2, input: ask("q2"), partition: "d" }));
+    await run(request({ history: h3, input: ask("q3"), partition: "d" }));
+    const after3 = await durable.backend.conversationKeys(
+      request({
+        history: [...h3, userMessage("q3"), assistantMessage("three")],
+        input: ask("q4"),
+        partition: "d",
+      }),
+    );
+    // The live conversation (after turn 3) and where turns 2 and 3 began; never the root.
+    expect([...live].sort()).toEqual([after3[2], after3[4], after3[6]].sort());
+    expect(told.some(([key]) => key === after3[0])).toBe(false);
+    // Turn 2 edited: turn 3's beginning and the old conversation go; turn 2's beginning stays.
+    await run(request({ history: h2, input: ask("q2 edited"), partition: "d" }));
+    expect(live.has(after3[2] as string)).toBe(true);
+    expect(live.has(after3[4] as string)).toBe(false);
+    expect(live.has(after3[6] as string)).toBe(false);
+    expect(live.size).toBe(2);
+    // Each key was told live once per park, never twice in a row.
+    const last = new Map<string, boolean>();
+    for (const [key, isLive] of told) {
+      expect(last.get(key)).not.toBe(isLive);
+      last.set(key, isLive);
+    }
+    closed = true;
+    await durable.close(); // lets every thread go
+    expect(live.size).toBe(0);
+    unwatch();
+  });
+});

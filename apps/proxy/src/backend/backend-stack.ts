@@ -30,13 +30,13 @@ export interface BackendStack {
   readonly backend: TextBackend;
   readonly control: BackendControl;
   /**
-   * With replicas: what a turn another replica forwarded runs on, the acquired backend behind the
-   * drain only (that replica's layers already ran; it is never forwarded again).
+   * With replicas: what a turn another replica forwarded runs on, codex behind the drain only
+   * (that replica's layers, its route's included, already ran; it is never forwarded again).
    */
   readonly forwarded?: TextBackend | undefined;
 }
 
-/** The default codex backend's live conversations, as the replicas' layer reads them. */
+/** The codex backend's live conversations, as the replicas' layer reads them. */
 export interface LiveConversations {
   /** The conversation keys a request may continue, oldest prefix first. */
   keysOf(request: BackendRequest): Promise<ReadonlyArray<string>>;
@@ -53,8 +53,23 @@ export interface AcquiredBackend {
   readonly routes?: (() => ReadonlyArray<RouteStatus>) | undefined;
   /** The plan usage behind a route; default: the one backend's (a single backend is the one route). */
   readonly planLimitsOf?: ((route: string) => PlanLimits | undefined) | undefined;
-  /** The default codex backend's live conversations (absent with `models` routes). */
-  readonly conversations?: LiveConversations | undefined;
+  /** The codex backend beneath its route layers, when some route runs on codex (for replicas). */
+  readonly codex?: CodexBeneathRoutes | undefined;
+}
+
+/**
+ * What replicas sharing conversations need of codex where the route layers end: a turn is passed
+ * to another replica only once its route made it what codex runs (its upstream model and default
+ * effort applied), so both replicas derive one key from it.
+ */
+export interface CodexBeneathRoutes {
+  readonly conversations: LiveConversations;
+  /** What turns other replicas forward here run on: codex behind its login check, no route layers. */
+  readonly turns: TextBackend;
+  /** The same routes with `layer` innermost around codex, beneath every codex route's layers. */
+  readonly beneathRoutes: (
+    layer: BackendMiddleware,
+  ) => Pick<AcquiredBackend, "backend" | "routes" | "planLimitsOf">;
 }
 
 export interface StackOptions {
@@ -65,8 +80,9 @@ export interface StackOptions {
   /** Per-key limits (`usage/key-limits.ts`), when some key has limits. */
   readonly keyLimits?: BackendMiddleware | undefined;
   /**
-   * Replicas sharing conversations (`replicas/`): the forwarding layer, and what the turns other
-   * replicas forward here run behind (`settle`: the turn's end waits for its owner record).
+   * Replicas sharing conversations (`replicas/`): the forwarding layer, beneath the codex routes'
+   * layers, and what the turns other replicas forward here run behind (`settle`: the turn's end
+   * waits for its owner record).
    */
   readonly replicas?:
     | { readonly forwarding: BackendMiddleware; readonly settle: BackendMiddleware }
@@ -75,26 +91,31 @@ export interface StackOptions {
   readonly hostedWebSearch?: boolean | undefined;
 }
 
-/** The gateway's layers around the backend it serves from: hosted tools, limits, drain, aliases, then replicas. */
+/**
+ * The gateway's layers around the backend it serves from: hosted tools, limits, drain, aliases;
+ * with replicas, their forwarding beneath the codex routes' layers.
+ */
 export const createBackendStack = (acquired: AcquiredBackend, options: StackOptions = {}): BackendStack => {
-  const inner = acquired.backend;
+  const { replicas } = options;
+  const codex = replicas ? acquired.codex : undefined;
+  const served = replicas && codex ? codex.beneathRoutes(replicas.forwarding) : acquired;
+  const inner = served.backend;
   const drain = createDrain(acquired.beginShutdown);
   const backend = wrapBackend(inner, [
     ...(options.hostedWebSearch === false ? [hostedToolsSwitch(false)] : []),
     ...(options.keyLimits ? [options.keyLimits] : []),
     drain.middleware,
     modelAliases(options.aliases ?? {}, options.claudeOnDefault ?? acquired.routes === undefined),
-    ...(options.replicas ? [options.replicas.forwarding] : []),
   ]);
-  const routes = acquired.routes;
+  const routes = served.routes;
   return {
     backend,
-    forwarded: options.replicas && wrapBackend(inner, [drain.middleware, options.replicas.settle]),
+    forwarded: replicas && codex && wrapBackend(codex.turns, [drain.middleware, replicas.settle]),
     control: {
       drain: drain.drain,
       activeTurns: drain.activeTurns,
       routes: () => routes?.(),
-      planLimitsOf: acquired.planLimitsOf ?? (() => inner.readiness().planLimits),
+      planLimitsOf: served.planLimitsOf ?? (() => inner.readiness().planLimits),
     },
   };
 };

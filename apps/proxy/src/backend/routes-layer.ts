@@ -1,5 +1,5 @@
 import type { TokenEncoding } from "@proxy/core";
-import type { BackendMiddleware, TextBackend } from "@proxy/core/gateway";
+import { type BackendMiddleware, type TextBackend, wrapBackend } from "@proxy/core/gateway";
 import { createRouteStacks, createRouteTable, type RouteBackend, type RouteConfig } from "@proxy/routing";
 import * as Effect from "effect/Effect";
 import type * as Scope from "effect/Scope";
@@ -79,6 +79,25 @@ export const acquireRoutes = (
       { routes: config.models.map((r) => ({ id: r.id, backend: r.backend, aliases: r.aliases ?? [] })) },
       "model routes",
     );
-    const table = createRouteTable(createRouteStacks(routes, logger));
-    return { ...table, beginShutdown: () => acquired?.beginShutdown?.() };
+    // The route stacks over `codex` for every codex route (layers beneath a route go in there).
+    const tableOver = (codex: TextBackend | undefined) =>
+      createRouteTable(
+        createRouteStacks(
+          codex === undefined
+            ? routes
+            : routes.map((r) => (r.config.backend === "codex" ? { ...r, backend: codex } : r)),
+          logger,
+        ),
+      );
+    const conversations = acquired?.conversations;
+    return {
+      ...tableOver(undefined),
+      beginShutdown: () => acquired?.beginShutdown?.(),
+      codex: acquired &&
+        conversations && {
+          conversations,
+          turns: acquired.auth ? wrapBackend(acquired.backend, [acquired.auth]) : acquired.backend,
+          beneathRoutes: (layer: BackendMiddleware) => tableOver(wrapBackend(acquired.backend, [layer])),
+        },
+    };
   });

@@ -211,8 +211,6 @@ const replicaProblem = (
     return `${url} is set but PROXY_REPLICA_SECRET is not: set the same secret (16 characters or more) on every replica.`;
   if (!/^postgres(ql)?:\/\//.test(config.store))
     return `${url} needs the store the replicas share: PROXY_STORE=postgres://… (not ${config.store}).`;
-  if (config.models.length > 0)
-    return `${url}: replicas share live conversations on the default codex backend only; unset PROXY_MODELS or PROXY_REPLICA_URL.`;
   return undefined;
 };
 

@@ -27,9 +27,9 @@ export interface ReplicaSharing {
 /** How long past the live-thread idle time a row may stay before any replica sweeps it. */
 const STALE_MARGIN_MS = 60_000;
 
-const notShared = () =>
+const notShared = (what: string) =>
   new GatewayStartError(
-    "PROXY_REPLICA_URL: replicas share live conversations through a shared store and the default codex backend; this gateway has neither.",
+    `PROXY_REPLICA_URL: replicas share live codex conversations through a shared store; ${what}.`,
   );
 
 /**
@@ -47,8 +47,15 @@ export class Replicas extends Context.Service<Replicas, { readonly sharing: Repl
       if (config.replicaUrl === "") return { sharing: undefined };
       const { logger } = yield* Log;
       const { owners } = yield* State;
-      const { conversations } = yield* Backend;
-      if (owners === undefined || conversations === undefined) return yield* Effect.fail(notShared());
+      const { codex } = yield* Backend;
+      if (owners === undefined) return yield* Effect.fail(notShared("this gateway has no shared store"));
+      if (codex === undefined)
+        return yield* Effect.fail(
+          notShared(
+            "no model route of this gateway runs on codex, so it has none to share (unset PROXY_REPLICA_URL)",
+          ),
+        );
+      const { conversations } = codex;
       const self = config.replicaUrl.replace(/\/+$/, "");
       const log = logger.child({ component: "replicas" });
       return yield* Effect.acquireRelease(

@@ -1,60 +1,19 @@
-import {
-  makeCodexHome,
-  type RecordedRequest,
-  startScriptedModelProvider,
-} from "@proxy/adapter-codex-appserver/testing";
-import { type PostgresServer, startPostgresServer } from "@proxy/adapter-store-sql/testing";
-import OpenAI from "openai";
+import type OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freePort } from "../support/process-probes.js";
-import { BUILT_BIN, type SpawnedGateway, spawnGateway } from "../support/spawn-gateway.js";
-import { lastUserText } from "./e2e-gateway.js";
-
-const KEY_1 = "sk-replica-conversations-one";
-const KEY_2 = "sk-replica-conversations-two";
-const SECRET = "replica-secret-0123456789abcdef";
-
-type Message = OpenAI.Chat.Completions.ChatCompletionMessageParam;
-
-/** A replica's `proxy_replica_turns_total` by outcome. */
-const replicaTurns = async (url: string) => {
-  const text = await (await fetch(`${url}/metrics`)).text();
-  const counts: Record<string, number> = {};
-  for (const m of text.matchAll(/^proxy_replica_turns_total\{outcome="(\w+)"\} (\d+)$/gm))
-    counts[m[1] as string] = Number(m[2]);
-  return counts;
-};
-
-const cacheKeyOf = (r: RecordedRequest) => String(r.body.prompt_cache_key);
-/** The conversation the model provider was shown, as `role:text` lines. */
-const shown = (r: RecordedRequest | undefined): string[] =>
-  ((r?.body.input ?? []) as Array<{ type?: string; role?: string; content?: Array<{ text?: string }> }>)
-    .filter((i) => i.type === "message" && (i.role === "user" || i.role === "assistant"))
-    .map((i) => `${i.role}:${(i.content ?? []).map((c) => c.text ?? "").join("")}`);
-
-type Item = { type?: string; call_id?: string; output?: unknown };
-/**
- * The scripted model: a tool's output is answered with it, a question about the weather (with tools
- * offered) gets a native call, anything else an echo of the last user text.
- */
-const model = (r: RecordedRequest) => {
-  const last = ((r.body.input ?? []) as Item[]).at(-1);
-  if (last?.type === "function_call_output") return { text: `The weather: ${String(last.output)}` };
-  const ask = lastUserText(r);
-  if (/weather/.test(ask) && ((r.body.tools ?? []) as unknown[]).length > 0)
-    return {
-      items: [
-        {
-          type: "function_call",
-          id: `fc_${r.index}`,
-          call_id: `call_${r.index}`,
-          name: "get_weather",
-          arguments: '{"city":"Paris"}',
-        },
-      ],
-    };
-  return { text: `Echo: ${ask}` };
-};
+import {
+  cacheKeyOf,
+  type Item,
+  KEY_1,
+  KEY_2,
+  type Message,
+  type RecordedRequest,
+  type ReplicaCluster,
+  replicaTurns,
+  SECRET,
+  type SpawnedGateway,
+  shown,
+  startReplicaCluster,
+} from "./replica-support.js";
 
 /**
  * Two gateways, each the built bin as the README starts it, on one throwaway PostgreSQL, sharing
@@ -63,64 +22,18 @@ const model = (r: RecordedRequest) => {
 describe("replicas share conversations: one thread and one prompt_cache_key wherever a turn lands", {
   timeout: 180_000,
 }, () => {
-  let postgres: PostgresServer;
-  let storeUrl: string;
-  let provider: Awaited<ReturnType<typeof startScriptedModelProvider>>;
-  const homes: Array<Awaited<ReturnType<typeof makeCodexHome>>> = [];
-  const replicas: SpawnedGateway[] = [];
-
-  const startReplica = async () => {
-    const home = await makeCodexHome(provider.url);
-    homes.push(home);
-    const port = await freePort();
-    const replica = await spawnGateway(
-      {
-        PORT: String(port),
-        CODEX_HOME: home.path,
-        PROXY_STORE: storeUrl,
-        PROXY_API_KEYS: `${KEY_1},${KEY_2}`,
-        PROXY_TOOL_MODE: "prompt",
-        PROXY_REPLICA_URL: `http://127.0.0.1:${port}`,
-        PROXY_REPLICA_SECRET: SECRET,
-        PROXY_REPLICA_TIMEOUT_MS: "2000",
-      },
-      { command: [process.execPath, BUILT_BIN], detached: true },
-    );
-    replicas.push(replica);
-    return replica;
-  };
-  const client = (replica: SpawnedGateway, key = KEY_1) =>
-    new OpenAI({ baseURL: `${replica.url}/v1`, apiKey: key, maxRetries: 0 });
-
-  /** One turn of a chat conversation on `replica`: the history grows by the question and its answer. */
-  const turn = async (replica: SpawnedGateway, history: Message[], text: string, key = KEY_1) => {
-    const messages: Message[] = [...history, { role: "user", content: text }];
-    const answer = await client(replica, key).chat.completions.create({ model: "m", messages });
-    const content = answer.choices[0]?.message.content ?? "";
-    return { history: [...messages, { role: "assistant", content } as Message], content };
-  };
-  /** The provider requests whose last user text starts with `tag`. */
-  const sentFor = (tag: string) => provider.requests.filter((r) => lastUserText(r).startsWith(tag));
-
+  let cluster: ReplicaCluster;
   let a: SpawnedGateway;
   let b: SpawnedGateway;
+  const turn = (replica: SpawnedGateway, history: Message[], text: string, key = KEY_1) =>
+    cluster.turn(replica, history, text, { key });
+  const client = (replica: SpawnedGateway, key = KEY_1) => cluster.client(replica, key);
+  const sentFor = (tag: string) => cluster.sentFor(tag);
   beforeAll(async () => {
-    postgres = await startPostgresServer();
-    storeUrl = await postgres.createDatabase("replica_conversations");
-    provider = await startScriptedModelProvider(model);
-    [a, b] = await Promise.all([startReplica(), startReplica()]);
+    cluster = await startReplicaCluster();
+    [a, b] = await Promise.all([cluster.startReplica(), cluster.startReplica()]);
   }, 120_000);
-  afterAll(async () => {
-    for (const replica of replicas) {
-      if (replica.child.exitCode === null && replica.child.signalCode === null) {
-        replica.child.kill("SIGTERM");
-        await replica.exited;
-      }
-    }
-    await provider?.close();
-    for (const home of homes) await home.cleanup();
-    await postgres?.stop();
-  });
+  afterAll(() => cluster?.close());
 
   it("an alternating conversation keeps one prompt_cache_key on every turn, each answer right", async () => {
     let history: Message[] = [];
@@ -150,7 +63,7 @@ describe("replicas share conversations: one thread and one prompt_cache_key wher
   });
 
   it("responses: a previous_response_id chain alternating replicas stays on one thread", async () => {
-    const from = provider.requests.length;
+    const from = cluster.provider.requests.length;
     let previous: string | undefined;
     for (let i = 1; i <= 4; i++) {
       const replica = i % 2 === 1 ? a : b;
@@ -162,7 +75,7 @@ describe("replicas share conversations: one thread and one prompt_cache_key wher
       expect(response.output_text).toBe(`Echo: resp-${i}`);
       previous = response.id;
     }
-    const sent = provider.requests.slice(from);
+    const sent = cluster.provider.requests.slice(from);
     expect(sent).toHaveLength(4);
     expect(new Set(sent.map(cacheKeyOf)).size).toBe(1);
     expect(shown(sent.at(-1))).toEqual([
@@ -189,7 +102,7 @@ describe("replicas share conversations: one thread and one prompt_cache_key wher
     const native = { headers: { "x-proxy-tool-mode": "native" } };
     const ask = (replica: SpawnedGateway, messages: Message[]) =>
       client(replica).chat.completions.create({ model: "m", messages, tools }, native);
-    const from = provider.requests.length;
+    const from = cluster.provider.requests.length;
     const messages: Message[] = [{ role: "user", content: "nat-1 weather in Paris?" }];
     const first = await ask(a, messages);
     const call = first.choices[0]?.message.tool_calls?.[0];
@@ -204,7 +117,7 @@ describe("replicas share conversations: one thread and one prompt_cache_key wher
     messages.push(second.choices[0]?.message as Message, { role: "user", content: "nat-3 thanks" });
     const third = await ask(b, messages);
     expect(third.choices[0]?.message.content).toBe("Echo: nat-3 thanks");
-    const sent = provider.requests.slice(from);
+    const sent = cluster.provider.requests.slice(from);
     expect(sent).toHaveLength(3);
     expect(new Set(sent.map(cacheKeyOf)).size).toBe(1);
     // The result went to codex's open call: the model saw the call and its output once each.
@@ -252,7 +165,7 @@ describe("replicas share conversations: one thread and one prompt_cache_key wher
   });
 
   it("the owner killed mid-conversation costs exactly one fresh thread and a right answer", async () => {
-    const c = await startReplica();
+    const c = await cluster.startReplica();
     let history: Message[] = [];
     history = (await turn(c, history, "kill-1 remember the plum")).history; // c owns the thread
     history = (await turn(b, history, "kill-2 on b")).history; // forwarded to c

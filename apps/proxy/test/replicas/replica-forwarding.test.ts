@@ -87,7 +87,7 @@ describe("replica forwarding", () => {
     const local = createScriptedBackend([{ chunks: "from local" }]);
     const owners = createMemoryConversationOwners();
     const url = await owner(remote, ["p1:2"]);
-    await owners.record("p1:2", url, 1);
+    await owners.record(["p1:2"], url, 1);
     const events = await collect(forwarder(local, owners), request("p1"));
     expect(
       events
@@ -112,16 +112,16 @@ describe("replica forwarding", () => {
       (await collect(backend, r)).flatMap((e) => (e.type === "text-delta" ? [e.delta] : [])).join("");
     expect(await text(request("p", 0))).toBe("from local");
     expect(await text(request("nobody"))).toBe("from local");
-    await owners.record("gone:2", "http://127.0.0.1:9", 1);
+    await owners.record(["gone:2"], "http://127.0.0.1:9", 1);
     expect(await text(request("gone"))).toBe("from local");
     // The owner no longer holds it (409), or does not answer before the timeout.
-    await owners.record("released:2", await owner(createScriptedBackend([{ chunks: "x" }]), []), 1);
+    await owners.record(["released:2"], await owner(createScriptedBackend([{ chunks: "x" }]), []), 1);
     expect(await text(request("released"))).toBe("from local");
     // A replica that accepts the connection and then says nothing (hung, not dead).
     const hung = createServer(() => {});
     servers.push(hung);
     await new Promise<void>((resolve) => hung.listen(0, "127.0.0.1", resolve));
-    await owners.record("silent:2", `http://127.0.0.1:${(hung.address() as AddressInfo).port}`, 1);
+    await owners.record(["silent:2"], `http://127.0.0.1:${(hung.address() as AddressInfo).port}`, 1);
     const started = Date.now();
     expect(await text(request("silent"))).toBe("from local");
     expect(Date.now() - started).toBeLessThan(4_000);
@@ -137,7 +137,7 @@ describe("replica forwarding", () => {
     servers.push(dying);
     await new Promise<void>((resolve) => dying.listen(0, "127.0.0.1", resolve));
     const owners = createMemoryConversationOwners();
-    await owners.record("dies:2", `http://127.0.0.1:${(dying.address() as AddressInfo).port}`, 1);
+    await owners.record(["dies:2"], `http://127.0.0.1:${(dying.address() as AddressInfo).port}`, 1);
     const local = createScriptedBackend([{ chunks: "from local" }]);
     const events = await collect(forwarder(local, owners), request("dies"));
     expect(events.map((e) => e.type)).toEqual(["stream-start", "text-delta", "error"]);
@@ -152,7 +152,7 @@ describe("replica forwarding", () => {
   it("a client that reads slowly is no silent owner: its turn pauses across the hop and completes", async () => {
     const owned = createScriptedBackend([{ chunks: ["one ", "two ", "three"], delayMs: 10 }]);
     const owners = createMemoryConversationOwners();
-    await owners.record("slowreader:2", await owner(owned, ["slowreader:2"]), 1);
+    await owners.record(["slowreader:2"], await owner(owned, ["slowreader:2"]), 1);
     const local = createScriptedBackend([{ chunks: "from local" }]);
     const stream = forwarder(local, owners, 300).stream(request("slowreader"), {
       signal: new AbortController().signal,
@@ -174,7 +174,7 @@ describe("replica forwarding", () => {
   it("heartbeats keep a slow owner's turn (a model that takes longer than the timeout to start)", async () => {
     const slow = createScriptedBackend([{ chunks: ["slow ", "but ", "there"], delayMs: 400 }]);
     const owners = createMemoryConversationOwners();
-    await owners.record("slow:2", await owner(slow, ["slow:2"]), 1);
+    await owners.record(["slow:2"], await owner(slow, ["slow:2"]), 1);
     const local = createScriptedBackend([{ chunks: "from local" }]);
     const events = await collect(forwarder(local, owners, 300), request("slow"));
     expect(events.flatMap((e) => (e.type === "text-delta" ? [e.delta] : [])).join("")).toBe("slow but there");
@@ -212,10 +212,10 @@ describe("a local turn's end", () => {
     const owners = createMemoryConversationOwners();
     const slowOwners = {
       ...owners,
-      record: async (key: string, who: string, now: number) => {
+      record: async (keys: ReadonlyArray<string>, who: string, now: number) => {
         await new Promise((r) => setTimeout(r, 50));
-        order.push("recorded");
-        return owners.record(key, who, now);
+        order.push(`recorded ${keys.join(",")}`);
+        return owners.record(keys, who, now);
       },
     };
     const ownership = createOwnership(slowOwners, "http://self", logger);
@@ -224,11 +224,15 @@ describe("a local turn's end", () => {
         yield [{ type: "text-delta", delta: "hi" }];
         yield [{ type: "finish", finish: { reason: "stop", raw: undefined } }];
       } finally {
-        ownership.observe("k", true); // codex parks the thread as its turn ends
+        // codex parks the thread as its turn ends: its conversation and where its turns began
+        ownership.observe("k", true);
+        ownership.observe("k-turn-1", true);
+        ownership.observe("k-turn-2", true);
       }
     }
     for await (const batch of settledLocally(turn(), ownership)) for (const e of batch) order.push(e.type);
-    expect(order).toEqual(["text-delta", "recorded", "finish"]);
-    expect(await owners.lookup(["k"])).toEqual({ key: "k", owner: "http://self" });
+    // One write for all three, before the client hears the turn is over.
+    expect(order).toEqual(["text-delta", "recorded k,k-turn-1,k-turn-2", "finish"]);
+    expect(await owners.lookup(["k-turn-2"])).toEqual({ key: "k-turn-2", owner: "http://self" });
   });
 });

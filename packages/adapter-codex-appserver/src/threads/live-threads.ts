@@ -84,8 +84,10 @@ export interface LiveThreads {
   release(thread: LiveThread): Promise<void>;
   counts(): LiveThreadCounts;
   /**
-   * Told each time a conversation becomes continuable here (`live`: a thread parked for it) and
-   * stops being so (taken by a request, let go, its app-server gone); returns the unsubscribe.
+   * Told each time a conversation key becomes continuable here (`live`) and stops being so (taken
+   * by a request, let go, its app-server gone); returns the unsubscribe. Continuable: a thread is
+   * parked at it, or a parked durable thread has a turn that begins there (where an edit of that
+   * turn takes it, `takeAtTurn`). Each key is told once however many threads have it.
    */
   watch(listener: LiveConversationListener): () => void;
   /** Let every thread go and stop (shutdown); settles once codex answered for each. */
@@ -154,12 +156,17 @@ export const createLiveThreads = (limits: LiveThreadLimits, options: ReleaseOpti
   let continued = 0;
   let closed = false;
 
+  const continuable = (key: ConversationKey) => entries.has(key) || boundaries.has(key);
   const release = (thread: LiveThread) =>
     releaseThread(thread.proc, thread.channel, thread.openTurnId, options);
   const forget = (key: ConversationKey, entry: Entry) => {
     entries.delete(key);
-    tell(key, false);
-    for (const t of entry.thread.turns) if (boundaries.get(t.key) === key) boundaries.delete(t.key);
+    if (!continuable(key)) tell(key, false);
+    for (const t of entry.thread.turns)
+      if (boundaries.get(t.key) === key) {
+        boundaries.delete(t.key);
+        if (!continuable(t.key)) tell(t.key, false);
+      }
   };
   const drop = (key: ConversationKey, entry: Entry) => {
     forget(key, entry);
@@ -223,9 +230,12 @@ export const createLiveThreads = (limits: LiveThreadLimits, options: ReleaseOpti
       }
       const old = entries.get(key);
       if (old !== undefined) void drop(key, old); // the same conversation twice: the newer thread wins
+      if (!continuable(key)) tell(key, true);
       entries.set(key, { thread, lastUsedAt: Date.now() });
-      tell(key, true);
-      for (const t of thread.turns) boundaries.set(t.key, key);
+      for (const t of thread.turns) {
+        if (!continuable(t.key)) tell(t.key, true);
+        boundaries.set(t.key, key);
+      }
       if (!watched.has(thread.proc)) {
         watched.add(thread.proc);
         // Its threads died with it: forget them (nothing to send to a dead process).

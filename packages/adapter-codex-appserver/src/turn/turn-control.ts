@@ -115,7 +115,9 @@ export const createTurnControl = (
           turnId === undefined ||
           h.continuation?.thread.openTurnId !== undefined ||
           // Its turn begins after the request's prompt, not where its history ends: no revert point.
-          h.continuation?.holdsInput === true
+          h.continuation?.holdsInput === true ||
+          // Nor where the conversation begins: an edit of its first message is never reverted.
+          h.keys.length === 1
             ? kept
             : [
                 ...kept.slice(1 - MAX_REVERTIBLE_TURNS),

@@ -12,15 +12,19 @@ export interface ConversationOwner {
 }
 
 export interface ConversationOwners {
-  /** `owner` now holds the conversation `key` (a newer record of the same key replaces it). */
-  record(key: string, owner: string, now: number): Promise<void>;
+  /**
+   * `owner` now holds each conversation of `keys` (a newer record of the same key replaces it):
+   * one write for everything a turn made continuable (its thread's conversation and, with kept
+   * edits, where each of its turns began).
+   */
+  record(keys: ReadonlyArray<string>, owner: string, now: number): Promise<void>;
   /**
    * The owned key of `keys` that comes last in the list (callers list a conversation's prefixes
    * oldest first, so that is the longest conversation someone holds), or undefined.
    */
   lookup(keys: ReadonlyArray<string>): Promise<ConversationOwner | undefined>;
-  /** `owner` let `key` go; a newer owner's record of the same key is kept. */
-  release(key: string, owner: string): Promise<void>;
+  /** `owner` let each of `keys` go; a newer owner's record of the same key is kept. */
+  release(keys: ReadonlyArray<string>, owner: string): Promise<void>;
   /** Every record of `owner` (a replica that starts or stops holds nothing); how many went. */
   releaseOwner(owner: string): Promise<number>;
   /**
@@ -34,9 +38,11 @@ export interface ConversationOwners {
 export const createMemoryConversationOwners = (): ConversationOwners => {
   const rows = new Map<string, { readonly owner: string; readonly at: number }>();
   return {
-    record: async (key, owner, now) => {
-      rows.delete(key); // re-inserted last: the map stays in the order of the records' times
-      rows.set(key, { owner, at: now });
+    record: async (keys, owner, now) => {
+      for (const key of keys) {
+        rows.delete(key); // re-inserted last: the map stays in the order of the records' times
+        rows.set(key, { owner, at: now });
+      }
     },
     lookup: async (keys) => {
       for (let i = keys.length - 1; i >= 0; i--) {
@@ -46,8 +52,8 @@ export const createMemoryConversationOwners = (): ConversationOwners => {
       }
       return undefined;
     },
-    release: async (key, owner) => {
-      if (rows.get(key)?.owner === owner) rows.delete(key);
+    release: async (keys, owner) => {
+      for (const key of keys) if (rows.get(key)?.owner === owner) rows.delete(key);
     },
     releaseOwner: async (owner) => {
       let count = 0;
