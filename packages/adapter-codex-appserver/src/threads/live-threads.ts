@@ -16,9 +16,10 @@ export interface TurnBoundary {
   /** The thread's usage total at that point (a revert rolls codex's total back to it). */
   readonly usageBefore: Usage | undefined;
   /**
-   * The conversation once the turn's first model response was told: a request reverting to a turn
-   * that begins at the conversation's start must have come through it (else it may be another
-   * conversation of the same caller that only starts alike).
+   * Set only on a turn that begins at the conversation's start: the conversation once the turn's
+   * first model response was told. A request reverting there must have come through it (else it
+   * may be another conversation of the same caller that only starts alike), and that beginning is
+   * never told to watchers (every conversation of the caller starts there).
    */
   readonly firstReply?: ConversationKey | undefined;
 }
@@ -87,7 +88,7 @@ export interface LiveThreads {
    * Told each time a conversation key becomes continuable here (`live`) and stops being so (taken
    * by a request, let go, its app-server gone); returns the unsubscribe. Continuable: a thread is
    * parked at it, or a parked durable thread has a turn that begins there (where an edit of that
-   * turn takes it, `takeAtTurn`). Each key is told once however many threads have it.
+   * turn takes it, `takeAtTurn`), the conversation's start excepted. Each key is told once however many threads have it.
    */
   watch(listener: LiveConversationListener): () => void;
   /** Let every thread go and stop (shutdown); settles once codex answered for each. */
@@ -165,7 +166,7 @@ export const createLiveThreads = (limits: LiveThreadLimits, options: ReleaseOpti
     for (const t of entry.thread.turns)
       if (boundaries.get(t.key) === key) {
         boundaries.delete(t.key);
-        if (!continuable(t.key)) tell(t.key, false);
+        if (t.firstReply === undefined && !continuable(t.key)) tell(t.key, false);
       }
   };
   const drop = (key: ConversationKey, entry: Entry) => {
@@ -233,7 +234,7 @@ export const createLiveThreads = (limits: LiveThreadLimits, options: ReleaseOpti
       if (!continuable(key)) tell(key, true);
       entries.set(key, { thread, lastUsedAt: Date.now() });
       for (const t of thread.turns) {
-        if (!continuable(t.key)) tell(t.key, true);
+        if (t.firstReply === undefined && !continuable(t.key)) tell(t.key, true);
         boundaries.set(t.key, key);
       }
       if (!watched.has(thread.proc)) {

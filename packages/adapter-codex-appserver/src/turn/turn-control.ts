@@ -115,9 +115,7 @@ export const createTurnControl = (
           turnId === undefined ||
           h.continuation?.thread.openTurnId !== undefined ||
           // Its turn begins after the request's prompt, not where its history ends: no revert point.
-          h.continuation?.holdsInput === true ||
-          // Nor where the conversation begins: an edit of its first message is never reverted.
-          h.keys.length === 1
+          h.continuation?.holdsInput === true
             ? kept
             : [
                 ...kept.slice(1 - MAX_REVERTIBLE_TURNS),
@@ -125,7 +123,8 @@ export const createTurnControl = (
                   key: h.keys[h.keys.length - 1] as ConversationKey,
                   turnId,
                   usageBefore,
-                  firstReply: next,
+                  // At the conversation's start, a request reverting there must come through it.
+                  firstReply: h.keys.length === 1 ? next : undefined,
                 },
               ];
         ctx.live.park(next, {
